@@ -1,0 +1,52 @@
+// What the tap records for every unit that crosses a link.
+import type { WireErrorCode } from '../wire/errors';
+import type { Direction } from './state';
+
+/** Which decoder applies to a unit's bytes (the dissector takes this). */
+export type UnitLayer = 'channelMagic' | 'handshake' | 'lenframe' | 'mux';
+
+export interface UnitRecord {
+  /** Monotonic per session; the key to fetch bytes and to jump from findings. */
+  seq: number;
+  /** Milliseconds since the session started. */
+  t: number;
+  link: string;
+  dir: Direction;
+  layer: UnitLayer;
+  /** e.g. HostFrame, Broadcast, Data, Hello, HelloAck, RankExit, DeclareDead, RoundFrame, ControlFrame, dataHandshake, DATA magic. */
+  kind: string;
+  host?: number;
+  rank?: number;
+  round?: number;
+  /** Full length on the wire. */
+  length: number;
+  /** Bytes kept (the snap length caps it). Less than `length` means captured short. */
+  captured: number;
+  verdict: 'ok' | WireErrorCode;
+  /** One line for the list, e.g. "HostFrame r=0 4 tensors w=4". */
+  summary: string;
+}
+
+export type FindingKind = 'hmac' | 'rejected' | 'dead' | 'stalled' | 'exit' | 'mismatch' | 'fault';
+
+export interface Finding {
+  id: number;
+  t: number;
+  severity: 'error' | 'warn' | 'info';
+  kind: FindingKind;
+  message: string;
+  recordSeq?: number;
+  ranks?: number[];
+}
+
+export interface RoundReport {
+  round: number;
+  /** Global ranks whose contribution is in this round's consensus. */
+  accepted: number[];
+  verdict: 'ok' | 'mismatch' | 'unchecked';
+  /** Largest relative error the checker saw against the recomputed consensus. */
+  maxRelError?: number;
+  durationMs: number;
+  /** Bytes each host sent up (both channels) during this round. */
+  uplinkBytesPerHost: number[];
+}

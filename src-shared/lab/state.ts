@@ -1,0 +1,58 @@
+// The session's observable state, as the window and `run --json` see it.
+import type { TopologyConfig } from './topology';
+
+export type RankState = 'starting' | 'alive' | 'paused' | 'dead' | 'exited';
+export type HostState = 'up' | 'dead';
+export type Channel = 'data' | 'control';
+export type Direction = 'up' | 'down';
+
+export interface RankView {
+  rank: number;
+  host: number;
+  state: RankState;
+  pid?: number;
+  roundsCompleted: number;
+}
+
+export interface HostView {
+  host: number;
+  /** h0, h1, ... */
+  name: string;
+  ranks: number[];
+  state: HostState;
+}
+
+/**
+ * One TCP connection (or, for the uplink, one per channel). Ids are stable
+ * strings: `h0.uplink.data`, `h0.uplink.control`, `h0.r3.data`, `h0.r3.control`
+ * (rank-relay loopback legs), and in `direct` mode `r3.uplink.data`.
+ */
+export interface LinkView {
+  id: string;
+  from: string;
+  to: string;
+  channel: Channel;
+  /** loopback = rank<->relay on a host; uplink = host (or rank in direct mode) <-> controller. */
+  kind: 'loopback' | 'uplink';
+  host: number;
+  rank?: number;
+  /** Every byte on the socket, toward the controller. */
+  bytesUp: number;
+  /** Every byte on the socket, away from the controller. */
+  bytesDown: number;
+  units: number;
+}
+
+export interface SessionSnapshot {
+  running: boolean;
+  config: TopologyConfig;
+  saltHex: string;
+  hosts: HostView[];
+  ranks: RankView[];
+  links: LinkView[];
+  /** The round the cluster is working on. */
+  round: number;
+  roundsCompleted: number;
+  roundsPaused: boolean;
+  startedAt: number;
+}

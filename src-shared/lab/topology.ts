@@ -1,0 +1,65 @@
+// What a lab session runs: the topology and its knobs. Shared by the engine,
+// the command line and the window.
+
+/** fold = flodl 0.7's relay; forward and direct are lab-only baselines (WIRE.md 7.5). */
+export type UplinkMode = 'fold' | 'forward' | 'direct';
+/** WIRE.md 7.2: elastic declares a lost host's ranks dead and goes on; strict shuts the reduce down. */
+export type LossPolicy = 'elastic' | 'strict';
+export type WireDtype = 'f32' | 'bf16';
+
+export const LAB_ONLY_MODES: ReadonlySet<UplinkMode> = new Set(['forward', 'direct']);
+
+export interface TopologyConfig {
+  /** Ranks per host, host by host: [4, 4] is 2 hosts x 4 ranks. Global ranks are numbered host by host. */
+  ranksPerHost: number[];
+  /** Model size per rank in bytes, at f32 (4 bytes per element). */
+  modelBytes: number;
+  /** Wire dtype of Model frames. */
+  dtype: WireDtype;
+  mode: UplinkMode;
+  policy: LossPolicy;
+  /** 32 lowercase hex chars; generated from a CSPRNG per session when absent. */
+  saltHex?: string;
+  seed: number;
+  /** Rounds to run; 0 means until stopped. */
+  rounds: number;
+  /** Pause between rounds, for a watchable pace (0 = as fast as possible). */
+  roundIntervalMs: number;
+  /** Heartbeat staleness after which the coordinator declares a rank dead. */
+  stalenessMs: number;
+  controlVersion: number;
+  dataVersion: number;
+}
+
+export const DEFAULT_TOPOLOGY: TopologyConfig = {
+  ranksPerHost: [4, 4],
+  modelBytes: 4 * 1024 * 1024,
+  dtype: 'f32',
+  mode: 'fold',
+  policy: 'elastic',
+  seed: 1,
+  rounds: 0,
+  roundIntervalMs: 250,
+  stalenessMs: 3000,
+  controlVersion: 2,
+  dataVersion: 3,
+};
+
+export function hostName(host: number): string {
+  return `h${host}`;
+}
+
+/** Global rank numbers of each host: host h holds a contiguous block, host 0 first. */
+export function ranksOfHosts(ranksPerHost: readonly number[]): number[][] {
+  const out: number[][] = [];
+  let next = 0;
+  for (const k of ranksPerHost) {
+    out.push(Array.from({ length: k }, (_, i) => next + i));
+    next += k;
+  }
+  return out;
+}
+
+export function worldSize(ranksPerHost: readonly number[]): number {
+  return ranksPerHost.reduce((a, b) => a + b, 0);
+}
