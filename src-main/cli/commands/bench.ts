@@ -1,0 +1,10 @@
+import type { Command } from './types';
+
+// Not built yet: see the open issues.
+export const benchCommand: Command = {
+  summary: '(not implemented yet)',
+  async run() {
+    process.stderr.write('relay-lab bench: not implemented yet\n');
+    return 2;
+  },
+};

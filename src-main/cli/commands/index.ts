@@ -1,0 +1,20 @@
+import type { Command } from './types';
+import { encodeCommand } from './encode';
+import { decodeCommand } from './decode';
+import { runCommand } from './run';
+import { controllerCommand } from './controller';
+import { relayCommand } from './relay';
+import { rankCommand } from './rank';
+import { scenarioCommand } from './scenario';
+import { benchCommand } from './bench';
+
+export const commands: Record<string, Command> = {
+  encode: encodeCommand,
+  decode: decodeCommand,
+  run: runCommand,
+  controller: controllerCommand,
+  relay: relayCommand,
+  rank: rankCommand,
+  scenario: scenarioCommand,
+  bench: benchCommand,
+};

@@ -1,0 +1,10 @@
+import type { Command } from './types';
+
+// Not built yet: see the open issues.
+export const relayCommand: Command = {
+  summary: '(not implemented yet)',
+  async run() {
+    process.stderr.write('relay-lab relay: not implemented yet\n');
+    return 2;
+  },
+};

@@ -1,0 +1,36 @@
+// relay-lab command line (CLI.md). Each command lives in its own file under
+// commands/; this file only dispatches. Exit codes: 0 ok, 1 rejected input or
+// failed verdict, 2 usage error.
+import { commands } from './commands/index';
+import { UsageError } from './args';
+
+const HELP = `usage: relay-lab <command> [options]
+
+commands:
+${Object.entries(commands)
+  .map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`)
+  .join('\n')}
+
+Run 'relay-lab <command> --help' for a command's options.`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    (name ? process.stdout : process.stderr).write(HELP + '\n');
+    return name ? 0 : 2;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`relay-lab: unknown command '${name}'\n\n${HELP}\n`);
+    return 2;
+  }
+  try {
+    return await command.run(rest);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      process.stderr.write(`relay-lab ${name}: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+}
