@@ -13,6 +13,8 @@ export const nodeOutDir = path.join(root, 'out', 'node');
 export const nodeEntries = {
   cli: 'src-main/cli/main.ts',
   rank: 'src-main/rank/main.ts',
+  // Browser mode: the lab session behind HTTP + WebSocket on loopback.
+  web: 'src-main/web/main.ts',
 };
 
 /** Newest modification time (ms) among the sources the Node bundles are made of. */
