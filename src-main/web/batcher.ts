@@ -1,0 +1,89 @@
+// Coalesces the session's event batches for one client: at most one message
+// per frame interval, and never an unbounded queue when the client is slow.
+// Record events merge into one (the oldest records beyond the cap are
+// counted into droppedBefore, not kept); only the newest links and snapshot
+// events matter, so older ones are dropped.
+import type { LabBatch, LabEvent } from '@shared/lab/contract';
+
+export const FRAME_MS = 16;
+export const MAX_PENDING_RECORDS = 5000;
+
+export class EventCoalescer {
+  private pending: LabEvent[] = [];
+
+  add(batch: LabBatch): void {
+    for (const ev of batch.events) this.addOne(ev);
+  }
+
+  get empty(): boolean {
+    return this.pending.length === 0;
+  }
+
+  take(): LabBatch {
+    const events = this.pending;
+    this.pending = [];
+    return { events };
+  }
+
+  private addOne(ev: LabEvent): void {
+    if (ev.type === 'links' || ev.type === 'snapshot') {
+      this.pending = this.pending.filter((p) => p.type !== ev.type);
+      this.pending.push(ev);
+      return;
+    }
+    if (ev.type === 'records') {
+      // At most one records event is pending: new records join it.
+      const at = this.pending.findIndex((p) => p.type === 'records');
+      let merged: Extract<LabEvent, { type: 'records' }> = ev;
+      if (at >= 0) {
+        const prev = this.pending.splice(at, 1)[0] as Extract<LabEvent, { type: 'records' }>;
+        merged = { type: 'records', records: prev.records.concat(ev.records), droppedBefore: prev.droppedBefore + ev.droppedBefore };
+      }
+      const over = merged.records.length - MAX_PENDING_RECORDS;
+      if (over > 0) merged = { type: 'records', records: merged.records.slice(over), droppedBefore: merged.droppedBefore + over };
+      this.pending.push(merged);
+      return;
+    }
+    this.pending.push(ev);
+  }
+}
+
+/**
+ * Sends coalesced batches through `send` no more often than every FRAME_MS,
+ * and holds them while `backlogged()` says the socket has not drained.
+ */
+export class FrameBatcher {
+  private readonly coalescer = new EventCoalescer();
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly send: (batch: LabBatch) => void,
+    private readonly backlogged: () => boolean = () => false,
+  ) {}
+
+  push(batch: LabBatch): void {
+    if (this.closed) return;
+    this.coalescer.add(batch);
+    this.schedule();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.closed || this.coalescer.empty) return;
+      if (this.backlogged()) {
+        this.schedule();
+        return;
+      }
+      this.send(this.coalescer.take());
+    }, FRAME_MS);
+  }
+}

@@ -1,0 +1,148 @@
+// Browser mode's server: the built renderer over HTTP and the lab contract
+// over one WebSocket, on 127.0.0.1 only, at a free port. Every request must
+// carry the right Host; the page and the WebSocket also need this launch's
+// token, and the WebSocket an Origin of our own page.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { LabApi, LabReply } from '@shared/lab/contract';
+import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
+import { contentSecurityPolicy } from './csp';
+import { newToken, hostAllowed, originAllowed, tokenMatches, expectedOrigin } from './guard';
+import { readStatic } from './static-files';
+import { FrameBatcher } from './batcher';
+import { MAX_CLIENT_MESSAGE, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
+
+export interface WebServerOptions {
+  api: LabApi;
+  /** Folder of the built renderer (index.html and assets/). */
+  rendererDir: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  token?: string;
+}
+
+export interface WebServer {
+  url: string;
+  port: number;
+  token: string;
+  close(): Promise<void>;
+}
+
+export async function startWebServer(opts: WebServerOptions): Promise<WebServer> {
+  const token = opts.token ?? newToken();
+  const server = http.createServer();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
+  let port = 0;
+
+  const securityHeaders = (): Record<string, string> => ({
+    'Content-Security-Policy': contentSecurityPolicy({ connect: [`ws://127.0.0.1:${port}`] }),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+    'Cache-Control': 'no-store',
+  });
+
+  const refuse = (res: http.ServerResponse, status: number, why: string): void => {
+    res.writeHead(status, { ...securityHeaders(), 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end(why + '\n');
+  };
+
+  server.on('request', (req, res) => {
+    if (!hostAllowed(req.headers.host, port)) return refuse(res, 403, 'forbidden: wrong Host');
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
+    const url = new URL(req.url ?? '/', expectedOrigin(port));
+    const isPage = url.pathname === '/' || url.pathname === '/index.html';
+    // The page needs the token; its scripts and styles are the public app code.
+    if (isPage && !tokenMatches(url.searchParams.get('token'), token)) return refuse(res, 403, 'forbidden: missing or wrong token');
+    const file = readStatic(opts.rendererDir, isPage ? '/index.html' : url.pathname);
+    if (!file) return refuse(res, 404, 'not found');
+    res.writeHead(200, { ...securityHeaders(), 'Content-Type': file.type, 'Content-Length': file.body.length });
+    res.end(req.method === 'HEAD' ? undefined : file.body);
+  });
+
+  server.on('upgrade', (req, socket: Duplex, head) => {
+    const url = new URL(req.url ?? '/', expectedOrigin(port));
+    const reason =
+      url.pathname !== '/ws'
+        ? '404 Not Found'
+        : !hostAllowed(req.headers.host, port)
+          ? '403 Forbidden'
+          : !originAllowed(req.headers.origin, port)
+            ? '403 Forbidden'
+            : !tokenMatches(url.searchParams.get('token'), token)
+              ? '403 Forbidden'
+              : null;
+    if (reason) {
+      socket.end(`HTTP/1.1 ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => serveClient(ws, opts.api));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+
+  return {
+    url: `http://127.0.0.1:${port}/?token=${token}`,
+    port,
+    token,
+    async close() {
+      for (const ws of wss.clients) ws.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function serveClient(ws: WebSocket, api: LabApi): void {
+  const send = (msg: ServerMessage): void => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
+  };
+  const batcher = new FrameBatcher(
+    (batch) => send({ type: 'batch', batch }),
+    () => ws.bufferedAmount > MAX_SOCKET_BACKLOG,
+  );
+  const unsubscribe = api.subscribe((batch) => batcher.push(batch));
+  // A fresh client starts from the whole picture, then follows the diffs.
+  void api.command({ type: 'snapshot' }).then((reply) => {
+    if (reply.ok && reply.snapshot) batcher.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
+  });
+
+  ws.on('message', (data, isBinary) => {
+    void handleMessage(api, isBinary ? null : data.toString()).then((out) => {
+      if (out) send(out);
+    });
+  });
+  ws.on('close', () => {
+    unsubscribe();
+    batcher.close();
+  });
+  ws.on('error', () => ws.terminate());
+}
+
+async function handleMessage(api: LabApi, text: string | null): Promise<ServerMessage | null> {
+  let msg: unknown;
+  try {
+    msg = text === null ? null : JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof msg !== 'object' || msg === null || !Number.isSafeInteger((msg as { id?: unknown }).id)) return null;
+  const { id, command } = msg as { id: number; command: unknown };
+  let reply: LabReply;
+  try {
+    const cmd = validateLabCommand(command);
+    reply = await api.command(cmd).catch((e: unknown) => ({ ok: false as const, error: 'COMMAND_FAILED', message: e instanceof Error ? e.message : String(e) }));
+  } catch (e) {
+    reply = badCommandReply(e);
+  }
+  return { type: 'reply', id, reply };
+}

@@ -1,0 +1,67 @@
+import { describe, it, expect } from 'vitest';
+import { validateLabCommand, LabCommandError, badCommandReply } from './validate';
+
+describe('validateLabCommand', () => {
+  it('accepts every well-formed command and returns a fresh copy', () => {
+    const cmds = [
+      { type: 'start' },
+      { type: 'start', config: { ranksPerHost: [2, 3], modelBytes: 4096, mode: 'direct', policy: 'strict', dtype: 'bf16' } },
+      { type: 'stop' },
+      { type: 'killRank', rank: 3 },
+      { type: 'pauseRank', rank: 0 },
+      { type: 'resumeRank', rank: 7 },
+      { type: 'killHost', host: 1 },
+      { type: 'pauseRounds' },
+      { type: 'resumeRounds' },
+      { type: 'stepRound' },
+      { type: 'setSpeed', roundIntervalMs: 100 },
+      { type: 'compareModes', rounds: 3, config: { modelBytes: 1024 } },
+      { type: 'getRecordBytes', seq: 42 },
+      { type: 'snapshot' },
+    ];
+    for (const c of cmds) {
+      const out = validateLabCommand(c);
+      expect(out).toEqual(c);
+      expect(out).not.toBe(c);
+    }
+  });
+
+  it.each([
+    [null, 'command must be an object'],
+    ['killRank', 'command must be an object'],
+    [[], 'command must be an object'],
+    [{}, 'command.type must be one of'],
+    [{ type: 'rmrf' }, 'command.type must be one of'],
+    [{ type: 'killRank' }, 'killRank.rank must be an integer'],
+    [{ type: 'killRank', rank: '3' }, 'killRank.rank must be an integer'],
+    [{ type: 'killRank', rank: 1.5 }, 'killRank.rank must be an integer'],
+    [{ type: 'killRank', rank: -1 }, 'killRank.rank must be between'],
+    [{ type: 'stop', extra: 1 }, "unknown field 'extra'"],
+    [{ type: 'start', config: [] }, 'config must be an object'],
+    [{ type: 'start', config: { ranksPerHost: [] } }, 'ranksPerHost must be an array'],
+    [{ type: 'start', config: { ranksPerHost: [4, 0] } }, 'ranksPerHost[1] must be between'],
+    [{ type: 'start', config: { modelBytes: 6 } }, 'multiple of 4'],
+    [{ type: 'start', config: { modelBytes: 2 ** 40 } }, 'modelBytes must be between'],
+    [{ type: 'start', config: { mode: 'teleport' } }, 'config.mode must be one of'],
+    [{ type: 'start', config: { saltHex: 'XYZ' } }, 'saltHex'],
+    [{ type: 'start', config: { __proto__: { polluted: true }, mode: 'fold' } }, 'config must be an object'],
+    [{ type: 'setSpeed', roundIntervalMs: 1e9 }, 'roundIntervalMs must be between'],
+    [{ type: 'compareModes', rounds: 0 }, 'compareModes.rounds must be between'],
+  ])('rejects %j with a named error', (input, message) => {
+    let caught: unknown;
+    try {
+      validateLabCommand(input);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(LabCommandError);
+    expect((caught as LabCommandError).code).toBe('BAD_COMMAND');
+    expect((caught as Error).message).toContain(message);
+    expect(badCommandReply(caught)).toEqual({ ok: false, error: 'BAD_COMMAND', message: (caught as Error).message });
+  });
+
+  it('rejects an object parsed from hostile JSON with a __proto__ key', () => {
+    const hostile = JSON.parse('{"type":"stop","__proto__":{"x":1}}');
+    expect(() => validateLabCommand(hostile)).toThrow(LabCommandError);
+  });
+});

@@ -1,0 +1,161 @@
+// Validation of LabCommand values that arrive from an untrusted side (Electron
+// IPC from the renderer, browser mode's WebSocket). Anything malformed becomes
+// a LabCommandError with a message naming the offending field; a valid value
+// is rebuilt field by field, so nothing unexpected (extra keys, prototypes)
+// reaches the session.
+import type { LabCommand } from './contract';
+import type { TopologyConfig, UplinkMode, LossPolicy, WireDtype } from './topology';
+
+export const BAD_COMMAND = 'BAD_COMMAND';
+
+export class LabCommandError extends Error {
+  override readonly name = 'LabCommandError';
+  readonly code = BAD_COMMAND;
+}
+
+/** Limits that keep a hostile or mistaken command from exhausting the machine. */
+export const COMMAND_LIMITS = {
+  maxHosts: 16,
+  maxRanksPerHost: 32,
+  maxModelBytes: 1024 * 1024 * 1024,
+  maxIntervalMs: 60_000,
+  maxStalenessMs: 600_000,
+  maxCompareRounds: 1000,
+  maxRank: 1 << 16,
+} as const;
+
+type Plain = Record<string, unknown>;
+
+function fail(message: string): never {
+  throw new LabCommandError(message);
+}
+
+function isPlainObject(v: unknown): v is Plain {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function onlyKeys(obj: Plain, allowed: readonly string[], where: string): void {
+  for (const key of Object.keys(obj)) {
+    if (!allowed.includes(key)) fail(`${where}: unknown field '${key}'`);
+  }
+}
+
+function int(v: unknown, where: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v)) fail(`${where} must be an integer`);
+  if (v < min || v > max) fail(`${where} must be between ${min} and ${max}`);
+  return v;
+}
+
+function oneOf<T extends string>(v: unknown, where: string, values: readonly T[]): T {
+  if (typeof v !== 'string' || !values.includes(v as T)) fail(`${where} must be one of ${values.join(', ')}`);
+  return v as T;
+}
+
+const CONFIG_KEYS = [
+  'ranksPerHost',
+  'modelBytes',
+  'dtype',
+  'mode',
+  'policy',
+  'saltHex',
+  'seed',
+  'rounds',
+  'roundIntervalMs',
+  'stalenessMs',
+  'controlVersion',
+  'dataVersion',
+] as const;
+
+export function validateTopologyConfig(v: unknown, where = 'config'): Partial<TopologyConfig> {
+  if (!isPlainObject(v)) fail(`${where} must be an object`);
+  onlyKeys(v, CONFIG_KEYS, where);
+  const out: Partial<TopologyConfig> = {};
+  if (v.ranksPerHost !== undefined) {
+    const rph = v.ranksPerHost;
+    if (!Array.isArray(rph) || rph.length < 1 || rph.length > COMMAND_LIMITS.maxHosts) {
+      fail(`${where}.ranksPerHost must be an array of 1 to ${COMMAND_LIMITS.maxHosts} hosts`);
+    }
+    out.ranksPerHost = rph.map((k, i) => int(k, `${where}.ranksPerHost[${i}]`, 1, COMMAND_LIMITS.maxRanksPerHost));
+  }
+  if (v.modelBytes !== undefined) {
+    out.modelBytes = int(v.modelBytes, `${where}.modelBytes`, 4, COMMAND_LIMITS.maxModelBytes);
+    if (out.modelBytes % 4 !== 0) fail(`${where}.modelBytes must be a multiple of 4 (f32 elements)`);
+  }
+  if (v.dtype !== undefined) out.dtype = oneOf<WireDtype>(v.dtype, `${where}.dtype`, ['f32', 'bf16']);
+  if (v.mode !== undefined) out.mode = oneOf<UplinkMode>(v.mode, `${where}.mode`, ['fold', 'forward', 'direct']);
+  if (v.policy !== undefined) out.policy = oneOf<LossPolicy>(v.policy, `${where}.policy`, ['elastic', 'strict']);
+  if (v.saltHex !== undefined) {
+    if (typeof v.saltHex !== 'string' || !/^[0-9a-f]{32}$/.test(v.saltHex)) fail(`${where}.saltHex must be 32 lowercase hex chars`);
+    out.saltHex = v.saltHex;
+  }
+  if (v.seed !== undefined) out.seed = int(v.seed, `${where}.seed`, 0, 0xffffffff);
+  if (v.rounds !== undefined) out.rounds = int(v.rounds, `${where}.rounds`, 0, Number.MAX_SAFE_INTEGER);
+  if (v.roundIntervalMs !== undefined) out.roundIntervalMs = int(v.roundIntervalMs, `${where}.roundIntervalMs`, 0, COMMAND_LIMITS.maxIntervalMs);
+  if (v.stalenessMs !== undefined) out.stalenessMs = int(v.stalenessMs, `${where}.stalenessMs`, 1, COMMAND_LIMITS.maxStalenessMs);
+  if (v.controlVersion !== undefined) out.controlVersion = int(v.controlVersion, `${where}.controlVersion`, 1, 255);
+  if (v.dataVersion !== undefined) out.dataVersion = int(v.dataVersion, `${where}.dataVersion`, 1, 255);
+  return out;
+}
+
+const COMMAND_TYPES = [
+  'start',
+  'stop',
+  'killRank',
+  'pauseRank',
+  'resumeRank',
+  'killHost',
+  'pauseRounds',
+  'resumeRounds',
+  'stepRound',
+  'setSpeed',
+  'compareModes',
+  'getRecordBytes',
+  'snapshot',
+] as const;
+
+/** Checks an untrusted value and returns a fresh, well-formed LabCommand, or throws LabCommandError. */
+export function validateLabCommand(v: unknown): LabCommand {
+  if (!isPlainObject(v)) fail('command must be an object');
+  const type = oneOf(v.type, 'command.type', COMMAND_TYPES);
+  switch (type) {
+    case 'start':
+      onlyKeys(v, ['type', 'config'], type);
+      return v.config === undefined ? { type } : { type, config: validateTopologyConfig(v.config) };
+    case 'stop':
+    case 'pauseRounds':
+    case 'resumeRounds':
+    case 'stepRound':
+    case 'snapshot':
+      onlyKeys(v, ['type'], type);
+      return { type };
+    case 'killRank':
+    case 'pauseRank':
+    case 'resumeRank':
+      onlyKeys(v, ['type', 'rank'], type);
+      return { type, rank: int(v.rank, `${type}.rank`, 0, COMMAND_LIMITS.maxRank) };
+    case 'killHost':
+      onlyKeys(v, ['type', 'host'], type);
+      return { type, host: int(v.host, 'killHost.host', 0, COMMAND_LIMITS.maxHosts - 1) };
+    case 'setSpeed':
+      onlyKeys(v, ['type', 'roundIntervalMs'], type);
+      return { type, roundIntervalMs: int(v.roundIntervalMs, 'setSpeed.roundIntervalMs', 0, COMMAND_LIMITS.maxIntervalMs) };
+    case 'compareModes': {
+      onlyKeys(v, ['type', 'config', 'rounds'], type);
+      const cmd: LabCommand = { type };
+      if (v.config !== undefined) cmd.config = validateTopologyConfig(v.config);
+      if (v.rounds !== undefined) cmd.rounds = int(v.rounds, 'compareModes.rounds', 1, COMMAND_LIMITS.maxCompareRounds);
+      return cmd;
+    }
+    case 'getRecordBytes':
+      onlyKeys(v, ['type', 'seq'], type);
+      return { type, seq: int(v.seq, 'getRecordBytes.seq', 0, Number.MAX_SAFE_INTEGER) };
+  }
+}
+
+/** The reply a transport sends for a command that failed validation. */
+export function badCommandReply(e: unknown): { ok: false; error: string; message: string } {
+  const message = e instanceof Error ? e.message : String(e);
+  return { ok: false, error: BAD_COMMAND, message };
+}
