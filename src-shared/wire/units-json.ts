@@ -1,0 +1,318 @@
+// The JSON unit form of CLI.md section 1: one wire unit per object with a
+// `layer`; bytes are lowercase hex. Encoding rounds numbers to the dtype
+// (f32: fround; bf16: RNE). Element values that JSON numbers cannot carry
+// (NaN, +-Infinity, -0) are written as the strings "NaN", "Infinity",
+// "-Infinity" and "-0" so they survive a round trip.
+import { bytesToHex, hexToBytes } from './bytes';
+import { channelOfMagic } from './channel';
+import { CONTROL_HANDSHAKE_MAGIC_ACK, CONTROL_HANDSHAKE_MAGIC_RANK, DTYPE_BF16, DTYPE_F32, HANDSHAKE_MAGIC_CONTROLLER_ACK, HANDSHAKE_MAGIC_RANK, MUX_HEADER_LEN, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './constants';
+import { decodeControlFrame, encodeControlFrame } from './control-frame';
+import { WireError, isWireError, type WireErrorCode } from './errors';
+import {
+  decodeControlAck,
+  decodeControlHandshake,
+  decodeDataAck,
+  decodeDataHandshake,
+  encodeControlAck,
+  encodeControlHandshake,
+  encodeDataAck,
+  encodeDataHandshake,
+} from './handshake';
+import { decodeLenFrame, encodeLenFrame } from './len-frame';
+import type { Mac } from './mac';
+import { decodeMuxRecord, encodeMuxRecord, type MuxRecord } from './mux';
+import type { RelayControlMsg } from './relay-control';
+import { decodeRoundFrame, encodeRoundFrame, type RoundFrame } from './round-frame';
+import { checkTensorPayload, elidedTensor, tensorFromValues, tensorValues, type TensorEntry } from './tensor';
+
+export const LAYERS = ['mux', 'roundframe', 'controlframe', 'lenframe', 'handshake'] as const;
+export type Layer = (typeof LAYERS)[number];
+
+export function isLayer(s: string): s is Layer {
+  return (LAYERS as readonly string[]).includes(s);
+}
+
+export type RelayControlJson =
+  | { type: 'Hello'; host: string; ranks: number[]; modelSigs?: string[] }
+  | { type: 'HelloAck' }
+  | { type: 'RankExit'; rank: number }
+  | { type: 'DeclareDead'; rank: number };
+
+export type ElementJson = number | 'NaN' | 'Infinity' | '-Infinity' | '-0';
+export type TensorJson = { dtype: 'f32' | 'bf16'; dims: number[]; data: ElementJson[] } | { dtype: 'f32' | 'bf16'; dims: number[]; elided: true };
+
+export type UnitJson =
+  | { layer: 'mux'; kind: 'Data'; rank: number; payload: string }
+  | { layer: 'mux'; kind: 'Control'; msg: RelayControlJson }
+  | { layer: 'mux'; kind: 'HostFrame' | 'Broadcast'; payload: string }
+  | { layer: 'roundframe'; roundKind: 'Model' | 'Control'; weight: number; tensors: TensorJson[] }
+  | { layer: 'controlframe'; version: number; msgKind: number; payload: string }
+  | { layer: 'lenframe'; blob: string }
+  | { layer: 'handshake'; type: 'data' | 'control'; version: number; rank: number; worldSize: number }
+  | { layer: 'handshake'; type: 'dataAck' | 'controlAck'; version: number };
+
+/** A decode result: the unit plus tag and verdict (CLI.md section 1). */
+export type DecodedUnitJson = Record<string, unknown> & {
+  layer: Layer;
+  verdict: 'ok' | 'error';
+  tag?: string;
+  code?: WireErrorCode;
+  message?: string;
+};
+
+export interface UnitCodecOptions {
+  ceiling?: number;
+  /** Expected control protocol version for ControlFrames (default: any, MAC by the version field). */
+  controlVersion?: number;
+}
+
+// ---------- JSON validation helpers (bad JSON input is BAD_PAYLOAD) ----------
+
+type Obj = Record<string, unknown>;
+
+function bad(msg: string): never {
+  throw new WireError('BAD_PAYLOAD', msg);
+}
+
+function obj(v: unknown, what: string): Obj {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(`${what} must be a JSON object`);
+  return v as Obj;
+}
+
+function uint(o: Obj, key: string, max = 0xffff_ffff): number {
+  const v = o[key];
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) bad(`'${key}' must be a whole number between 0 and ${max}`);
+  return v;
+}
+
+function str(o: Obj, key: string): string {
+  const v = o[key];
+  if (typeof v !== 'string') bad(`'${key}' must be a string`);
+  return v;
+}
+
+function hexField(o: Obj, key: string): Uint8Array {
+  return hexToBytes(str(o, key));
+}
+
+function uintList(o: Obj, key: string): number[] {
+  const v = o[key];
+  if (!Array.isArray(v)) bad(`'${key}' must be a list of whole numbers`);
+  return v.map((x, i) => uint({ [`${key}[${i}]`]: x }, `${key}[${i}]`));
+}
+
+function element(v: unknown, where: string): number {
+  if (typeof v === 'number') return v;
+  switch (v) {
+    case 'NaN':
+      return NaN;
+    case 'Infinity':
+      return Infinity;
+    case '-Infinity':
+      return -Infinity;
+    case '-0':
+      return -0;
+    default:
+      return bad(`${where} must be a number (or "NaN", "Infinity", "-Infinity", "-0")`);
+  }
+}
+
+export function elementToJson(v: number): ElementJson {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return 'Infinity';
+  if (v === -Infinity) return '-Infinity';
+  if (Object.is(v, -0)) return '-0';
+  return v;
+}
+
+// ---------- JSON -> unit ----------
+
+function relayControlFromJson(v: unknown): RelayControlMsg {
+  const m = obj(v, "'msg'");
+  switch (m.type) {
+    case 'Hello': {
+      const msg: RelayControlMsg = { type: 'Hello', host: str(m, 'host'), ranks: uintList(m, 'ranks') };
+      if (m.modelSigs !== undefined) {
+        if (!Array.isArray(m.modelSigs)) bad("'modelSigs' must be a list of hex strings");
+        msg.modelSigs = m.modelSigs.map((s, i) => (typeof s === 'string' ? hexToBytes(s) : bad(`modelSigs[${i}] must be a hex string`)));
+      }
+      return msg;
+    }
+    case 'HelloAck':
+      return { type: 'HelloAck' };
+    case 'RankExit':
+    case 'DeclareDead':
+      return { type: m.type, rank: uint(m, 'rank') };
+    default:
+      return bad(`'msg.type' must be Hello, HelloAck, RankExit or DeclareDead, got ${JSON.stringify(m.type)}`);
+  }
+}
+
+export function muxRecordFromJson(u: Obj): MuxRecord {
+  switch (u.kind) {
+    case 'Data':
+      return { kind: 'Data', rank: uint(u, 'rank'), payload: hexField(u, 'payload') };
+    case 'Control':
+      return { kind: 'Control', msg: relayControlFromJson(u.msg) };
+    case 'HostFrame':
+    case 'Broadcast':
+      return { kind: u.kind, payload: hexField(u, 'payload') };
+    default:
+      return bad(`'kind' must be Data, Control, HostFrame or Broadcast, got ${JSON.stringify(u.kind)}`);
+  }
+}
+
+function dtypeFromJson(v: unknown): number {
+  if (v === 'f32') return DTYPE_F32;
+  if (v === 'bf16') return DTYPE_BF16;
+  return bad(`tensor 'dtype' must be "f32" or "bf16", got ${JSON.stringify(v)}`);
+}
+
+export function roundFrameFromJson(u: Obj): RoundFrame {
+  const roundKind = u.roundKind === 'Model' ? ROUND_KIND_MODEL : u.roundKind === 'Control' ? ROUND_KIND_CONTROL : bad(`'roundKind' must be "Model" or "Control"`);
+  const weight = typeof u.weight === 'number' ? u.weight : bad("'weight' must be a number");
+  if (!Array.isArray(u.tensors)) bad("'tensors' must be a list");
+  const tensors: TensorEntry[] = u.tensors.map((tv, i) => {
+    const t = obj(tv, `tensors[${i}]`);
+    const dtype = dtypeFromJson(t.dtype);
+    const dims = uintList(t, 'dims');
+    if (t.elided === true) return elidedTensor(dtype, dims);
+    if (!Array.isArray(t.data)) bad(`tensors[${i}] needs 'data' (a list of numbers) or 'elided': true`);
+    const values = t.data.map((x, j) => element(x, `tensors[${i}].data[${j}]`));
+    return tensorFromValues(dtype, dims, values);
+  });
+  return { roundKind, weight, tensors };
+}
+
+/** Encodes one JSON unit to its wire bytes. */
+export function encodeUnit(json: unknown, mac: Mac, opts: UnitCodecOptions = {}): Uint8Array {
+  const u = obj(json, 'the unit');
+  switch (u.layer) {
+    case 'mux':
+      return encodeMuxRecord(muxRecordFromJson(u), mac);
+    case 'roundframe':
+      return encodeRoundFrame(roundFrameFromJson(u), mac);
+    case 'controlframe':
+      return encodeControlFrame({ version: uint(u, 'version'), msgKind: uint(u, 'msgKind'), payload: hexField(u, 'payload') }, mac);
+    case 'lenframe':
+      return encodeLenFrame(hexField(u, 'blob'), opts.ceiling);
+    case 'handshake': {
+      const version = uint(u, 'version');
+      switch (u.type) {
+        case 'data':
+          return encodeDataHandshake({ version, rank: uint(u, 'rank'), worldSize: uint(u, 'worldSize') });
+        case 'dataAck':
+          return encodeDataAck(version);
+        case 'control':
+          return encodeControlHandshake({ version, rank: uint(u, 'rank'), worldSize: uint(u, 'worldSize') }, mac);
+        case 'controlAck':
+          return encodeControlAck(version, mac);
+        default:
+          return bad(`handshake 'type' must be data, dataAck, control or controlAck, got ${JSON.stringify(u.type)}`);
+      }
+    }
+    default:
+      return bad(`'layer' must be one of ${LAYERS.join(', ')}, got ${JSON.stringify(u.layer)}`);
+  }
+}
+
+// ---------- unit -> JSON ----------
+
+export function relayControlToJson(m: RelayControlMsg): RelayControlJson {
+  if (m.type === 'Hello') {
+    const j: RelayControlJson = { type: 'Hello', host: m.host, ranks: [...m.ranks] };
+    if (m.modelSigs) j.modelSigs = m.modelSigs.map(bytesToHex);
+    return j;
+  }
+  return { ...m };
+}
+
+export function muxRecordToJson(r: MuxRecord): UnitJson {
+  switch (r.kind) {
+    case 'Data':
+      return { layer: 'mux', kind: 'Data', rank: r.rank, payload: bytesToHex(r.payload) };
+    case 'Control':
+      return { layer: 'mux', kind: 'Control', msg: relayControlToJson(r.msg) };
+    default:
+      return { layer: 'mux', kind: r.kind, payload: bytesToHex(r.payload) };
+  }
+}
+
+export function tensorToJson(t: TensorEntry, ceiling?: number): TensorJson {
+  checkTensorPayload(t);
+  const dtype = t.dtype === DTYPE_BF16 ? 'bf16' : 'f32';
+  if (t.data === null) return { dtype, dims: [...t.dims], elided: true };
+  return { dtype, dims: [...t.dims], data: Array.from(tensorValues(t, ceiling), elementToJson) };
+}
+
+export function roundFrameToJson(f: RoundFrame, ceiling?: number): UnitJson {
+  return {
+    layer: 'roundframe',
+    roundKind: f.roundKind === ROUND_KIND_CONTROL ? 'Control' : 'Model',
+    weight: f.weight,
+    tensors: f.tensors.map((t) => tensorToJson(t, ceiling)),
+  };
+}
+
+/** The handshake type a unit's magic names (for decoding without being told). */
+function handshakeTypeOf(bytes: Uint8Array): 'data' | 'dataAck' | 'control' | 'controlAck' {
+  if (bytes.length < 4) throw new WireError('TRUNCATED', `handshake needs at least 4 bytes, got ${bytes.length}`);
+  const m = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+  if (m === HANDSHAKE_MAGIC_RANK) return 'data';
+  if (m === HANDSHAKE_MAGIC_CONTROLLER_ACK) return 'dataAck';
+  if (m === CONTROL_HANDSHAKE_MAGIC_RANK) return 'control';
+  if (m === CONTROL_HANDSHAKE_MAGIC_ACK) return 'controlAck';
+  const ch = channelOfMagic(bytes.subarray(0, 4));
+  throw new WireError('BAD_MAGIC', `0x${m.toString(16).padStart(8, '0')} is not a handshake magic${ch ? ` (it is the ${ch} channel magic)` : ''}`);
+}
+
+/**
+ * Decodes one whole unit of `layer` to its JSON form plus `tag` (where the
+ * unit has one). Throws WireError on rejection.
+ */
+export function decodeUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: UnitCodecOptions = {}): Record<string, unknown> {
+  switch (layer) {
+    case 'mux': {
+      const rec = decodeMuxRecord(bytes, mac, { ceiling: opts.ceiling });
+      return { ...muxRecordToJson(rec), tag: bytesToHex(bytes.subarray(17, MUX_HEADER_LEN)) };
+    }
+    case 'roundframe': {
+      const f = decodeRoundFrame(bytes, mac, { ceiling: opts.ceiling });
+      return { ...roundFrameToJson(f, opts.ceiling), tag: bytesToHex(f.tag) };
+    }
+    case 'controlframe': {
+      const f = decodeControlFrame(bytes, mac, { version: opts.controlVersion });
+      return { layer, version: f.version, msgKind: f.msgKind, payload: bytesToHex(f.payload), tag: bytesToHex(f.tag) };
+    }
+    case 'lenframe':
+      return { layer, blob: bytesToHex(decodeLenFrame(bytes, { ceiling: opts.ceiling })) };
+    case 'handshake': {
+      const type = handshakeTypeOf(bytes);
+      switch (type) {
+        case 'data':
+          return { layer, type, ...decodeDataHandshake(bytes) };
+        case 'dataAck':
+          return { layer, type, ...decodeDataAck(bytes) };
+        case 'control': {
+          const h = decodeControlHandshake(bytes, mac);
+          return { layer, type, version: h.version, rank: h.rank, worldSize: h.worldSize, tag: bytesToHex(h.tag) };
+        }
+        case 'controlAck': {
+          const h = decodeControlAck(bytes, mac);
+          return { layer, type, version: h.version, tag: bytesToHex(h.tag) };
+        }
+      }
+    }
+  }
+  return bad(`unknown layer ${String(layer)}`);
+}
+
+/** decodeUnit with the verdict fields of CLI.md: never throws for bad bytes. */
+export function decodeUnitVerdict(layer: Layer, bytes: Uint8Array, mac: Mac, opts: UnitCodecOptions = {}): DecodedUnitJson {
+  try {
+    return { ...decodeUnit(layer, bytes, mac, opts), layer, verdict: 'ok' };
+  } catch (e) {
+    if (!isWireError(e)) throw e;
+    return { layer, verdict: 'error', code: e.code, message: e.message };
+  }
+}
