@@ -1,7 +1,7 @@
 // WIRE.md 3.3 worked payloads (the mux_tests values).
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, hexToBytes } from './bytes';
-import { WireError } from './errors';
+import type { WireError } from './errors';
 import { decodeRelayControl, decodeRelayControlWithLength, encodeRelayControl, type RelayControlMsg } from './relay-control';
 
 describe('RelayControlMsg', () => {
