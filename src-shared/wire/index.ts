@@ -24,3 +24,4 @@ export * from './handshake';
 export * from './channel';
 export * from './len-frame';
 export * from './units-json';
+export * from './readers';

@@ -1,0 +1,141 @@
+// What every incremental reader shares (WIRE.md 4.1, event-driven form):
+// an observable idle/committed state with the time of the last progress for
+// the 60 s starvation deadline, and a chunk accumulator that only ever holds
+// bytes that actually arrived (never one allocation sized by a length field).
+import { COMMITTED_READ_STARVATION_MS } from './constants';
+import { WireError } from './errors';
+
+export type ReaderState = 'idle' | 'committed';
+
+export interface ReaderStatus {
+  /** idle: no partial unit held. committed: a partial unit is held and must never be dropped. */
+  state: ReaderState;
+  /** Bytes of the partial unit held (header and payload). */
+  buffered: number;
+  /** Time (the reader's clock) of the last push that brought bytes. */
+  lastProgressAt: number;
+}
+
+/** Streamed mode: the payload of a unit is delivered as it arrives instead of being buffered. */
+export interface FrameSink {
+  /** The header is complete and passed its checks; `totalLen` is the payload length. */
+  onStart(totalLen: number, header: Uint8Array): void;
+  /** A view into the pushed chunk: copy it if it must outlive the call. */
+  onChunk(bytes: Uint8Array): void;
+  /** The unit is complete (and, for a MuxReader with a MAC, verified). */
+  onEnd(): void;
+}
+
+export interface ReaderClock {
+  now?: () => number;
+}
+
+/**
+ * Collects the bytes of one unit as views of the pushed chunks; `take`
+ * joins them once (sized by bytes received, not by a declared length) or
+ * returns the single view when the unit sat inside one chunk. Pushed chunks
+ * must not be mutated by the caller afterwards (socket chunks never are).
+ */
+export class ChunkAccumulator {
+  private parts: Uint8Array[] = [];
+  private total = 0;
+
+  get length(): number {
+    return this.total;
+  }
+
+  append(b: Uint8Array): void {
+    if (b.length === 0) return;
+    this.parts.push(b);
+    this.total += b.length;
+  }
+
+  /** The first `n` bytes joined (n <= length), for small header fields. */
+  peek(n: number): Uint8Array {
+    if (this.parts.length === 1 || (this.parts.length > 0 && this.parts[0].length >= n)) return this.parts[0].subarray(0, n);
+    return this.join().subarray(0, n);
+  }
+
+  take(): Uint8Array {
+    const out = this.join();
+    this.parts = [];
+    this.total = 0;
+    return out;
+  }
+
+  private join(): Uint8Array {
+    if (this.parts.length === 1) return this.parts[0];
+    const out = new Uint8Array(this.total);
+    let off = 0;
+    for (const p of this.parts) {
+      out.set(p, off);
+      off += p.length;
+    }
+    this.parts = this.total ? [out] : [];
+    return out;
+  }
+
+  clear(): void {
+    this.parts = [];
+    this.total = 0;
+  }
+}
+
+/** Base of the readers: clock, progress, poisoning after the first error. */
+export abstract class ReaderBase {
+  protected readonly now: () => number;
+  protected lastProgress: number;
+  private failure: WireError | null = null;
+
+  constructor(opts: ReaderClock = {}) {
+    this.now = opts.now ?? (() => Date.now());
+    this.lastProgress = this.now();
+  }
+
+  /** Bytes of the partial unit currently held. */
+  protected abstract heldBytes(): number;
+
+  status(): ReaderStatus {
+    const buffered = this.heldBytes();
+    return { state: buffered > 0 ? 'committed' : 'idle', buffered, lastProgressAt: this.lastProgress };
+  }
+
+  /**
+   * The committed-read starvation rule: a partial unit with no byte for
+   * `deadlineMs` means the peer is presumed gone. Idle readers never starve.
+   */
+  checkStarvation(now: number = this.now(), deadlineMs: number = COMMITTED_READ_STARVATION_MS): WireError | null {
+    const s = this.status();
+    if (s.state !== 'committed' || now - s.lastProgressAt < deadlineMs) return null;
+    return new WireError(
+      'STARVED',
+      `committed read starved mid-frame: no byte for ${Math.round(now - s.lastProgressAt)} ms with ${s.buffered} bytes held, peer presumed gone`,
+    );
+  }
+
+  /** Runs `f` unless the reader already failed; a failure poisons the reader (the stream is desynced). */
+  protected guarded<T>(f: () => T): T {
+    if (this.failure) throw this.failure;
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof WireError) this.failure = e;
+      throw e;
+    }
+  }
+
+  protected progressed(n: number): void {
+    if (n > 0) this.lastProgress = this.now();
+  }
+
+  /**
+   * The stream ended. Idle: a clean EOF. Committed: "peer closed mid-frame"
+   * (TRUNCATED), a hard error.
+   */
+  end(): void {
+    this.guarded(() => {
+      const held = this.heldBytes();
+      if (held > 0) throw new WireError('TRUNCATED', `peer closed mid-frame with ${held} bytes of a partial unit held`);
+    });
+  }
+}
