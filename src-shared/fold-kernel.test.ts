@@ -1,0 +1,36 @@
+// Every fold kernel must agree with the plain definition on random data, at
+// any alignment of the source bytes and any accumulator offset.
+import { describe, expect, it } from 'vitest';
+import { bf16BitsToF32 } from './wire/tensor';
+import { jsFoldKernel, type FoldKernel } from './fold-kernel';
+
+export function checkKernel(k: FoldKernel): void {
+  let seed = 99;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+  for (const n of [0, 1, 3, 4, 5, 17, 1000, 40_000]) {
+    for (const misalign of [0, 1, 2, 3]) {
+      const accOffset = n % 5;
+      const vals = Float32Array.from({ length: n }, () => (rnd() - 0.5) * 1e3);
+      const buf = new Uint8Array(n * 4 + misalign);
+      buf.set(new Uint8Array(vals.buffer), misalign);
+      const acc = Float32Array.from({ length: n + accOffset + 2 }, () => rnd());
+      const want = Float32Array.from(acc);
+      for (let i = 0; i < n; i++) want[accOffset + i] += vals[i];
+      k.addF32Into(acc, buf.subarray(misalign), accOffset);
+      expect(acc).toEqual(want);
+
+      const half = Uint16Array.from({ length: n }, () => Math.floor(rnd() * 0x10000) & 0x7f7f);
+      const hb = new Uint8Array(n * 2 + misalign);
+      hb.set(new Uint8Array(half.buffer), misalign);
+      const acc2 = Float32Array.from({ length: n + accOffset }, () => rnd());
+      const want2 = Float32Array.from(acc2);
+      for (let i = 0; i < n; i++) want2[accOffset + i] += bf16BitsToF32(half[i]);
+      k.addBf16Into(acc2, hb.subarray(misalign), accOffset);
+      expect(acc2).toEqual(want2);
+    }
+  }
+}
+
+describe('fold kernels', () => {
+  it('the JS kernel matches the definition', () => checkKernel(jsFoldKernel));
+});

@@ -1,0 +1,72 @@
+// The fold's hot path: acc[i] += element i of a tensor payload (LE bytes),
+// in place, with no per-element allocation. Payload chunks arrive at any byte
+// offset (tensor data starts at odd frame offsets), so unaligned input is
+// staged through a small aligned buffer with one memcpy per block. The
+// kernel is swappable: fold-kernel-wasm.ts installs a WebAssembly SIMD one.
+import { LITTLE_ENDIAN_HOST } from './wire/tensor';
+
+export interface FoldKernel {
+  readonly name: string;
+  /** acc[accOffset + i] += f32 element i of `src` (LE bytes, length a multiple of 4). */
+  addF32Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
+  /** acc[accOffset + i] += bf16 element i of `src` widened exactly (LE bytes, length a multiple of 2). */
+  addBf16Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
+}
+
+const STAGE_ELEMS = 16 * 1024;
+const stageF = new Float32Array(STAGE_ELEMS);
+const stageB = new Uint8Array(stageF.buffer);
+const stageU = new Uint32Array(stageF.buffer);
+
+function addF32Js(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
+  const n = src.length >>> 2;
+  if (LITTLE_ENDIAN_HOST && (src.byteOffset & 3) === 0) {
+    const v = new Float32Array(src.buffer, src.byteOffset, n);
+    for (let i = 0; i < n; i++) acc[accOffset + i] += v[i];
+    return;
+  }
+  if (!LITTLE_ENDIAN_HOST) {
+    const dv = new DataView(src.buffer, src.byteOffset, n * 4);
+    for (let i = 0; i < n; i++) acc[accOffset + i] += dv.getFloat32(i * 4, true);
+    return;
+  }
+  for (let base = 0; base < n; base += STAGE_ELEMS) {
+    const m = Math.min(STAGE_ELEMS, n - base);
+    stageB.set(src.subarray(base * 4, (base + m) * 4));
+    const o = accOffset + base;
+    for (let i = 0; i < m; i++) acc[o + i] += stageF[i];
+  }
+}
+
+function addBf16Js(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
+  const n = src.length >>> 1;
+  for (let base = 0; base < n; base += STAGE_ELEMS) {
+    const m = Math.min(STAGE_ELEMS, n - base);
+    const b = (base * 2) | 0;
+    for (let i = 0; i < m; i++) stageU[i] = (src[b + 2 * i] | (src[b + 2 * i + 1] << 8)) << 16;
+    const o = accOffset + base;
+    for (let i = 0; i < m; i++) acc[o + i] += stageF[i];
+  }
+}
+
+/** The portable kernel: plain loops over typed arrays. */
+export const jsFoldKernel: FoldKernel = { name: 'js', addF32Into: addF32Js, addBf16Into: addBf16Js };
+
+let active: FoldKernel = jsFoldKernel;
+
+export function getFoldKernel(): FoldKernel {
+  return active;
+}
+
+/** Swaps the kernel every fold uses (tests and the benchmark compare them). */
+export function setFoldKernel(k: FoldKernel): void {
+  active = k;
+}
+
+export function addF32Into(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
+  active.addF32Into(acc, src, accOffset);
+}
+
+export function addBf16Into(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
+  active.addBf16Into(acc, src, accOffset);
+}
