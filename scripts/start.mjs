@@ -1,0 +1,104 @@
+// `npm start`: build what is missing, then launch the Electron shell. Where
+// the Electron binary is missing or cannot start, say so in one line and run
+// browser mode instead. `npm start -- --browser` asks for browser mode;
+// `--no-open` keeps browser mode from opening a window.
+import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildNode, nodeBundlesFresh, nodeOutDir } from './build-node.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const wantBrowser = args.includes('--browser');
+const passOn = args.filter((a) => a !== '--browser');
+
+function newestMtime(dirs, pattern) {
+  let newest = 0;
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (pattern.test(e.name)) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+    }
+  };
+  for (const d of dirs) if (fs.existsSync(path.join(root, d))) walk(path.join(root, d));
+  return newest;
+}
+
+/** The renderer, main and preload bundles exist and are newer than their sources. */
+function appBuildFresh() {
+  const outputs = ['out/renderer/index.html', 'out/main/index.js', 'out/preload/index.cjs'].map((p) => path.join(root, p));
+  if (!outputs.every((p) => fs.existsSync(p))) return false;
+  const built = Math.min(...outputs.map((p) => fs.statSync(p).mtimeMs));
+  return built >= newestMtime(['src-renderer', 'src-shared', 'src-main/electron', 'src-main/lab', 'src-main/engine'], /\.(tsx?|css|html)$/);
+}
+
+function buildApp() {
+  process.stdout.write('relay-lab: building the window (electron-vite build)…\n');
+  const bin = path.join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
+  const r = spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  if (r.status !== 0) {
+    process.stderr.write('relay-lab: the window build failed (see above).\n');
+    process.exit(1);
+  }
+}
+
+/** Path to the Electron binary, or a reason it is not usable. */
+function electronBinary() {
+  try {
+    const require = createRequire(path.join(root, 'package.json'));
+    const exe = require('electron');
+    if (typeof exe !== 'string' || !fs.existsSync(exe)) return { reason: 'the Electron binary is not installed' };
+    return { exe };
+  } catch {
+    return { reason: 'the Electron package is not installed (it is an optional dependency)' };
+  }
+}
+
+// Children start faster without an extra CA bundle; nothing they do needs it.
+const childEnv = { ...process.env };
+delete childEnv.NODE_EXTRA_CA_CERTS;
+
+function runChild(cmd, cmdArgs, env = childEnv) {
+  const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+  return child;
+}
+
+function startBrowserMode() {
+  const child = runChild(process.execPath, [path.join(nodeOutDir, 'web.mjs'), ...passOn]);
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+if (!nodeBundlesFresh()) await buildNode({ quiet: true });
+if (!appBuildFresh()) buildApp();
+
+if (wantBrowser) {
+  startBrowserMode();
+} else {
+  const { exe, reason } = electronBinary();
+  if (!exe) {
+    process.stdout.write(`relay-lab: ${reason}; starting browser mode instead.\n`);
+    startBrowserMode();
+  } else {
+    const started = Date.now();
+    const env = { ...childEnv };
+    delete env.ELECTRON_RUN_AS_NODE;
+    const child = runChild(exe, [path.join(root, 'out/main/index.js'), ...passOn], env);
+    let fellBack = false;
+    const fallBack = (why) => {
+      if (fellBack) return;
+      fellBack = true;
+      process.stdout.write(`relay-lab: Electron could not start (${why}); starting browser mode instead.\n`);
+      startBrowserMode();
+    };
+    child.on('error', (e) => fallBack(e.message));
+    child.on('exit', (code, signal) => {
+      // A quick failing exit (no display, missing libraries) means Electron cannot run here.
+      if (code !== 0 && Date.now() - started < 5000) fallBack(signal ? `signal ${signal}` : `exit code ${code}`);
+      else if (!fellBack) process.exit(code ?? 0);
+    });
+  }
+}

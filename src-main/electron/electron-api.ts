@@ -1,0 +1,63 @@
+// The narrow slice of Electron's API that the shell uses, typed here so the
+// layer type-checks where the optional `electron` package is not installed.
+// Only this folder touches Electron.
+import type { LabBatch, LabCommand, LabReply } from '@shared/lab/contract';
+
+export interface IpcMainInvokeEventLike {
+  sender: { id: number };
+  senderFrame: { url: string } | null;
+}
+
+export interface WebContentsLike {
+  id: number;
+  send(channel: string, ...args: unknown[]): void;
+  isDestroyed(): boolean;
+  on(event: 'will-navigate' | 'will-redirect' | 'will-attach-webview', listener: (e: { preventDefault(): void }, ...rest: unknown[]) => void): void;
+  setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
+}
+
+export interface BrowserWindowLike {
+  webContents: WebContentsLike;
+  loadFile(path: string): Promise<void>;
+  once(event: 'ready-to-show', listener: () => void): void;
+  on(event: 'closed', listener: () => void): void;
+  show(): void;
+}
+
+export interface SessionLike {
+  setPermissionRequestHandler(handler: ((wc: unknown, permission: string, callback: (granted: boolean) => void) => void) | null): void;
+  setPermissionCheckHandler(handler: ((wc: unknown, permission: string) => boolean) | null): void;
+  webRequest: {
+    onHeadersReceived(listener: (details: { responseHeaders?: Record<string, string[]> }, callback: (response: { responseHeaders: Record<string, string[]> }) => void) => void): void;
+  };
+}
+
+export interface ElectronMain {
+  app: {
+    whenReady(): Promise<void>;
+    on(event: 'window-all-closed' | 'before-quit', listener: () => void): void;
+    on(event: 'web-contents-created', listener: (e: unknown, contents: WebContentsLike) => void): void;
+    quit(): void;
+    enableSandbox(): void;
+  };
+  BrowserWindow: new (options: object) => BrowserWindowLike;
+  ipcMain: {
+    handle(channel: string, handler: (event: IpcMainInvokeEventLike, ...args: unknown[]) => Promise<unknown>): void;
+  };
+  session: { defaultSession: SessionLike };
+}
+
+export interface ElectronPreload {
+  contextBridge: { exposeInMainWorld(key: string, api: unknown): void };
+  ipcRenderer: {
+    invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+    on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): void;
+    removeListener(channel: string, listener: (event: unknown, ...args: unknown[]) => void): void;
+  };
+}
+
+/** What the preload exposes as window.relayLab: the LabApi and nothing else. */
+export interface PreloadBridge {
+  command(cmd: LabCommand): Promise<LabReply>;
+  subscribe(listener: (batch: LabBatch) => void): () => void;
+}

@@ -1,0 +1,98 @@
+// Browser mode around any LabApi: serve, start the default topology, print
+// the URL on a line of its own, open it unless asked not to, and shut down
+// cleanly on a signal.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LabApi } from '@shared/lab/contract';
+import { startWebServer, type WebServer } from './server';
+import { openInAppMode } from './open-browser';
+
+export interface BrowserModeOptions {
+  open: boolean;
+  port?: number;
+  rendererDir: string;
+  /** Start the default topology at launch (the app's behaviour with no configuration). */
+  autoStart: boolean;
+}
+
+export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: string }): BrowserModeOptions {
+  const opts: BrowserModeOptions = { open: true, rendererDir: defaults.rendererDir, autoStart: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--no-open') opts.open = false;
+    else if (a === '--browser') continue;
+    else if (a === '--idle') opts.autoStart = false;
+    else if (a === '--port') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port takes a port number, not '${argv[i]}'`);
+      opts.port = n;
+    } else if (a === '--renderer') opts.rendererDir = path.resolve(argv[++i] ?? '');
+    else throw new Error(`unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle)`);
+  }
+  return opts;
+}
+
+/** The renderer next to this bundle: out/node/web.mjs -> out/renderer. */
+export function defaultRendererDir(): string {
+  return fileURLToPath(new URL('../renderer/', import.meta.url));
+}
+
+// The page's origin includes the port, and localStorage (theme, layout) is
+// per origin: reuse the last port when it is free so the layout persists.
+const portFile = path.join(os.homedir(), '.cache', 'relay-lab', 'web-port');
+function lastPort(): number | undefined {
+  try {
+    const n = Number(fs.readFileSync(portFile, 'utf8').trim());
+    return Number.isInteger(n) && n > 1024 && n < 65536 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+function rememberPort(port: number): void {
+  try {
+    fs.mkdirSync(path.dirname(portFile), { recursive: true });
+    fs.writeFileSync(portFile, String(port));
+  } catch {
+    // Only a convenience.
+  }
+}
+
+export async function runBrowserMode(api: LabApi, opts: BrowserModeOptions): Promise<WebServer> {
+  if (!fs.existsSync(path.join(opts.rendererDir, 'index.html'))) {
+    throw new Error(`no built renderer at ${opts.rendererDir} (run: npx electron-vite build)`);
+  }
+  let server: WebServer;
+  const wanted = opts.port ?? lastPort();
+  try {
+    server = await startWebServer({ api, rendererDir: opts.rendererDir, port: wanted ?? 0 });
+  } catch (e) {
+    if (opts.port !== undefined) throw e;
+    server = await startWebServer({ api, rendererDir: opts.rendererDir, port: 0 });
+  }
+  if (opts.port === undefined) rememberPort(server.port);
+
+  if (opts.autoStart) {
+    const reply = await api.command({ type: 'start' });
+    if (!reply.ok) process.stderr.write(`relay-lab: the default topology did not start: ${reply.error}: ${reply.message}\n`);
+  }
+
+  process.stdout.write(`Relay Lab is running in browser mode. Open:\n${server.url}\n`);
+  if (opts.open) {
+    const browser = openInAppMode(server.url);
+    process.stdout.write(browser ? `Opened in ${path.basename(browser)} (app mode).\n` : 'No Chromium or Chrome found: open the URL above in a browser.\n');
+  }
+
+  let stopping = false;
+  const shutdown = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await Promise.race([api.command({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]).catch(() => {});
+    await server.close().catch(() => {});
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  return server;
+}
