@@ -1,0 +1,154 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { TraceError } from './errors';
+import type { TraceEvent } from './format';
+import { loadTrace, readTrace, readTraceFile, TraceWriter } from './ndjson';
+import { encodeEventLine, encodeHeaderLine } from './ndjson-codec';
+import { sampleEvents, sampleHeader } from './testing/sample-session';
+
+/** Feeds text to the reader in chunks of `size` bytes (UTF-8 sequences get cut too). */
+async function* chunked(text: string, size: number): AsyncGenerator<Uint8Array> {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+}
+
+async function writeSample(): Promise<string> {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const w = new TraceWriter(out, sampleHeader());
+  for (const e of sampleEvents()) if (e.type !== 'end') w.write(e);
+  await w.close();
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function errorOf(text: string): Promise<TraceError> {
+  try {
+    await loadTrace(chunked(text, 64));
+  } catch (e) {
+    if (e instanceof TraceError) return e;
+    throw e;
+  }
+  throw new Error('expected a TraceError');
+}
+
+const headerLine = encodeHeaderLine(sampleHeader());
+
+describe('trace NDJSON', () => {
+  it('round-trips every event, bytes included, whatever the chunking', async () => {
+    const text = await writeSample();
+    const events = sampleEvents();
+    for (const size of [5, 4096, text.length]) {
+      const back = await loadTrace(chunked(text, size));
+      expect(back.header).toEqual(sampleHeader());
+      expect(back.complete).toBe(true);
+      expect(back.truncatedTail).toBe(false);
+      const end = back.events.at(-1)!;
+      expect(end).toEqual({ type: 'end', t: expect.any(Number), records: events.filter((e) => e.type === 'record').length, events: events.length });
+      // Uint8Array vs Buffer-backed views compare by content.
+      const norm = (e: TraceEvent): unknown => (e.type === 'record' ? { ...e, bytes: Array.from(e.bytes) } : e);
+      expect(back.events.slice(0, -1).map(norm)).toEqual(events.map(norm));
+    }
+  });
+
+  it('writes one JSON object per line with the header first', async () => {
+    const lines = (await writeSample()).split('\n');
+    expect(lines.at(-1)).toBe('');
+    const header = JSON.parse(lines[0]!);
+    expect(header).toMatchObject({ format: 'relay-lab-trace', version: 1, saltHex: '0102030405060708090a0b0c0d0e0f10' });
+    const firstRecord = JSON.parse(lines.find((l) => l.includes('"type":"record"'))!);
+    // The data handshake vector, base64.
+    expect(Buffer.from(firstRecord.bytes, 'base64').toString('hex')).toBe('c0170df1030000000000000001000000');
+    expect(firstRecord.record).toMatchObject({ seq: 1, link: 'h0.r0.data', dir: 'up', layer: 'handshake', length: 16, captured: 16 });
+  });
+
+  it('streams through a real file with backpressure', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-lab-trace-'));
+    const path = join(dir, 'session.ndjson');
+    const w = TraceWriter.toFile(path, sampleHeader());
+    const big = new Uint8Array(2 * 1024 * 1024).map((_, i) => i * 7);
+    let records = 0;
+    for (let i = 0; i < 4; i++) {
+      const e = sampleEvents().find((x) => x.type === 'record')!;
+      if (!w.write({ ...e, record: { ...e.record, seq: 100 + i, length: big.length, captured: big.length }, bytes: big })) await w.drained();
+      records += 1;
+    }
+    await w.close();
+    let seen = 0;
+    for await (const item of readTraceFile(path)) {
+      if (item.kind === 'event' && item.event.type === 'record') {
+        seen += 1;
+        expect(item.event.bytes.length).toBe(big.length);
+        expect(Buffer.compare(Buffer.from(item.event.bytes), Buffer.from(big))).toBe(0);
+      }
+    }
+    expect(seen).toBe(records);
+  });
+
+  it('keeps the events before a cut last line and reports the cut', async () => {
+    const text = await writeSample();
+    const lines = text.split('\n');
+    // Cut a line in half and drop what follows it, as a writer killed mid-line leaves the file.
+    const cutLine = lines[lines.length - 4]!;
+    const cut = lines.slice(0, lines.length - 4).join('\n') + '\n' + cutLine.slice(0, Math.floor(cutLine.length / 2));
+    const back = await loadTrace(chunked(cut, 100));
+    expect(back.truncatedTail).toBe(true);
+    expect(back.complete).toBe(false);
+    expect(back.events.length).toBe(lines.length - 5);
+  });
+
+  it('accepts a whole last line without its newline', async () => {
+    const text = (await writeSample()).trimEnd();
+    const back = await loadTrace(chunked(text, 50));
+    expect(back.complete).toBe(true);
+    expect(back.truncatedTail).toBe(false);
+  });
+
+  it('names malformed lines with their line number', async () => {
+    const ok = encodeEventLine({ type: 'log', t: 1, level: 'info', message: 'x' });
+    expect(await errorOf(headerLine + ok + '{"type": "log", t: 2}\n' + ok)).toMatchObject({ code: 'BAD_JSON', line: 3 });
+    expect(await errorOf(headerLine + '{"type":"nope","t":1}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+    expect(await errorOf(headerLine + '{"type":"log","t":"soon","level":"info","message":"m"}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+    expect(await errorOf(headerLine + '[1,2]\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+    expect(await errorOf(headerLine + '{"type":"lifecycle","t":1,"action":"explode"}\n')).toMatchObject({ code: 'BAD_EVENT' });
+  });
+
+  it('rejects record bytes that are not base64 or disagree with captured', async () => {
+    const rec = sampleEvents().find((e) => e.type === 'record')!;
+    const line = JSON.parse(encodeEventLine(rec));
+    expect(await errorOf(headerLine + JSON.stringify({ ...line, bytes: 'not base64!' }) + '\n')).toMatchObject({ code: 'BAD_BYTES', line: 2 });
+    expect(await errorOf(headerLine + JSON.stringify({ ...line, bytes: 'AAAA' }) + '\n')).toMatchObject({ code: 'BAD_BYTES', line: 2 });
+    const over = { ...line, record: { ...line.record, captured: line.record.length + 1 } };
+    expect(await errorOf(headerLine + JSON.stringify(over) + '\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+  });
+
+  it('rejects what is not a trace, a newer version, and an empty input', async () => {
+    expect(await errorOf('{"hello":1}\n')).toMatchObject({ code: 'NOT_A_TRACE', line: 1 });
+    expect(await errorOf('garbage\n')).toMatchObject({ code: 'NOT_A_TRACE', line: 1 });
+    expect(await errorOf(JSON.stringify({ ...sampleHeader(), version: 2 }) + '\n')).toMatchObject({ code: 'UNSUPPORTED_VERSION' });
+    expect(await errorOf(JSON.stringify({ ...sampleHeader(), saltHex: 'XYZ' }) + '\n')).toMatchObject({ code: 'BAD_EVENT' });
+    const badLink = { ...sampleHeader(), links: [{ ...sampleHeader().links[0], clientPort: 70000 }] };
+    expect(await errorOf(JSON.stringify(badLink) + '\n')).toMatchObject({ code: 'BAD_EVENT' });
+    expect(await errorOf('')).toMatchObject({ code: 'EMPTY' });
+    expect(await errorOf(headerLine.slice(0, 40))).toMatchObject({ code: 'EMPTY' });
+  });
+
+  it('refuses an endless line instead of buffering it', async () => {
+    const source = chunked(headerLine + 'x'.repeat(5000), 100);
+    await expect(async () => {
+      for await (const _ of readTrace(source, { maxLineBytes: 1000 })) void _;
+    }).rejects.toMatchObject({ code: 'BAD_EVENT' });
+  });
+
+  it('reads a trace written by hand from the format document', async () => {
+    const doc = readFileSync(new URL('../../../docs/trace-format.md', import.meta.url), 'utf8');
+    const example = /```ndjson\n([\s\S]*?)```/.exec(doc)![1]!;
+    const back = await loadTrace(chunked(example, 16));
+    expect(back.complete).toBe(true);
+    const rec = back.events.find((e) => e.type === 'record')!;
+    expect(rec.type === 'record' && Buffer.from(rec.bytes).toString('hex')).toBe('e1170df1');
+  });
+});

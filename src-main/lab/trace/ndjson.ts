@@ -1,0 +1,154 @@
+// Streaming trace writer and reader (docs/trace-format.md). The writer keeps
+// the stream's backpressure visible to its caller; the reader splits lines
+// itself (not node:readline) because it must know whether the last line was
+// terminated: a crash mid-write leaves a cut last line, which is reported,
+// not thrown.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import { TraceError } from './errors';
+import { TRACE_FORMAT, TRACE_VERSION, type EndEvent, type TraceEvent, type TraceHeader } from './format';
+import { decodeEventLine, decodeHeaderLine, encodeEventLine, encodeHeaderLine } from './ndjson-codec';
+
+export function makeTraceHeader(fields: Omit<TraceHeader, 'format' | 'version'>): TraceHeader {
+  return { format: TRACE_FORMAT, version: TRACE_VERSION, ...fields };
+}
+
+export class TraceWriter {
+  private records = 0;
+  private events = 0;
+  private lastT = 0;
+  private closed = false;
+
+  constructor(
+    private readonly out: Writable,
+    header: TraceHeader,
+  ) {
+    out.write(encodeHeaderLine(header));
+  }
+
+  static toFile(path: string, header: TraceHeader): TraceWriter {
+    return new TraceWriter(createWriteStream(path), header);
+  }
+
+  /** Appends one event. false = the stream's buffer is full: await drained() before writing much more. */
+  write(event: Exclude<TraceEvent, EndEvent>): boolean {
+    if (this.closed) throw new Error('TraceWriter: write after close');
+    this.events += 1;
+    if (event.type === 'record') this.records += 1;
+    this.lastT = Math.max(this.lastT, event.t);
+    return this.out.write(encodeEventLine(event));
+  }
+
+  async drained(): Promise<void> {
+    if (this.out.writableNeedDrain) await once(this.out, 'drain');
+  }
+
+  /** Writes the end line (a trace without one was cut short) and ends the stream. */
+  async close(t = this.lastT): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const end: EndEvent = { type: 'end', t, records: this.records, events: this.events };
+    this.out.end(encodeEventLine(end));
+    if (!this.out.writableFinished) await once(this.out, 'finish');
+  }
+}
+
+export type TraceItem =
+  | { kind: 'header'; header: TraceHeader; line: number }
+  | { kind: 'event'; event: TraceEvent; line: number }
+  /** The last line had no newline and did not parse: the writer was cut off. */
+  | { kind: 'truncated'; line: number; bytes: number };
+
+export interface ReadOptions {
+  /** Longest accepted line, in bytes (a guard against a file that is one endless line). */
+  maxLineBytes?: number;
+}
+
+const DEFAULT_MAX_LINE = 512 * 1024 * 1024;
+
+/** Splits chunks into lines; yields [text, terminated]. */
+async function* lines(source: AsyncIterable<Uint8Array | string>, maxLineBytes: number): AsyncGenerator<[string, boolean]> {
+  let parts: Buffer[] = [];
+  let partLen = 0;
+  let lineNo = 0;
+  for await (const chunk of source) {
+    let buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    for (;;) {
+      const nl = buf.indexOf(0x0a);
+      if (nl < 0) break;
+      const piece = buf.subarray(0, nl);
+      const whole = parts.length === 0 ? piece : Buffer.concat([...parts, piece]);
+      parts = [];
+      partLen = 0;
+      lineNo += 1;
+      yield [whole.toString('utf8'), true];
+      buf = buf.subarray(nl + 1);
+    }
+    if (buf.length > 0) {
+      parts.push(Buffer.from(buf));
+      partLen += buf.length;
+      if (partLen > maxLineBytes) throw new TraceError('BAD_EVENT', `line longer than ${maxLineBytes} bytes`, lineNo + 1);
+    }
+  }
+  if (partLen > 0) yield [Buffer.concat(parts).toString('utf8'), false];
+}
+
+/** Reads a trace line by line: the header first, then the events in file order. */
+export async function* readTrace(source: AsyncIterable<Uint8Array | string>, opts: ReadOptions = {}): AsyncGenerator<TraceItem> {
+  let line = 0;
+  let sawHeader = false;
+  for await (const [raw, terminated] of lines(source, opts.maxLineBytes ?? DEFAULT_MAX_LINE)) {
+    line += 1;
+    const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (text.trim() === '') continue;
+    if (!sawHeader) {
+      if (!terminated && !text.trimEnd().endsWith('}')) throw new TraceError('EMPTY', 'the trace ends inside its header line', line);
+      yield { kind: 'header', header: decodeHeaderLine(text, line), line };
+      sawHeader = true;
+      continue;
+    }
+    if (terminated) {
+      yield { kind: 'event', event: decodeEventLine(text, line), line };
+      continue;
+    }
+    // An unterminated last line: keep it if it is whole, report it if it was cut.
+    let event: TraceEvent;
+    try {
+      event = decodeEventLine(text, line);
+    } catch {
+      yield { kind: 'truncated', line, bytes: Buffer.byteLength(text) };
+      return;
+    }
+    yield { kind: 'event', event, line };
+  }
+  if (!sawHeader) throw new TraceError('EMPTY', 'the trace has no header line');
+}
+
+export function readTraceFile(path: string, opts?: ReadOptions): AsyncGenerator<TraceItem> {
+  return readTrace(createReadStream(path), opts);
+}
+
+export interface LoadedTrace {
+  header: TraceHeader;
+  events: TraceEvent[];
+  /** The end line was present: the writer closed the trace. */
+  complete: boolean;
+  /** The last line was cut (a crash mid-write); the events before it are intact. */
+  truncatedTail: boolean;
+}
+
+/** Whole-trace convenience for tests and small traces; large ones should iterate readTrace. */
+export async function loadTrace(source: AsyncIterable<Uint8Array | string>, opts?: ReadOptions): Promise<LoadedTrace> {
+  let header: TraceHeader | undefined;
+  const events: TraceEvent[] = [];
+  let truncatedTail = false;
+  for await (const item of readTrace(source, opts)) {
+    if (item.kind === 'header') header = item.header;
+    else if (item.kind === 'event') events.push(item.event);
+    else truncatedTail = true;
+  }
+  if (!header) throw new TraceError('EMPTY', 'the trace has no header line');
+  const complete = events.length > 0 && events[events.length - 1]!.type === 'end';
+  return { header, events, complete, truncatedTail };
+}

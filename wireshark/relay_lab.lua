@@ -1,0 +1,548 @@
+-- relay_lab.lua: Wireshark/tshark dissector for flodl 0.7's relay transport
+-- as Relay Lab runs it (the wire format of WIRE.md, docs/trace-format.md).
+--
+-- Decodes, on any TCP stream it recognises:
+--   channel-select magics (4 bytes), rank handshakes (data 16 / ack 8,
+--   control 24 or 56 / ack 16), len-framed blobs (u32 length + blob),
+--   MuxRecords (25-byte header + payload) with nested RoundFrames,
+--   ControlFrames and relay control messages.
+-- Units split across TCP segments are reassembled (desegment_len); several
+-- units in one segment are all decoded. MACs are shown, not verified: the
+-- session salt is not in the capture (`relay-lab decode --salt` checks them).
+--
+-- Load it for one run:   tshark -X lua_script:wireshark/relay_lab.lua -r capture.pcapng
+-- or install it:         copy to ~/.local/lib/wireshark/plugins/ (Wireshark >= 2.6 on Linux;
+--                        see Help > About > Folders > Personal Lua Plugins).
+-- It finds streams heuristically (by the first bytes of a connection); the
+-- preference relaylab.ports also binds a port range (e.g. 1337-1342) and
+-- "Decode As... > RELAYLAB" works for any stream.
+
+local relaylab = Proto("relaylab", "Relay Lab (flodl relay transport)")
+
+-- Constants (WIRE.md 3.8), as u32 read little-endian.
+local CHANNEL_RENDEZVOUS = 0xF10D17E0
+local CHANNEL_JOIN = 0xF10D17E3
+local HS_DATA = 0xF10D17C0
+local HS_DATA_ACK = 0xF10D17C1
+local HS_CONTROL = 0xF10D17C2
+local HS_CONTROL_ACK = 0xF10D17C3
+local CONTROL_FRAME_MAGIC = 0xF10D17C4
+local MUX_MAGIC = 0xF10D17D0
+local ROUND_FRAME_MAGIC = 0xF10D17F1
+local MUX_HEADER_LEN = 25
+local MAX_ROUND_FRAME_TENSORS = 65536
+local MAX_CONTROL_PAYLOAD = 16 * 1024 * 1024
+
+local channel_names = {
+  [0xF10D17E0] = "RENDEZVOUS", [0xF10D17E1] = "DATA", [0xF10D17E2] = "CONTROL", [0xF10D17E3] = "JOIN",
+}
+local handshake_names = {
+  [HS_DATA] = "data handshake", [HS_DATA_ACK] = "data ack",
+  [HS_CONTROL] = "control handshake", [HS_CONTROL_ACK] = "control ack",
+}
+local mux_kind_names = { [1] = "Data", [2] = "Control", [3] = "HostFrame", [4] = "Broadcast" }
+local relay_msg_names = { [0] = "Hello", [1] = "HelloAck", [2] = "RankExit", [3] = "DeclareDead" }
+local round_kind_names = { [0] = "Model", [1] = "Control" }
+local dtype_names = { [0] = "f32", [1] = "bf16" }
+local dtype_sizes = { [0] = 4, [1] = 2 }
+local cf_kind_names = {
+  [1] = "Control", [2] = "Timing", [3] = "Metrics", [4] = "ParamSnapshotMeta",
+  [5] = "Heartbeat", [6] = "Rendezvous", [7] = "Join",
+}
+-- Variant indices of the control protocol v2/v3 era (WIRE.md 3.5).
+local control_msg_v2 = {
+  [0] = "RequestParams", [1] = "Update", [2] = "SyncNow", [3] = "StartEpoch", [4] = "ExtendPartition",
+  [5] = "DeclareDead", [6] = "RequestNewNcclId", [7] = "NewNcclSession", [8] = "Throttle",
+  [9] = "SetGlobalStep", [10] = "Checkpoint", [11] = "ExecuteEvalCallback", [12] = "SetEpochCallbackRole",
+  [13] = "Shutdown", [14] = "ShutdownWithSave", [15] = "EpochAggregated",
+}
+local timing_msg_v2 = {
+  [0] = "Batch", [1] = "SyncAck", [2] = "Exiting", [3] = "LrUpdate", [4] = "Heartbeat", [5] = "SnapshotReady",
+  [6] = "EvalResult", [7] = "CheckpointResult", [8] = "NewNcclIdGenerated", [9] = "EpochFnElapsed",
+  [10] = "DashboardRegister", [11] = "DashboardSetSvg", [12] = "DashboardSetMetadata", [13] = "DashboardSetHardware",
+}
+
+local pf = {
+  unit = ProtoField.string("relaylab.unit", "Unit"),
+  channel_magic = ProtoField.uint32("relaylab.channel_magic", "Channel magic", base.HEX, channel_names),
+  channel = ProtoField.string("relaylab.channel", "Channel"),
+
+  hs_magic = ProtoField.uint32("relaylab.hs.magic", "Magic", base.HEX, handshake_names),
+  hs_version = ProtoField.uint32("relaylab.hs.version", "Protocol version"),
+  hs_rank = ProtoField.uint32("relaylab.hs.rank", "Rank"),
+  hs_world_size = ProtoField.uint32("relaylab.hs.world_size", "World size"),
+  hs_model_sig = ProtoField.bytes("relaylab.hs.model_sig", "Model signature"),
+  hs_tag = ProtoField.bytes("relaylab.hs.tag", "Auth tag (HMAC-SHA256, first 8 bytes)"),
+
+  len_length = ProtoField.uint32("relaylab.len.length", "Blob length"),
+  len_blob = ProtoField.bytes("relaylab.len.blob", "Blob"),
+
+  mux_magic = ProtoField.uint32("relaylab.mux.magic", "Magic", base.HEX),
+  mux_version = ProtoField.uint32("relaylab.mux.version", "Mux version"),
+  mux_kind = ProtoField.uint8("relaylab.mux.kind", "Kind", base.DEC, mux_kind_names),
+  mux_rank = ProtoField.uint32("relaylab.mux.rank", "Rank"),
+  mux_payload_len = ProtoField.uint32("relaylab.mux.payload_len", "Payload length"),
+  mux_tag = ProtoField.bytes("relaylab.mux.tag", "Auth tag (HMAC-SHA256, first 8 bytes)"),
+  mux_payload = ProtoField.bytes("relaylab.mux.payload", "Payload"),
+
+  rc_msg = ProtoField.uint32("relaylab.rc.msg", "Relay control message", base.DEC, relay_msg_names),
+  rc_host = ProtoField.string("relaylab.rc.host", "Host"),
+  rc_rank = ProtoField.uint32("relaylab.rc.rank", "Rank"),
+  rc_num_ranks = ProtoField.uint32("relaylab.rc.num_ranks", "Ranks"),
+  rc_model_sig = ProtoField.bytes("relaylab.rc.model_sig", "Model signature"),
+  rc_trailing = ProtoField.bytes("relaylab.rc.trailing", "Trailing bytes (ignored by the reader)"),
+
+  rf_magic = ProtoField.uint32("relaylab.rf.magic", "Magic", base.HEX),
+  rf_num_tensors = ProtoField.uint32("relaylab.rf.num_tensors", "Tensors"),
+  rf_kind = ProtoField.uint8("relaylab.rf.kind", "Round kind", base.DEC, round_kind_names),
+  rf_weight = ProtoField.double("relaylab.rf.weight", "Weight (mass)"),
+  rf_tensor = ProtoField.none("relaylab.rf.tensor", "Tensor"),
+  rf_dtype = ProtoField.uint8("relaylab.rf.dtype", "Dtype", base.DEC, dtype_names),
+  rf_ndim = ProtoField.uint8("relaylab.rf.ndim", "Dimensions"),
+  rf_dim = ProtoField.uint32("relaylab.rf.dim", "Dim"),
+  rf_nbytes = ProtoField.uint64("relaylab.rf.nbytes", "Data bytes"),
+  rf_elided = ProtoField.bool("relaylab.rf.elided", "Elided (all zeros)"),
+  rf_data = ProtoField.bytes("relaylab.rf.data", "Data"),
+  rf_footer = ProtoField.bytes("relaylab.rf.footer", "Footer (HMAC-SHA256, first 8 bytes)"),
+
+  cf_magic = ProtoField.uint32("relaylab.cf.magic", "Magic", base.HEX),
+  cf_version = ProtoField.uint32("relaylab.cf.version", "Control protocol version"),
+  cf_tag = ProtoField.bytes("relaylab.cf.tag", "Auth tag (HMAC-SHA256, first 8 bytes)"),
+  cf_msg_kind = ProtoField.uint32("relaylab.cf.msg_kind", "Message kind", base.DEC, cf_kind_names),
+  cf_payload_len = ProtoField.uint32("relaylab.cf.payload_len", "Payload length"),
+  cf_payload = ProtoField.bytes("relaylab.cf.payload", "Payload (bincode)"),
+  cf_variant = ProtoField.uint32("relaylab.cf.variant", "Message variant index"),
+  cf_msg = ProtoField.string("relaylab.cf.msg", "Message"),
+}
+relaylab.fields = pf
+
+local ef = {
+  over_ceiling = ProtoExpert.new("relaylab.over_ceiling", "Length exceeds the frame ceiling (rejected before any allocation)",
+    expert.group.MALFORMED, expert.severity.ERROR),
+  bad_magic = ProtoExpert.new("relaylab.bad_magic", "Unknown relay magic", expert.group.MALFORMED, expert.severity.ERROR),
+  unknown_kind = ProtoExpert.new("relaylab.unknown_kind", "Unknown kind", expert.group.MALFORMED, expert.severity.ERROR),
+  too_many_tensors = ProtoExpert.new("relaylab.too_many_tensors", "More tensors than MAX_ROUND_FRAME_TENSORS",
+    expert.group.MALFORMED, expert.severity.ERROR),
+  bad_round_kind = ProtoExpert.new("relaylab.bad_round_kind", "Round kind is neither Model nor Control",
+    expert.group.MALFORMED, expert.severity.ERROR),
+  bad_weight = ProtoExpert.new("relaylab.bad_weight", "Weight is not finite and >= 0", expert.group.MALFORMED, expert.severity.ERROR),
+  length_mismatch = ProtoExpert.new("relaylab.length_mismatch", "Frame length disagrees with its contents",
+    expert.group.MALFORMED, expert.severity.ERROR),
+  short = ProtoExpert.new("relaylab.short", "Unit captured short (snap length): decoded as far as the bytes go",
+    expert.group.UNDECODED, expert.severity.NOTE),
+}
+relaylab.experts = { ef.over_ceiling, ef.bad_magic, ef.unknown_kind, ef.too_many_tensors, ef.bad_round_kind,
+  ef.bad_weight, ef.length_mismatch, ef.short }
+
+relaylab.prefs.ceiling = Pref.uint("Frame ceiling (bytes)", 1073741824,
+  "Largest accepted payload or blob length (flodl's frame ceiling; default 1 GiB)")
+relaylab.prefs.heuristic = Pref.bool("Find streams heuristically", true,
+  "Recognise relay streams by their first bytes, whatever the ports")
+relaylab.prefs.ports = Pref.range("TCP ports", "", "TCP ports always decoded as relay streams (e.g. 1337-1342)", 65535)
+
+-- Bincode 2 standard() unsigned varint (WIRE.md 3.3): value, size; nil if unknown.
+local function varint(tvb, off)
+  local b = tvb(off, 1):uint()
+  if b < 251 then return b, 1 end
+  if b == 251 then return tvb(off + 1, 2):le_uint(), 3 end
+  if b == 252 then return tvb(off + 1, 4):le_uint(), 5 end
+  if b == 253 then return tvb(off + 1, 8):le_uint64():tonumber(), 9 end
+  return nil, 1
+end
+
+local function add_varint(tree, field, tvb, off)
+  local v, n = varint(tvb, off)
+  if v == nil then error("varint wider than u64") end
+  tree:add(field, tvb(off, n), v)
+  return v, off + n
+end
+
+-- The magics a relay stream can start with: a channel select, a rank
+-- handshake or its ack, or (controller -> relay) a mux record.
+local function is_stream_start(m)
+  return (m >= CHANNEL_RENDEZVOUS and m <= CHANNEL_JOIN) or (m >= HS_DATA and m <= HS_CONTROL_ACK) or m == MUX_MAGIC
+end
+
+-- A u32 whose upper three wire bytes are 17 0d f1 looks like one of our magics.
+local function looks_like_magic(m)
+  return m >= 0xF10D1700 and m <= 0xF10D17FF
+end
+
+local function dissect_relay_control(tvb, tree)
+  local t = tree:add(relaylab, tvb(), "Relay control message")
+  local idx, off = add_varint(t, pf.rc_msg, tvb, 0)
+  local name = relay_msg_names[idx] or ("variant " .. idx)
+  t:set_text("Relay control message: " .. name)
+  if idx == 0 then
+    local hlen, n = varint(tvb, off)
+    t:add(pf.rc_host, tvb(off, n + hlen), tvb(off + n, hlen):string())
+    local host = tvb(off + n, hlen):string()
+    off = off + n + hlen
+    local count
+    count, off = add_varint(t, pf.rc_num_ranks, tvb, off)
+    local ranks = {}
+    for _ = 1, count do
+      local r
+      r, off = add_varint(t, pf.rc_rank, tvb, off)
+      ranks[#ranks + 1] = tostring(r)
+    end
+    if off < tvb:len() then
+      -- v4+ adds model_sigs: Vec<[u8; 32]>.
+      local sigs, n2 = varint(tvb, off)
+      if sigs ~= nil and off + n2 + 32 * sigs == tvb:len() then
+        off = off + n2
+        for _ = 1, sigs do
+          t:add(pf.rc_model_sig, tvb(off, 32))
+          off = off + 32
+        end
+      end
+    end
+    name = string.format("Hello{%s, [%s]}", host, table.concat(ranks, ","))
+  elseif idx == 2 or idx == 3 then
+    local r
+    r, off = add_varint(t, pf.rc_rank, tvb, off)
+    name = string.format("%s{%d}", name, r)
+  elseif idx ~= 1 then
+    t:add_proto_expert_info(ef.unknown_kind, "Unknown relay control variant " .. idx)
+  end
+  if off < tvb:len() then t:add(pf.rc_trailing, tvb(off)) end
+  t:set_text("Relay control message: " .. name)
+  return name
+end
+
+local function dissect_round_frame(tvb, tree)
+  local t = tree:add(relaylab, tvb(), "RoundFrame")
+  t:add_le(pf.rf_magic, tvb(0, 4))
+  t:add_le(pf.rf_num_tensors, tvb(4, 4))
+  local count = tvb(4, 4):le_uint()
+  if count > MAX_ROUND_FRAME_TENSORS then
+    t:add_proto_expert_info(ef.too_many_tensors)
+    return "RoundFrame (too many tensors)"
+  end
+  local kind_item = t:add(pf.rf_kind, tvb(8, 1))
+  local kind = tvb(8, 1):uint()
+  if kind > 1 then kind_item:add_proto_expert_info(ef.bad_round_kind) end
+  local weight_item = t:add_le(pf.rf_weight, tvb(9, 8))
+  local weight = tvb(9, 8):le_float()
+  if weight ~= weight or weight < 0 or weight == math.huge then weight_item:add_proto_expert_info(ef.bad_weight) end
+  local off = 17
+  local ceiling = relaylab.prefs.ceiling
+  local sum = 0
+  for i = 0, count - 1 do
+    local start = off
+    local tt = t:add(pf.rf_tensor, tvb(off, 2))
+    local dtype = tvb(off, 1):uint()
+    local ndim = tvb(off + 1, 1):uint()
+    tt:add(pf.rf_dtype, tvb(off, 1))
+    tt:add(pf.rf_ndim, tvb(off + 1, 1))
+    off = off + 2
+    local dims, numel = {}, 1
+    for _ = 1, ndim do
+      tt:add_le(pf.rf_dim, tvb(off, 4))
+      local d = tvb(off, 4):le_uint()
+      dims[#dims + 1] = tostring(d)
+      numel = numel * d
+      off = off + 4
+    end
+    tt:add_le(pf.rf_nbytes, tvb(off, 8))
+    local nbytes = tvb(off, 8):le_uint64():tonumber()
+    off = off + 8
+    sum = sum + nbytes
+    if sum > ceiling then
+      tt:add_proto_expert_info(ef.over_ceiling, "Cumulative tensor bytes exceed the frame ceiling")
+      return "RoundFrame (over ceiling)"
+    end
+    local elided = nbytes == 0 and numel > 0
+    tt:add(pf.rf_elided, elided)
+    if nbytes > 0 then
+      tt:add(pf.rf_data, tvb(off, nbytes))
+      off = off + nbytes
+    end
+    local size = dtype_sizes[dtype]
+    if not elided and size ~= nil and nbytes ~= numel * size then
+      tt:add_proto_expert_info(ef.length_mismatch, "nbytes is not numel x element size")
+    end
+    tt:set_len(off - start)
+    tt:set_text(string.format("Tensor %d: %s [%s]%s", i, dtype_names[dtype] or ("dtype " .. dtype),
+      table.concat(dims, ","), elided and " elided" or string.format(" %d bytes", nbytes)))
+  end
+  t:add(pf.rf_footer, tvb(off, 8))
+  off = off + 8
+  if off ~= tvb:len() then t:add_proto_expert_info(ef.length_mismatch, "RoundFrame ends before its container") end
+  local summary = string.format("RoundFrame %s %d tensors w=%s", round_kind_names[kind] or "?", count, tostring(weight))
+  t:set_text(summary)
+  return summary
+end
+
+local function dissect_control_frame(tvb, tree)
+  local t = tree:add(relaylab, tvb(), "ControlFrame")
+  t:add_le(pf.cf_magic, tvb(0, 4))
+  t:add_le(pf.cf_version, tvb(4, 4))
+  local version = tvb(4, 4):le_uint()
+  t:add(pf.cf_tag, tvb(8, 8))
+  local kind_item = t:add_le(pf.cf_msg_kind, tvb(16, 4))
+  local kind = tvb(16, 4):le_uint()
+  if cf_kind_names[kind] == nil then kind_item:add_proto_expert_info(ef.unknown_kind, "Unknown MsgKind " .. kind) end
+  local len_item = t:add_le(pf.cf_payload_len, tvb(20, 4))
+  local plen = tvb(20, 4):le_uint()
+  if plen > MAX_CONTROL_PAYLOAD then
+    len_item:add_proto_expert_info(ef.over_ceiling, "Payload length exceeds MAX_CONTROL_PAYLOAD (16 MiB)")
+    return "ControlFrame (over MAX_CONTROL_PAYLOAD)"
+  end
+  local summary = "ControlFrame " .. (cf_kind_names[kind] or ("kind " .. kind))
+  if plen > 0 then
+    t:add(pf.cf_payload, tvb(24, plen))
+    local idx = varint(tvb, 24)
+    if idx ~= nil then
+      t:add(pf.cf_variant, tvb(24, 1), idx)
+      local names = (kind == 1 and control_msg_v2) or (kind == 2 and timing_msg_v2) or nil
+      -- Variant names differ from v4 on; name them only for the v2/v3 era.
+      if names ~= nil and version <= 3 and names[idx] ~= nil then
+        t:add(pf.cf_msg, tvb(24, plen), names[idx])
+        summary = summary .. " " .. names[idx]
+      end
+    end
+  end
+  if 24 + plen ~= tvb:len() then t:add_proto_expert_info(ef.length_mismatch, "ControlFrame length disagrees with its container") end
+  t:set_text(summary)
+  return summary
+end
+
+-- A blob or a mux payload: a RoundFrame, a ControlFrame, or opaque bytes.
+local function dissect_body(tvb, tree)
+  if tvb:len() >= 4 then
+    local m = tvb(0, 4):le_uint()
+    if m == ROUND_FRAME_MAGIC then return dissect_round_frame(tvb, tree) end
+    if m == CONTROL_FRAME_MAGIC then return dissect_control_frame(tvb, tree) end
+  end
+  return nil
+end
+
+local function dissect_mux(tvb, tree, ceiling)
+  local t = tree:add(relaylab, tvb(), "MuxRecord")
+  t:add(pf.unit, "mux"):set_generated()
+  t:add_le(pf.mux_magic, tvb(0, 4))
+  t:add_le(pf.mux_version, tvb(4, 4))
+  local kind_item = t:add(pf.mux_kind, tvb(8, 1))
+  local kind = tvb(8, 1):uint()
+  t:add_le(pf.mux_rank, tvb(9, 4))
+  local len_item = t:add_le(pf.mux_payload_len, tvb(13, 4))
+  local plen = tvb(13, 4):le_uint()
+  local name = mux_kind_names[kind] or ("kind " .. kind)
+  if plen > ceiling then
+    len_item:add_proto_expert_info(ef.over_ceiling)
+    t:set_text("MuxRecord " .. name .. " (payload_len over the frame ceiling)")
+    return "Mux " .. name .. " over ceiling"
+  end
+  t:add(pf.mux_tag, tvb(17, 8))
+  local summary = "Mux " .. name
+  if kind == 1 then summary = summary .. string.format(" r=%d", tvb(9, 4):le_uint()) end
+  if mux_kind_names[kind] == nil then kind_item:add_proto_expert_info(ef.unknown_kind, "Unknown mux record kind " .. kind) end
+  if plen > 0 then
+    local payload = tvb(MUX_HEADER_LEN, plen)
+    t:add(pf.mux_payload, payload)
+    local inner
+    if kind == 2 then
+      inner = dissect_relay_control(payload:tvb(), t)
+    else
+      inner = dissect_body(payload:tvb(), t)
+    end
+    if inner ~= nil then summary = summary .. ": " .. inner end
+  end
+  t:set_text("MuxRecord: " .. summary:sub(5))
+  return summary
+end
+
+local function dissect_handshake(tvb, tree, m)
+  local t = tree:add(relaylab, tvb(), "Handshake")
+  t:add(pf.unit, "handshake"):set_generated()
+  t:add_le(pf.hs_magic, tvb(0, 4))
+  t:add_le(pf.hs_version, tvb(4, 4))
+  local v = tvb(4, 4):le_uint()
+  local summary
+  if m == HS_DATA or m == HS_CONTROL then
+    t:add_le(pf.hs_rank, tvb(8, 4))
+    t:add_le(pf.hs_world_size, tvb(12, 4))
+    summary = string.format("%s v%d rank %d/%d", handshake_names[m], v, tvb(8, 4):le_uint(), tvb(12, 4):le_uint())
+    if m == HS_CONTROL then
+      if tvb:len() == 56 then
+        t:add(pf.hs_model_sig, tvb(16, 32))
+        t:add(pf.hs_tag, tvb(48, 8))
+      else
+        t:add(pf.hs_tag, tvb(16, 8))
+      end
+    end
+  else
+    summary = string.format("%s v%d", handshake_names[m], v)
+    if m == HS_CONTROL_ACK then t:add(pf.hs_tag, tvb(8, 8)) end
+  end
+  t:set_text("Handshake: " .. summary)
+  return summary
+end
+
+local function dissect_lenframe(tvb, tree)
+  local t = tree:add(relaylab, tvb(), "Len-framed blob")
+  t:add(pf.unit, "lenframe"):set_generated()
+  t:add_le(pf.len_length, tvb(0, 4))
+  local len = tvb(0, 4):le_uint()
+  local summary = string.format("LenFrame %d", len)
+  if len > 0 then
+    local blob = tvb(4, len)
+    t:add(pf.len_blob, blob)
+    local inner = dissect_body(blob:tvb(), t)
+    if inner ~= nil then summary = summary .. ": " .. inner end
+  end
+  t:set_text(summary)
+  return summary
+end
+
+-- The length of the unit starting at off, from its first bytes.
+-- Returns len, or nil when more bytes are needed to know, or -1 for a
+-- hostile or unknown header (decode what is there, do not desegment).
+local function unit_length(tvb, off)
+  local avail = tvb:len() - off
+  if avail < 4 then return nil end
+  local m = tvb(off, 4):le_uint()
+  local ceiling = relaylab.prefs.ceiling
+  if m >= CHANNEL_RENDEZVOUS and m <= CHANNEL_JOIN then return 4 end
+  if m == HS_DATA or m == HS_CONTROL_ACK then return 16 end
+  if m == HS_DATA_ACK then return 8 end
+  if m == HS_CONTROL then
+    if avail < 8 then return nil end
+    if tvb(off + 4, 4):le_uint() >= 4 then return 56 end
+    return 24
+  end
+  if m == MUX_MAGIC then
+    if avail < 17 then return nil end
+    local plen = tvb(off + 13, 4):le_uint()
+    if plen > ceiling then return -1 end
+    return MUX_HEADER_LEN + plen
+  end
+  if looks_like_magic(m) or m > ceiling then return -1 end
+  return 4 + m
+end
+
+local function dissect_unit(tvb, tree, pinfo)
+  local m = tvb(0, 4):le_uint()
+  if m >= CHANNEL_RENDEZVOUS and m <= CHANNEL_JOIN then
+    local t = tree:add(relaylab, tvb(0, 4), "Channel select")
+    t:add(pf.unit, "channelMagic"):set_generated()
+    t:add_le(pf.channel_magic, tvb(0, 4))
+    t:add(pf.channel, channel_names[m]):set_generated()
+    t:set_text("Channel select: " .. channel_names[m])
+    return channel_names[m] .. " channel magic"
+  end
+  if handshake_names[m] ~= nil then return dissect_handshake(tvb, tree, m) end
+  if m == MUX_MAGIC then return dissect_mux(tvb, tree, relaylab.prefs.ceiling) end
+  if looks_like_magic(m) then
+    local t = tree:add(relaylab, tvb(), "Unknown unit")
+    t:add_le(pf.mux_magic, tvb(0, 4)):add_proto_expert_info(ef.bad_magic)
+    return string.format("bad magic 0x%08x", m)
+  end
+  if m > relaylab.prefs.ceiling then
+    local t = tree:add(relaylab, tvb(), "Len-framed blob")
+    t:add(pf.unit, "lenframe"):set_generated()
+    t:add_le(pf.len_length, tvb(0, 4)):add_proto_expert_info(ef.over_ceiling)
+    return string.format("LenFrame %d over ceiling", m)
+  end
+  return dissect_lenframe(tvb, tree)
+end
+
+-- What the first bytes of a unit captured short say it is.
+local function short_summary(tvb)
+  local n = tvb:len()
+  if n >= 9 and tvb(0, 4):le_uint() == MUX_MAGIC then
+    local kind = tvb(8, 1):uint()
+    return "Mux " .. (mux_kind_names[kind] or ("kind " .. kind)) .. " (captured short)"
+  end
+  if n >= 4 then
+    local m = tvb(0, 4):le_uint()
+    if not looks_like_magic(m) then return string.format("LenFrame %d (captured short)", m) end
+  end
+  return "(captured short)"
+end
+
+-- Decodes one unit; a unit whose bytes end early (captured short, or a
+-- hostile header) is decoded as far as it goes, with a note.
+local function decode_one(tvb, tree, pinfo, short)
+  local ok, summary = pcall(dissect_unit, tvb, tree, pinfo)
+  if not ok then
+    if short then
+      tree:add(relaylab, tvb(), "Unit captured short"):add_proto_expert_info(ef.short)
+      return short_summary(tvb)
+    end
+    tree:add_proto_expert_info(ef.length_mismatch, "Malformed: " .. tostring(summary))
+    return "(malformed)"
+  end
+  return summary
+end
+
+function relaylab.dissector(tvb, pinfo, tree)
+  local total = tvb:len()
+  local cut = total < tvb:reported_len()
+  local off = 0
+  local summaries = {}
+  while off < total do
+    local need = unit_length(tvb, off)
+    if need == nil then
+      if cut then
+        summaries[#summaries + 1] = decode_one(tvb(off):tvb(), tree, pinfo, true)
+        off = total
+        break
+      end
+      pinfo.desegment_offset = off
+      pinfo.desegment_len = DESEGMENT_ONE_MORE_SEGMENT
+      break
+    end
+    if need == -1 then
+      summaries[#summaries + 1] = decode_one(tvb(off):tvb(), tree, pinfo, true)
+      off = total
+      break
+    end
+    if off + need > total then
+      if cut then
+        summaries[#summaries + 1] = decode_one(tvb(off):tvb(), tree, pinfo, true)
+        off = total
+        break
+      end
+      pinfo.desegment_offset = off
+      pinfo.desegment_len = off + need - total
+      break
+    end
+    summaries[#summaries + 1] = decode_one(tvb(off, need):tvb(), tree, pinfo, false)
+    off = off + need
+  end
+  if #summaries > 0 then
+    pinfo.cols.protocol = "RELAYLAB"
+    pinfo.cols.info = table.concat(summaries, "; ")
+  end
+  return total
+end
+
+-- Heuristic: a stream whose bytes start with a relay magic, or with a u32
+-- length followed by a RoundFrame or ControlFrame magic.
+local function heuristic(tvb, pinfo, tree)
+  if not relaylab.prefs.heuristic or tvb:len() < 4 then return false end
+  local m = tvb(0, 4):le_uint()
+  local match = is_stream_start(m)
+  if not match and tvb:len() >= 8 and m <= relaylab.prefs.ceiling then
+    local inner = tvb(4, 4):le_uint()
+    match = inner == ROUND_FRAME_MAGIC or inner == CONTROL_FRAME_MAGIC
+  end
+  if not match then return false end
+  pinfo.conversation = relaylab
+  relaylab.dissector(tvb, pinfo, tree)
+  return true
+end
+relaylab:register_heuristic("tcp", heuristic)
+
+local tcp_port = DissectorTable.get("tcp.port")
+tcp_port:add_for_decode_as(relaylab)
+local bound_ports = ""
+function relaylab.prefs_changed()
+  local ports = tostring(relaylab.prefs.ports)
+  if ports == bound_ports then return end
+  if bound_ports ~= "" then tcp_port:remove(bound_ports, relaylab) end
+  if ports ~= "" then tcp_port:add(ports, relaylab) end
+  bound_ports = ports
+end
