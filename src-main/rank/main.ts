@@ -1,3 +1,42 @@
-// The rank process entry (bundled to out/node/rank.mjs). Not built yet.
-process.stderr.write('rank: not implemented yet\n');
-process.exitCode = 2;
+// The rank process entry (bundled to out/node/rank.mjs). A lab rank gets its
+// spec in RELAY_LAB_RANK_SPEC and reports to its parent over IPC. It never
+// outlives its parent: it exits when the IPC channel closes or its parent pid
+// changes (the parent also starts it under a kernel parent-death signal).
+import { parseRankSpec, RANK_SPEC_ENV, type RankToParent } from './spec';
+import { runRank } from './rank-runner';
+
+let finished = false;
+
+function watchParent(): void {
+  const ppid = process.ppid;
+  if (process.channel) process.on('disconnect', () => finished || process.exit(0));
+  const t = setInterval(() => {
+    if (process.ppid !== ppid) process.exit(0);
+  }, 500);
+  t.unref();
+}
+
+async function main(): Promise<void> {
+  const raw = process.env[RANK_SPEC_ENV];
+  if (!raw) {
+    process.stderr.write(`rank: ${RANK_SPEC_ENV} is not set (use \`relay-lab rank\` to run a rank by hand)\n`);
+    process.exitCode = 2;
+    return;
+  }
+  watchParent();
+  const spec = parseRankSpec(raw);
+  const send = (m: RankToParent) => {
+    if (spec.report === 'ipc' && process.send && process.connected) process.send(m);
+  };
+  const result = await runRank(spec, send);
+  if (spec.report === 'json') process.stdout.write(JSON.stringify(result) + '\n');
+  // Let the IPC channel flush before leaving.
+  finished = true;
+  if (process.connected) process.disconnect();
+  process.exitCode = result.verdict === 'ok' ? 0 : 1;
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`rank: ${(e as Error).message}\n`);
+  process.exit(1);
+});

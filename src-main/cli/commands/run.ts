@@ -1,10 +1,96 @@
+// relay-lab run: a whole topology headless (real controller, coordinator,
+// relays and rank processes on loopback) and its report (CLI.md 2).
+import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
+import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
+import { runHeadless } from '../../lab/headless';
+import type { Fault, FaultAction } from '../../lab/round-driver';
 import type { Command } from './types';
 
-// Not built yet: see the open issues.
+const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
+  [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
+  [--salt HEX] [--seed N] [--staleness-ms MS] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
+  [--kill-host H@ROUND] [--json]
+forward and direct are lab-only modes (flodl 0.7 has only fold).`;
+
+function faults(values: string[] | undefined, action: FaultAction, flag: string): Fault[] {
+  return (values ?? []).map((v) => {
+    const m = /^(\d+)@(\d+)$/.exec(v.trim());
+    if (!m) throw new UsageError(`--${flag} must look like R@ROUND, got '${v}'`);
+    return { action, target: Number(m[1]), round: Number(m[2]) };
+  });
+}
+
 export const runCommand: Command = {
-  summary: '(not implemented yet)',
-  async run() {
-    process.stderr.write('relay-lab run: not implemented yet\n');
-    return 2;
+  summary: 'run a whole topology headless and report bytes, rounds and the verdict',
+  async run(argv) {
+    const { values } = parseFlags(argv, {
+      hosts: { type: 'string' },
+      'ranks-per-host': { type: 'string' },
+      topology: { type: 'string' },
+      dtype: { type: 'string' },
+      rounds: { type: 'string' },
+      'model-bytes': { type: 'string' },
+      mode: { type: 'string' },
+      policy: { type: 'string' },
+      salt: { type: 'string' },
+      seed: { type: 'string' },
+      'staleness-ms': { type: 'string' },
+      'kill-rank': { type: 'string', multiple: true },
+      'pause-rank': { type: 'string', multiple: true },
+      'kill-host': { type: 'string', multiple: true },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    let ranksPerHost: number[];
+    if (values.topology !== undefined) {
+      if (values.hosts !== undefined || values['ranks-per-host'] !== undefined) throw new UsageError('--topology replaces --hosts and --ranks-per-host');
+      if (!/^\d+(,\d+)*$/.test(values.topology)) throw new UsageError(`--topology must be ranks per host like 4,2,1, got '${values.topology}'`);
+      ranksPerHost = values.topology.split(',').map(Number);
+    } else {
+      const hosts = intFlag(values.hosts, 'hosts', 2, 1);
+      const k = intFlag(values['ranks-per-host'], 'ranks-per-host', 4, 1);
+      ranksPerHost = Array.from({ length: hosts }, () => k);
+    }
+    if (ranksPerHost.some((k) => k < 1)) throw new UsageError('every host needs at least one rank');
+    const world = ranksPerHost.reduce((a, b) => a + b, 0);
+    const config: TopologyConfig = {
+      ...DEFAULT_TOPOLOGY,
+      ranksPerHost,
+      dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
+      rounds: intFlag(values.rounds, 'rounds', 10, 1),
+      modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+      mode: choiceFlag(values.mode, 'mode', ['fold', 'forward', 'direct'] as const, 'fold'),
+      policy: choiceFlag(values.policy, 'policy', ['elastic', 'strict'] as const, 'elastic'),
+      seed: intFlag(values.seed, 'seed', 1),
+      stalenessMs: intFlag(values['staleness-ms'], 'staleness-ms', DEFAULT_TOPOLOGY.stalenessMs, 50),
+      roundIntervalMs: 0,
+      saltHex: values.salt,
+    };
+    if (config.modelBytes < 4) throw new UsageError('--model-bytes must be at least 4');
+    if (values.salt !== undefined && !/^\s*[0-9a-fA-F]{32}\s*$/.test(values.salt)) throw new UsageError('--salt must be 32 hex characters');
+    const schedule = [
+      ...faults(values['kill-rank'], 'kill-rank', 'kill-rank'),
+      ...faults(values['pause-rank'], 'pause-rank', 'pause-rank'),
+      ...faults(values['kill-host'], 'kill-host', 'kill-host'),
+    ];
+    for (const f of schedule) {
+      const limit = f.action === 'kill-host' ? ranksPerHost.length : world;
+      if (f.target >= limit) throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
+    }
+    if (config.mode !== 'fold') process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
+    const report = await runHeadless(config, { faults: schedule });
+    if (values.json) printJson(report);
+    else {
+      process.stdout.write(
+        `${report.mode}${report.labOnly ? ' (lab-only)' : ''}, ${report.hosts} hosts, ${world} ranks, ${report.modelBytes} B model: ` +
+          `${report.roundsCompleted}/${report.roundsRequested} rounds, uplink bytes per host ${report.uplinkBytesPerHost.join(', ')}, ` +
+          `dead [${report.dead.join(', ')}], verdict ${report.verdict} (${report.ended})\n`,
+      );
+    }
+    return report.verdict === 'ok' ? 0 : 1;
   },
 };

@@ -152,3 +152,7 @@ export async function loadTrace(source: AsyncIterable<Uint8Array | string>, opts
   const complete = events.length > 0 && events[events.length - 1]!.type === 'end';
   return { header, events, complete, truncatedTail };
 }
+
+export function loadTraceFile(path: string, opts?: ReadOptions): Promise<LoadedTrace> {
+  return loadTrace(createReadStream(path), opts);
+}

@@ -1,0 +1,227 @@
+// A whole miniature cluster on this machine: the controller and coordinator
+// on one loopback port (channel-magic dispatch), one relay per host (modes
+// fold and forward) and one OS process per rank. It owns every socket and
+// process it starts and tears them all down in stop(). Round pacing and
+// checking belong to the LabSession on top.
+import type net from 'node:net';
+import type { TopologyConfig } from '@shared/lab/topology';
+import { hostName, ranksOfHosts, worldSize } from '@shared/lab/topology';
+import { deriveFrameCeiling } from '@shared/wire/constants';
+import type { Mac } from '@shared/wire/mac';
+import { saltFromHex } from '@shared/wire/salt';
+import { nodeMac } from '../crypto/node-mac';
+import type { RankSpec, RankToParent } from '../rank/spec';
+import { closeServer, listen, serverPort } from './conn';
+import { Controller } from './controller';
+import { Coordinator } from './coordinator';
+import { DeadRanks } from './dead-ranks';
+import { PortMux } from './port-mux';
+import { RankProcess } from './rank-process';
+import { Relay, type RelayEvent } from './relay';
+import { modelLayout } from './synthetic';
+import { Tap, type TapOptions } from './tap';
+
+export interface ClusterConfig extends TopologyConfig {
+  saltHex: string;
+  /** Ranks that ship mass 0 (elided tensors) every round. */
+  idleRanks?: number[];
+  shapes?: number[][];
+  /** Heartbeat cadence of the ranks; default a quarter of the staleness, at most 500 ms. */
+  heartbeatMs?: number;
+  tap?: TapOptions;
+  /** Most consensus elements a rank reports per round to the checker. */
+  sampleMax?: number;
+}
+
+export interface ClusterHooks {
+  onRankMessage?: (rank: number, msg: RankToParent) => void;
+  onRankExit?: (rank: number, code: number | null, signal: NodeJS.Signals | null) => void;
+  onRelayEvent?: (host: number, e: RelayEvent) => void;
+  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export class Cluster {
+  readonly tap: Tap;
+  readonly dead: DeadRanks;
+  readonly mac: Mac;
+  readonly world: number;
+  readonly hostRanks: number[][];
+  readonly ceiling: number;
+  controller!: Controller;
+  coordinator!: Coordinator;
+  readonly relays: (Relay | null)[] = [];
+  readonly ranks: RankProcess[] = [];
+  private server!: net.Server;
+  private mux!: PortMux;
+  port = 0;
+  private stopped = false;
+
+  private constructor(
+    readonly config: ClusterConfig,
+    private readonly hooks: ClusterHooks,
+  ) {
+    this.tap = new Tap(config.tap);
+    this.world = worldSize(config.ranksPerHost);
+    this.hostRanks = ranksOfHosts(config.ranksPerHost);
+    this.dead = new DeadRanks(this.world);
+    this.mac = nodeMac(saltFromHex(config.saltHex));
+    this.ceiling = deriveFrameCeiling(modelLayout(config.modelBytes, config.shapes).numel * 4);
+  }
+
+  hostOf(rank: number): number {
+    return this.hostRanks.findIndex((rs) => rs.includes(rank));
+  }
+
+  static async start(config: ClusterConfig, hooks: ClusterHooks = {}): Promise<Cluster> {
+    const c = new Cluster(config, hooks);
+    try {
+      await c.boot();
+    } catch (e) {
+      await c.stop();
+      throw e;
+    }
+    return c;
+  }
+
+  private async boot(): Promise<void> {
+    const cfg = this.config;
+    const direct = cfg.mode === 'direct';
+    this.controller = new Controller({
+      worldSize: this.world,
+      mac: this.mac,
+      mode: cfg.mode,
+      policy: cfg.policy,
+      ceiling: this.ceiling,
+      dataVersion: cfg.dataVersion,
+      dead: this.dead,
+      tap: this.tap,
+      hostOfRank: (r) => this.hostOf(r),
+    });
+    this.coordinator = new Coordinator({
+      worldSize: this.world,
+      mac: this.mac,
+      controlVersion: cfg.controlVersion,
+      dead: this.dead,
+      stalenessMs: cfg.stalenessMs,
+      tap: this.tap,
+      direct,
+      hostOfRank: (r) => this.hostOf(r),
+    });
+    this.server = await listen('127.0.0.1', 0);
+    this.port = serverPort(this.server);
+    this.mux = new PortMux(this.server, {
+      handlers: { data: (conn, head) => this.controller.attach(conn, head), control: (conn, head) => this.coordinator.attach(conn, head) },
+      onDrop: (reason) => this.hooks.onLog?.('warn', `port ${this.port}: dropped a connection: ${reason}`),
+    });
+
+    const ready = Promise.all([
+      new Promise<void>((r) => this.controller.on((e) => e.type === 'ready' && r())),
+      new Promise<void>((r) => this.coordinator.on((e) => e.type === 'ready' && r())),
+    ]);
+
+    const ports: { data: number; control: number }[] = [];
+    for (let h = 0; h < this.hostRanks.length; h++) {
+      if (direct) {
+        this.relays.push(null);
+        ports.push({ data: this.port, control: this.port });
+        continue;
+      }
+      const relay = await Relay.listen({
+        host: h,
+        hostName: hostName(h),
+        ranks: this.hostRanks[h],
+        worldSize: this.world,
+        mac: this.mac,
+        mode: cfg.mode === 'forward' ? 'forward' : 'fold',
+        controllerAddress: '127.0.0.1',
+        controllerPort: this.port,
+        dataVersion: cfg.dataVersion,
+        controlVersion: cfg.controlVersion,
+        ceiling: this.ceiling,
+        tap: this.tap,
+        connectIntervalMs: 100,
+      });
+      relay.on((e) => this.hooks.onRelayEvent?.(h, e));
+      this.relays.push(relay);
+      ports.push({ data: relay.dataPort, control: relay.controlPort });
+      relay.start().catch((e: Error) => this.hooks.onLog?.('error', `relay ${hostName(h)}: ${e.message}`));
+    }
+
+    const idle = new Set(cfg.idleRanks ?? []);
+    const heartbeatMs = cfg.heartbeatMs ?? Math.max(20, Math.min(500, Math.floor(cfg.stalenessMs / 4)));
+    let earlyExit: ((e: Error) => void) | null = null;
+    const exitedEarly = new Promise<never>((_, reject) => (earlyExit = reject));
+    exitedEarly.catch(() => {});
+    for (let h = 0; h < this.hostRanks.length; h++) {
+      for (const rank of this.hostRanks[h]) {
+        const spec: RankSpec = {
+          rank,
+          worldSize: this.world,
+          saltHex: cfg.saltHex,
+          address: '127.0.0.1',
+          dataPort: ports[h].data,
+          controlPort: ports[h].control,
+          direct,
+          dataVersion: cfg.dataVersion,
+          controlVersion: cfg.controlVersion,
+          modelBytes: cfg.modelBytes,
+          shapes: cfg.shapes,
+          dtype: cfg.dtype,
+          seed: cfg.seed,
+          rounds: 0,
+          idle: idle.has(rank),
+          paced: true,
+          heartbeatMs,
+          report: 'ipc',
+          sampleMax: cfg.sampleMax ?? 4096,
+        };
+        const p = new RankProcess(spec, {
+          onMessage: (m) => this.hooks.onRankMessage?.(rank, m),
+          onExit: (code, signal) => {
+            if (!this.controller.ready) earlyExit?.(new Error(`rank ${rank} exited during start-up (code ${code}, signal ${signal})`));
+            this.hooks.onRankExit?.(rank, code, signal);
+          },
+          onStderr: (line) => this.hooks.onLog?.('warn', `rank ${rank}: ${line}`),
+        });
+        this.ranks[rank] = p;
+      }
+    }
+    await Promise.race([ready, exitedEarly]);
+  }
+
+  rank(r: number): RankProcess {
+    const p = this.ranks[r];
+    if (!p) throw new RangeError(`no rank ${r} (world size ${this.world})`);
+    return p;
+  }
+
+  /** Kill host: its relay's sockets are destroyed and its ranks killed (SIGKILL). */
+  killHost(h: number): void {
+    if (h < 0 || h >= this.hostRanks.length) throw new RangeError(`no host ${h}`);
+    this.relays[h]?.destroy();
+    for (const r of this.hostRanks[h]) this.ranks[r]?.signal('SIGKILL');
+  }
+
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /** Tears everything down; every rank process has exited when this resolves. */
+  async stop(graceMs = 1500): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    try {
+      if (this.coordinator?.ready) this.coordinator.broadcast({ type: 'Shutdown' });
+    } catch {
+      // best effort
+    }
+    const exits = Promise.all(this.ranks.filter(Boolean).map((p) => p.waitExit()));
+    await Promise.race([exits, new Promise((r) => setTimeout(r, graceMs))]);
+    await Promise.all(this.ranks.filter(Boolean).map((p) => p.kill()));
+    this.coordinator?.stop();
+    await this.controller?.stop('session stopped');
+    for (const r of this.relays) await r?.close();
+    this.mux?.destroyAll();
+    if (this.server) await closeServer(this.server);
+  }
+}

@@ -1,0 +1,165 @@
+// One TCP connection as the engine uses it: TCP_NODELAY, exact byte counting
+// in both directions, a single consumer of inbound bytes that can be handed
+// over from one protocol stage to the next without losing a chunk, and the
+// single bounded writer.
+import net from 'node:net';
+import type { Direction } from '@shared/lab/state';
+import { OutboundWriter } from './outbound';
+import { PendingBytes } from './tap';
+
+export type Consumer = (chunk: Uint8Array) => void;
+
+export interface ConnOptions {
+  /** Which way the bytes this end reads travel (a controller reads 'up'). */
+  readDir: Direction;
+  counter?: PendingBytes;
+  stallMs?: number;
+  onWriteError?: (err: Error) => void;
+}
+
+export class Conn {
+  readonly writer: OutboundWriter;
+  readonly counter: PendingBytes;
+  private consumer: Consumer | null = null;
+  private held: Uint8Array[] = [];
+  private closeListeners: ((hadError: boolean) => void)[] = [];
+  closed = false;
+
+  constructor(
+    readonly socket: net.Socket,
+    readonly opts: ConnOptions,
+  ) {
+    socket.setNoDelay(true);
+    this.counter = opts.counter ?? new PendingBytes();
+    const writeDir: Direction = opts.readDir === 'up' ? 'down' : 'up';
+    this.writer = new OutboundWriter(socket, {
+      onWritten: (n) => this.counter.add(writeDir, n),
+      onError: (e) => opts.onWriteError?.(e),
+      stallMs: opts.stallMs,
+    });
+    socket.on('data', (chunk: Buffer) => {
+      this.counter.add(opts.readDir, chunk.length);
+      if (this.consumer) this.consumer(chunk);
+      else this.held.push(chunk);
+    });
+    // Errors end in 'close'; they are reported there.
+    socket.on('error', () => {});
+    socket.on('close', (hadError) => {
+      this.closed = true;
+      for (const l of this.closeListeners) l(hadError);
+    });
+  }
+
+  /** Hands inbound bytes to `consumer`, first those that arrived while nobody consumed. */
+  setConsumer(consumer: Consumer | null): void {
+    this.consumer = consumer;
+    if (consumer && this.held.length > 0) {
+      const held = this.held;
+      this.held = [];
+      for (const c of held) {
+        if (this.consumer !== consumer) {
+          this.held.push(c);
+          continue;
+        }
+        consumer(c);
+      }
+    }
+  }
+
+  /** Puts bytes back in front of the inbound stream (a stage read past its end). */
+  unshift(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.consumer) this.consumer(bytes);
+    else this.held.unshift(bytes);
+  }
+
+  onClose(listener: (hadError: boolean) => void): void {
+    if (this.closed) queueMicrotask(() => listener(false));
+    else this.closeListeners.push(listener);
+  }
+
+  send(...parts: Uint8Array[]): boolean {
+    return this.writer.enqueue(parts);
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  pause(): void {
+    this.socket.pause();
+  }
+  resume(): void {
+    this.socket.resume();
+  }
+}
+
+/** Collects inbound bytes until a fixed number is available (magics, handshakes). */
+export class FixedBytes {
+  private parts: Uint8Array[] = [];
+  private have = 0;
+  constructor(readonly need: number) {}
+  /** Returns [the unit, the rest] once `need` bytes arrived, else null. */
+  push(chunk: Uint8Array): [Uint8Array, Uint8Array] | null {
+    this.parts.push(chunk);
+    this.have += chunk.length;
+    if (this.have < this.need) return null;
+    const all = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
+    this.parts = [];
+    return [all.subarray(0, this.need), all.subarray(this.need)];
+  }
+  get buffered(): number {
+    return this.have;
+  }
+}
+
+export function listen(host = '127.0.0.1', port = 0): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer({ noDelay: true });
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+export function serverPort(server: net.Server): number {
+  const a = server.address();
+  if (!a || typeof a === 'string') throw new Error('server is not listening on TCP');
+  return a.port;
+}
+
+export function closeServer(server: net.Server): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+export interface ConnectOptions {
+  attempts?: number;
+  intervalMs?: number;
+  isCancelled?: () => boolean;
+}
+
+/** connect_with_retry: 60 attempts x 500 ms by default (WIRE.md 4.2, 6.9). */
+export async function connectWithRetry(host: string, port: number, opts: ConnectOptions = {}): Promise<net.Socket> {
+  const attempts = opts.attempts ?? 60;
+  const interval = opts.intervalMs ?? 500;
+  let last: Error | null = null;
+  for (let i = 0; i < attempts; i++) {
+    if (opts.isCancelled?.()) throw new Error('connect cancelled');
+    try {
+      return await new Promise<net.Socket>((resolve, reject) => {
+        const s = net.connect({ host, port, noDelay: true });
+        s.once('connect', () => {
+          s.off('error', reject);
+          resolve(s);
+        });
+        s.once('error', reject);
+      });
+    } catch (e) {
+      last = e as Error;
+      await new Promise((r) => setTimeout(r, interval));
+    }
+  }
+  throw new Error(`could not connect to ${host}:${port} after ${attempts} attempts: ${last?.message}`);
+}

@@ -1,0 +1,147 @@
+// The single writer of one socket (WIRE.md 4.7): every record for the socket
+// goes through this queue, so records never interleave. The queue is bounded
+// (64 records, WIRE.md 6.5): a producer that finds it full waits for room,
+// which brings TCP backpressure back to whoever feeds it.
+import type { Socket } from 'node:net';
+import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
+
+export interface OutboundOptions {
+  bound?: number;
+  /** Bytes handed to the kernel (counted in the write callback). */
+  onWritten?: (n: number) => void;
+  /** The first write failure (later ones are not reported). */
+  onError?: (err: Error) => void;
+  /** A write that cannot drain for this long is a failure (the write-stall timeout). */
+  stallMs?: number;
+}
+
+export class WriterClosedError extends Error {
+  override readonly name = 'WriterClosedError';
+}
+
+export class OutboundWriter {
+  private readonly queue: Uint8Array[][] = [];
+  private readonly bound: number;
+  private draining = false;
+  private failed: Error | null = null;
+  private closed = false;
+  private roomWaiters: (() => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly opts: OutboundOptions = {},
+  ) {
+    this.bound = opts.bound ?? OUTBOUND_QUEUE_BOUND;
+    socket.on('error', (e) => this.fail(e));
+    socket.on('close', () => this.fail(new WriterClosedError('socket closed')));
+  }
+
+  get size(): number {
+    return this.queue.length;
+  }
+  get error(): Error | null {
+    return this.failed;
+  }
+  get full(): boolean {
+    return this.queue.length >= this.bound;
+  }
+
+  /**
+   * Queues one record; its parts go out as separate writes in order (one part
+   * for small records, header + payload for model-sized ones). Returns false
+   * when the queue has reached its bound: wait for `room()` before the next.
+   * A record for a failed socket is dropped (the failure was reported once).
+   */
+  enqueue(parts: Uint8Array[]): boolean {
+    if (this.failed || this.closed) return false;
+    this.queue.push(parts);
+    if (!this.draining) void this.drain();
+    return this.queue.length < this.bound;
+  }
+
+  /** Resolves when the queue is below its bound (or the writer failed). */
+  room(): Promise<void> {
+    if (this.queue.length < this.bound || this.failed) return Promise.resolve();
+    return new Promise((r) => this.roomWaiters.push(r));
+  }
+
+  /** Resolves when everything queued was handed to the socket (or the writer failed). */
+  idle(): Promise<void> {
+    if ((this.queue.length === 0 && !this.draining) || this.failed) return Promise.resolve();
+    return new Promise((r) => this.idleWaiters.push(r));
+  }
+
+  /** Drains what is queued, then half-closes the socket. */
+  async end(): Promise<void> {
+    await this.idle();
+    this.closed = true;
+    if (!this.failed && !this.socket.destroyed) this.socket.end();
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.queue.length > 0 && !this.failed) {
+        const parts = this.queue.shift()!;
+        this.wakeRoom();
+        for (const p of parts) {
+          if (this.failed) break;
+          const n = p.length;
+          const ok = this.socket.write(p, (err) => {
+            if (err) this.fail(err);
+            else this.opts.onWritten?.(n);
+          });
+          if (!ok) await this.waitDrain();
+        }
+      }
+    } finally {
+      this.draining = false;
+      this.wakeRoom();
+      if (this.queue.length === 0 || this.failed) {
+        const w = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const f of w) f();
+      }
+    }
+  }
+
+  private waitDrain(): Promise<void> {
+    return new Promise((resolve) => {
+      const stallMs = this.opts.stallMs;
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        if (timer) clearTimeout(timer);
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+      if (stallMs) {
+        timer = setTimeout(() => {
+          this.fail(new Error(`write stalled for ${stallMs} ms`));
+          done();
+        }, stallMs);
+      }
+    });
+  }
+
+  private wakeRoom(): void {
+    if (this.queue.length >= this.bound && !this.failed) return;
+    const w = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const f of w) f();
+  }
+
+  private fail(err: Error): void {
+    if (this.failed) return;
+    this.failed = err;
+    this.queue.length = 0;
+    this.opts.onError?.(err);
+    this.wakeRoom();
+    const w = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const f of w) f();
+  }
+}

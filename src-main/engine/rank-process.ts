@@ -1,0 +1,122 @@
+// Spawning and supervising rank processes. A rank is a real OS process
+// (process.execPath running the bundled out/node/rank.mjs). It must never
+// outlive the process that spawned it: it watches its IPC channel and its
+// parent pid, and on Linux it is also started under `setpriv --pdeathsig KILL`
+// so the kernel kills it when the parent dies, even when the rank is stopped
+// (SIGSTOP) and cannot watch anything itself.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
+
+const SETPRIV = '/usr/bin/setpriv';
+
+/** Finds out/node/rank.mjs from wherever this module runs (sources, the CLI bundle, Electron's main). */
+export function rankEntryPath(): string {
+  const override = process.env.RELAY_LAB_RANK_ENTRY;
+  if (override) return override;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 8; i++) {
+    const pkg = path.join(dir, 'package.json');
+    if (fs.existsSync(pkg)) {
+      try {
+        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'relay-lab') return path.join(dir, 'out', 'node', 'rank.mjs');
+      } catch {
+        // not ours, keep walking up
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) break;
+    dir = up;
+  }
+  throw new Error('cannot locate out/node/rank.mjs (run `npm run build:node`)');
+}
+
+export interface RankProcessEvents {
+  onMessage?: (msg: RankToParent) => void;
+  onExit?: (code: number | null, signal: NodeJS.Signals | null) => void;
+  onStderr?: (line: string) => void;
+}
+
+export class RankProcess {
+  readonly child: ChildProcess;
+  exited = false;
+  exitCode: number | null = null;
+  exitSignal: NodeJS.Signals | null = null;
+  private readonly exitWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly spec: RankSpec,
+    events: RankProcessEvents = {},
+  ) {
+    const entry = rankEntryPath();
+    const env: NodeJS.ProcessEnv = { ...process.env, [RANK_SPEC_ENV]: JSON.stringify(spec) };
+    // A rank does no TLS: loading extra CA certificates only slows its start.
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.NODE_OPTIONS;
+    // Inside Electron, process.execPath is the Electron binary: run it as plain Node.
+    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+    const usePdeath = process.platform === 'linux' && fs.existsSync(SETPRIV);
+    const cmd = usePdeath ? SETPRIV : process.execPath;
+    const args = usePdeath ? ['--pdeathsig', 'KILL', '--', process.execPath, entry] : [entry];
+    this.child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
+    this.child.on('message', (m) => events.onMessage?.(m as RankToParent));
+    this.child.on('error', (e) => events.onStderr?.(`spawn failed: ${e.message}`));
+    let buf = '';
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (s: string) => {
+      buf += s;
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        events.onStderr?.(buf.slice(0, i));
+        buf = buf.slice(i + 1);
+      }
+    });
+    this.child.on('exit', (code, signal) => {
+      this.exited = true;
+      this.exitCode = code;
+      this.exitSignal = signal;
+      for (const w of this.exitWaiters.splice(0)) w();
+      events.onExit?.(code, signal);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  signal(sig: NodeJS.Signals): boolean {
+    if (this.exited) return false;
+    try {
+      return this.child.kill(sig);
+    } catch {
+      return false;
+    }
+  }
+
+  send(msg: unknown): void {
+    if (!this.exited && this.child.connected) this.child.send(msg as never);
+  }
+
+  waitExit(): Promise<void> {
+    if (this.exited) return Promise.resolve();
+    return new Promise((r) => this.exitWaiters.push(r));
+  }
+
+  /** SIGKILL (works on a stopped process too) and wait for the exit. */
+  async kill(): Promise<void> {
+    this.signal('SIGKILL');
+    await this.waitExit();
+  }
+}
+
+/** True while a process with this pid exists (zombies included, as `kill -0` sees them). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

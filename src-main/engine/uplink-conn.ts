@@ -1,0 +1,34 @@
+// Shared plumbing for the controller's and the coordinator's accepted
+// connections: the link on the tap (known only after Hello or the rank's
+// handshake names the peer), units recorded before that are held and
+// flushed onto the link when it is bound.
+import type { Channel as LinkChannel } from '@shared/lab/state';
+import type { Conn } from './conn';
+import type { Tap, TapLink, UnitInput } from './tap';
+
+export class UplinkUnits {
+  link: TapLink | null = null;
+  private held: Omit<UnitInput, 'link'>[] = [];
+  constructor(private readonly tap: Tap | undefined) {}
+
+  record(u: Omit<UnitInput, 'link'>): void {
+    if (!this.tap) return;
+    if (this.link) this.tap.unit({ ...u, link: this.link });
+    else this.held.push(u);
+  }
+
+  /** Names the connection: its bytes and held units land on the link. */
+  bind(conn: Conn, id: string, from: string, channel: LinkChannel, host: number, rank?: number): void {
+    if (!this.tap || this.link) return;
+    const link = this.tap.link({ id, from, to: 'controller', channel, kind: 'uplink', host, rank });
+    this.link = link;
+    if (!conn.counter.bound) conn.counter.bind(link);
+    for (const u of this.held.splice(0)) this.tap.unit({ ...u, link });
+  }
+}
+
+/** h3 -> 3; any other host name gets the fallback. */
+export function hostIndexOf(name: string, fallback: number): number {
+  const m = /^h(\d+)$/.exec(name);
+  return m ? Number(m[1]) : fallback;
+}

@@ -1,0 +1,26 @@
+// compareModes: the same workload in fold, forward and direct, so the uplink
+// byte savings of the relay's fold are measured, not assumed.
+import type { CompareRow } from '@shared/lab/contract';
+import { LAB_ONLY_MODES, type TopologyConfig, type UplinkMode } from '@shared/lab/topology';
+import { runHeadless } from './headless';
+
+export async function compareModes(base: TopologyConfig, rounds: number): Promise<CompareRow[]> {
+  const modes: UplinkMode[] = ['fold', 'forward', 'direct'];
+  const out: { mode: UplinkMode; perHost: number[]; ms: number }[] = [];
+  for (const mode of modes) {
+    const rep = await runHeadless({ ...base, mode, rounds, roundIntervalMs: 0, saltHex: undefined }, { snapLen: 0 });
+    const n = Math.max(1, rep.rounds.length);
+    const perHost = rep.roundBytesPerHost.map((b) => b / n);
+    out.push({ mode, perHost, ms: rep.rounds.reduce((a, r) => a + r.durationMs, 0) / n });
+  }
+  const direct = out.find((o) => o.mode === 'direct')!;
+  return out.map((o) => ({
+    mode: o.mode,
+    labOnly: LAB_ONLY_MODES.has(o.mode),
+    rounds,
+    uplinkBytesPerHostPerRound: o.perHost,
+    ratioToDirect: o.perHost.map((b, h) => (direct.perHost[h] ? b / direct.perHost[h] : 0)),
+    theoryRatio: base.ranksPerHost.map((k) => (o.mode === 'fold' ? 1 / k : 1)),
+    msPerRound: o.ms,
+  }));
+}

@@ -1,0 +1,256 @@
+// Paces rounds through the real control channel (the coordinator sends
+// SyncNow to every live rank; lab ranks wait for it), waits for each round's
+// consensus to reach every surviving rank, and checks it: the accepted ranks
+// come from the relays' folds (or the controller in forward/direct mode), the
+// expected average is recomputed independently by the checker.
+import type { RankState } from '@shared/lab/state';
+import type { Finding, RoundReport } from '@shared/lab/records';
+import type { Cluster } from '../engine/cluster';
+import type { ControllerEvent } from '../engine/controller';
+import type { RelayEvent } from '../engine/relay';
+import { dtypeCode } from '../engine/synthetic';
+import type { RankToParent } from '../rank/spec';
+import { checkAdoption, type CheckResult } from './checker';
+
+export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host';
+export interface Fault {
+  action: FaultAction;
+  target: number;
+  round: number;
+}
+
+type Adopted = Extract<RankToParent, { type: 'adopted' }>;
+
+export interface DriverEvents {
+  round(report: RoundReport): void;
+  finding(f: Omit<Finding, 'id' | 't'>): void;
+  rankState(rank: number, state: RankState): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+}
+
+export class RoundDriver {
+  round = 0;
+  roundsCompleted = 0;
+  readonly reports: RoundReport[] = [];
+  readonly rankStates: RankState[];
+  readonly rankRounds: number[];
+  paused = false;
+  intervalMs: number;
+  ended: { reason: string; error: boolean } | null = null;
+  private steps = 0;
+  private readonly adopted = new Map<number, Map<number, Adopted>>();
+  private readonly folded: Map<number, number[]>[] = [];
+  private readonly controllerRounds = new Map<number, Extract<ControllerEvent, { type: 'round' }>>();
+  private notify: (() => void) | null = null;
+  private stopRequested = false;
+  readonly faults: Fault[] = [];
+
+  constructor(
+    private readonly cluster: Cluster,
+    private readonly events: DriverEvents,
+    private readonly stallMs = 1000,
+  ) {
+    this.intervalMs = cluster.config.roundIntervalMs;
+    this.rankStates = Array.from({ length: cluster.world }, () => 'starting' as RankState);
+    this.rankRounds = new Array<number>(cluster.world).fill(0);
+    for (let h = 0; h < cluster.hostRanks.length; h++) this.folded.push(new Map());
+    cluster.controller.on((e) => this.onController(e));
+    cluster.coordinator.on((e) => {
+      if (e.type === 'stale') this.events.finding({ severity: 'warn', kind: 'dead', message: `rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms`, ranks: [e.rank] });
+      if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `coordinator: ${e.message}` });
+      this.kick();
+    });
+    cluster.dead.onDeath((rank, cause) => {
+      this.setState(rank, 'dead');
+      if (cause !== 'stale' && !cluster.stopping) this.events.finding({ severity: 'warn', kind: 'dead', message: `rank ${rank} declared dead (${cause})`, ranks: [rank] });
+      this.kick();
+    });
+  }
+
+  // ---- inputs from the cluster ----
+
+  onRankMessage(rank: number, m: RankToParent): void {
+    if (m.type === 'ready') this.setState(rank, 'alive');
+    else if (m.type === 'adopted') {
+      let byRank = this.adopted.get(m.round);
+      if (!byRank) this.adopted.set(m.round, (byRank = new Map()));
+      byRank.set(rank, m);
+      this.rankRounds[rank] = m.round + 1;
+    } else if (m.type === 'error' && !this.cluster.stopping) this.events.log('warn', `rank ${rank}: ${m.message}`);
+    this.kick();
+  }
+
+  onRankExit(rank: number, code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.rankStates[rank] !== 'dead') this.setState(rank, this.cluster.dead.isDead(rank) || signal === 'SIGKILL' ? 'dead' : 'exited');
+    if (!this.cluster.stopping) {
+      this.events.finding({ severity: signal ? 'warn' : 'info', kind: 'exit', message: `rank ${rank} process exited (${signal ?? `code ${code}`})`, ranks: [rank] });
+    }
+    this.kick();
+  }
+
+  onRelayEvent(host: number, e: RelayEvent): void {
+    if (e.type === 'folded') this.folded[host].set(e.round, e.depositors);
+    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `relay h${host} (${e.channel}): ${e.message}`, ranks: e.rank !== undefined ? [e.rank] : undefined });
+    if (e.type === 'dropped') this.events.finding({ severity: 'info', kind: 'rejected', message: `relay h${host}: frame of rank ${e.rank} dropped: ${e.reason}`, ranks: [e.rank] });
+    this.kick();
+  }
+
+  private onController(e: ControllerEvent): void {
+    if (e.type === 'round') this.controllerRounds.set(e.round, e);
+    if (e.type === 'shutdown') this.ended ??= { reason: e.reason, error: !!e.error };
+    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `controller: ${e.message}` });
+    this.kick();
+  }
+
+  setState(rank: number, s: RankState): void {
+    if (this.rankStates[rank] === s) return;
+    if (this.rankStates[rank] === 'dead' && s !== 'dead') return;
+    this.rankStates[rank] = s;
+    this.events.rankState(rank, s);
+  }
+
+  // ---- pacing ----
+
+  private kick(): void {
+    const n = this.notify;
+    this.notify = null;
+    n?.();
+  }
+
+  private wait(ms?: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = ms === undefined ? null : setTimeout(() => this.kick(), ms);
+      this.notify = () => {
+        if (t) clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+    this.kick();
+  }
+  step(): void {
+    this.steps++;
+    this.kick();
+  }
+  stop(): void {
+    this.stopRequested = true;
+    this.kick();
+  }
+
+  private isLive(rank: number): boolean {
+    const s = this.rankStates[rank];
+    return !this.cluster.dead.isDead(rank) && s !== 'dead' && s !== 'exited' && !this.cluster.ranks[rank]?.exited;
+  }
+
+  /** Runs rounds until `maxRounds` (0 = forever), a stop, or the reduce ends. */
+  async run(maxRounds: number): Promise<void> {
+    while (!this.stopRequested && !this.ended && (maxRounds === 0 || this.round < maxRounds)) {
+      while (this.paused && this.steps === 0 && !this.stopRequested) await this.wait();
+      if (this.stopRequested) break;
+      if (this.steps > 0) this.steps--;
+      await this.runRound(this.round);
+      if (this.ended) break;
+      this.round++;
+      if (this.intervalMs > 0 && !this.stopRequested) await this.sleep(this.intervalMs);
+    }
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    while (!this.stopRequested && performance.now() < until) await this.wait(until - performance.now());
+  }
+
+  private applyFaults(round: number): void {
+    for (const f of this.faults.filter((x) => x.round === round)) {
+      this.events.finding({ severity: 'info', kind: 'fault', message: `fault: ${f.action} ${f.target} at round ${round}`, ranks: f.action === 'kill-host' ? this.cluster.hostRanks[f.target] : [f.target] });
+      if (f.action === 'kill-rank') this.cluster.rank(f.target).signal('SIGKILL');
+      else if (f.action === 'pause-rank') {
+        this.cluster.rank(f.target).signal('SIGSTOP');
+        this.setState(f.target, 'paused');
+      } else this.cluster.killHost(f.target);
+    }
+  }
+
+  private async runRound(r: number): Promise<void> {
+    const t0 = performance.now();
+    const upBefore = this.uplinkUp();
+    const live = this.cluster.hostRanks.flat().filter((x) => this.isLive(x));
+    this.cluster.coordinator.broadcast({ type: 'SyncNow' }, live);
+    this.applyFaults(r);
+    let stallReported = false;
+    for (;;) {
+      if (this.stopRequested || this.ended) return;
+      const done = this.controllerRounds.get(r);
+      const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
+      if (done && waiting.length === 0) break;
+      const elapsed = performance.now() - t0;
+      if (!stallReported && elapsed >= this.stallMs) {
+        stallReported = true;
+        const barrier = this.waitingFor();
+        this.events.finding({
+          severity: 'warn',
+          kind: 'stalled',
+          message: `round ${r} barrier has waited ${Math.round(elapsed)} ms for rank(s) [${barrier.length ? barrier : waiting}]`,
+          ranks: barrier.length ? barrier : waiting,
+        });
+      }
+      await this.wait(stallReported ? 500 : Math.max(1, this.stallMs - elapsed));
+    }
+    this.finishRound(r, t0, upBefore);
+  }
+
+  /** Ranks the fold barriers are waiting for right now. */
+  waitingFor(): number[] {
+    const out: number[] = [];
+    for (const relay of this.cluster.relays) if (relay) out.push(...relay.waitingFor());
+    if (this.cluster.config.mode !== 'fold') out.push(...this.cluster.controller.waitingFor());
+    return [...new Set(out)].sort((a, b) => a - b);
+  }
+
+  private finishRound(r: number, t0: number, upBefore: number[]): void {
+    const c = this.controllerRounds.get(r)!;
+    const accepted = c.ranks ?? c.hosts.flatMap((h) => this.folded[h]?.get(r) ?? []);
+    accepted.sort((a, b) => a - b);
+    const idle = new Set(this.cluster.config.idleRanks ?? []);
+    const contributions = accepted.map((rank) => ({ rank, idle: idle.has(rank) }));
+    const dtype = dtypeCode(this.cluster.config.dtype);
+    let verdict: RoundReport['verdict'] = 'unchecked';
+    let maxRel = 0;
+    const results: [number, CheckResult][] = [];
+    for (const [rank, a] of this.adopted.get(r) ?? []) {
+      const res = checkAdoption({ seed: this.cluster.config.seed, round: r, dtype, accepted: contributions, adopted: { weight: a.weight, indices: a.indices, values: a.values } });
+      results.push([rank, res]);
+      maxRel = Math.max(maxRel, res.maxRelError);
+    }
+    if (results.length > 0) verdict = results.every(([, x]) => x.verdict === 'ok') ? 'ok' : 'mismatch';
+    for (const [rank, res] of results) {
+      if (res.verdict !== 'ok') this.events.finding({ severity: 'error', kind: 'mismatch', message: `round ${r}, rank ${rank}: ${res.message}`, ranks: [rank] });
+    }
+    this.adopted.delete(r);
+    const upAfter = this.uplinkUp();
+    const report: RoundReport = {
+      round: r,
+      accepted,
+      verdict,
+      maxRelError: maxRel,
+      durationMs: performance.now() - t0,
+      uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),
+    };
+    this.reports.push(report);
+    if (results.length > 0) this.roundsCompleted++;
+    this.events.round(report);
+  }
+
+  /** bytesUp summed over each host's links to the controller (both channels). */
+  uplinkUp(): number[] {
+    const out = new Array<number>(this.cluster.hostRanks.length).fill(0);
+    for (const l of this.cluster.tap.linkViews()) if (l.kind === 'uplink' && l.host >= 0 && l.host < out.length) out[l.host] += l.bytesUp;
+    return out;
+  }
+}

@@ -1,0 +1,31 @@
+// TraceLink endpoints: the engine supplies each socket's real addresses and
+// ports; when it cannot (an older session, a test), deterministic stand-ins
+// keep the export valid and are marked as such.
+import type { LinkView } from '@shared/lab/state';
+import type { TraceLink } from './format';
+
+export interface Endpoints {
+  clientAddr: string;
+  clientPort: number;
+  serverAddr: string;
+  serverPort: number;
+}
+
+export function traceLink(view: Pick<LinkView, 'id' | 'from' | 'to' | 'channel' | 'kind' | 'host' | 'rank'>, ends: Endpoints): TraceLink {
+  const link: TraceLink = { id: view.id, channel: view.channel, kind: view.kind, from: view.from, to: view.to, host: view.host, ...ends };
+  if (view.rank !== undefined) link.rank = view.rank;
+  return link;
+}
+
+/**
+ * Made-up endpoints on 127.0.0.1: uplinks go to the controller port, each
+ * host's relay listens on port + 4 (data) and + 5 (control) shifted by
+ * 10 per host (the lab runs every host on one machine), clients get
+ * 40000 + their index. Marked syntheticEndpoints.
+ */
+export function syntheticTraceLinks(views: readonly LinkView[], controllerPort = 1337): TraceLink[] {
+  return views.map((v, i) => {
+    const serverPort = v.kind === 'uplink' ? controllerPort : controllerPort + (v.channel === 'data' ? 4 : 5) + 10 * Math.max(0, v.host);
+    return { ...traceLink(v, { clientAddr: '127.0.0.1', clientPort: 40000 + i, serverAddr: '127.0.0.1', serverPort }), syntheticEndpoints: true };
+  });
+}

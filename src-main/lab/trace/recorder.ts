@@ -1,0 +1,92 @@
+// Records a running session into a trace: every tap record with its
+// captured bytes, the session's round reports, findings, logs and link
+// counters, and the commands that changed the topology (kill, pause, ...).
+// It listens to the tap itself, not to the window's batches, which may drop
+// records under load.
+import type { LabBatch, LabCommand, LabEvent } from '@shared/lab/contract';
+import type { UnitRecord } from '@shared/lab/records';
+import type { LifecycleAction, LifecycleEvent } from './format';
+import type { TraceWriter } from './ndjson';
+
+/** What the recorder needs of the engine's Tap (src-main/engine/tap.ts). */
+export interface TapSource {
+  onRecord(listener: (r: UnitRecord) => void): () => void;
+  bytesOf(seq: number): { bytes: Uint8Array } | undefined;
+}
+
+const COMMAND_ACTIONS: Partial<Record<LabCommand['type'], LifecycleAction>> = {
+  start: 'start',
+  stop: 'stop',
+  killRank: 'killRank',
+  pauseRank: 'pauseRank',
+  resumeRank: 'resumeRank',
+  killHost: 'killHost',
+  pauseRounds: 'pauseRounds',
+  resumeRounds: 'resumeRounds',
+};
+
+export class TraceRecorder {
+  private readonly detach: (() => void)[] = [];
+
+  /** `now` = the session clock (ms since the tap's t0), for events that carry no time of their own. */
+  constructor(
+    private readonly writer: TraceWriter,
+    private readonly now: () => number,
+  ) {}
+
+  /** Records every unit the tap sees from now on. */
+  attachTap(tap: TapSource): this {
+    this.detach.push(tap.onRecord((r) => this.record(r, tap.bytesOf(r.seq)?.bytes)));
+    return this;
+  }
+
+  /** Records rounds, findings, logs and link counters from the session's batches. */
+  attachEvents(subscribe: (listener: (b: LabBatch) => void) => () => void): this {
+    this.detach.push(subscribe((b) => b.events.forEach((e) => this.labEvent(e))));
+    return this;
+  }
+
+  record(r: UnitRecord, bytes: Uint8Array | undefined): void {
+    // The bytes still held decide what was captured (the tap may have let them go).
+    const kept = (bytes ?? new Uint8Array(0)).subarray(0, r.length);
+    this.writer.write({ type: 'record', t: r.t, record: kept.length === r.captured ? r : { ...r, captured: kept.length }, bytes: kept });
+  }
+
+  labEvent(e: LabEvent): void {
+    switch (e.type) {
+      case 'round':
+        this.writer.write({ type: 'round', t: this.now(), report: e.report });
+        break;
+      case 'finding':
+        this.writer.write({ type: 'finding', t: e.finding.t, finding: e.finding });
+        break;
+      case 'log':
+        this.writer.write({ type: 'log', t: this.now(), level: e.level, message: e.message });
+        break;
+      case 'links':
+        this.writer.write({ type: 'links', t: this.now(), links: e.links });
+        break;
+      // records come from the tap; snapshots are derived state.
+    }
+  }
+
+  /** A command the session accepted; the ones that change the topology become lifecycle events. */
+  command(cmd: LabCommand): void {
+    const action = COMMAND_ACTIONS[cmd.type];
+    if (!action) return;
+    const ev: LifecycleEvent = { type: 'lifecycle', t: this.now(), action };
+    if ('rank' in cmd) ev.rank = cmd.rank;
+    if ('host' in cmd) ev.host = cmd.host;
+    this.writer.write(ev);
+  }
+
+  /** Faults, link closes and anything else the engine reports directly. */
+  lifecycle(ev: Omit<LifecycleEvent, 'type' | 't'> & { t?: number }): void {
+    this.writer.write({ ...ev, type: 'lifecycle', t: ev.t ?? this.now() });
+  }
+
+  async close(): Promise<void> {
+    for (const d of this.detach.splice(0)) d();
+    await this.writer.close(this.now());
+  }
+}

@@ -1,0 +1,157 @@
+// Offline inspection: a saved trace served through the same LabApi the
+// window uses for a live session, plus a time to scrub to. seek(t) sends the
+// window one batch: the snapshot as it was at t, then every record, round,
+// finding, log and link update up to t, so the same lists, inspector,
+// ladder and charts draw the past. Commands that would change a topology
+// answer OFFLINE.
+import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply } from '@shared/lab/contract';
+import type { UnitRecord } from '@shared/lab/records';
+import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
+import { hostName, ranksOfHosts } from '@shared/lab/topology';
+import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader } from './format';
+import { loadTraceFile, type LoadedTrace } from './ndjson';
+
+const RECORDS_PER_EVENT = 5000;
+
+export class TraceReplay implements LabApi {
+  private readonly events: TraceEvent[];
+  private readonly bySeq = new Map<number, RecordEvent>();
+  private readonly listeners = new Set<(b: LabBatch) => void>();
+  private position = 0;
+
+  constructor(private readonly trace: LoadedTrace) {
+    // Stable sort by time: events from different processes may be slightly out of order in the file.
+    this.events = trace.events.filter((e) => e.type !== 'end').sort((a, b) => a.t - b.t);
+    for (const e of this.events) if (e.type === 'record') this.bySeq.set(e.record.seq, e);
+  }
+
+  static async fromFile(path: string): Promise<TraceReplay> {
+    return new TraceReplay(await loadTraceFile(path));
+  }
+
+  get header(): TraceHeader {
+    return this.trace.header;
+  }
+  /** The last event's time: the end of the timeline. */
+  get duration(): number {
+    return this.events.length > 0 ? this.events[this.events.length - 1]!.t : 0;
+  }
+  get complete(): boolean {
+    return this.trace.complete;
+  }
+  get truncatedTail(): boolean {
+    return this.trace.truncatedTail;
+  }
+  get time(): number {
+    return this.position;
+  }
+
+  subscribe(listener: (batch: LabBatch) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async command(cmd: LabCommand): Promise<LabReply> {
+    if (cmd.type === 'snapshot') return { ok: true, snapshot: this.snapshotAt(this.position) };
+    if (cmd.type === 'getRecordBytes') {
+      const e = this.bySeq.get(cmd.seq);
+      if (!e) return { ok: false, error: 'NOT_FOUND', message: `record ${cmd.seq} is not in this trace` };
+      return { ok: true, bytes: { seq: cmd.seq, hex: Buffer.from(e.bytes).toString('hex'), length: e.record.length, captured: e.bytes.length, saltHex: this.header.saltHex } };
+    }
+    return { ok: false, error: 'OFFLINE', message: `'${cmd.type}' needs a running session; this is a saved trace` };
+  }
+
+  /** Moves the timeline to t and sends every front end the state at t. */
+  seek(t: number): LabBatch {
+    this.position = Math.max(0, Math.min(t, this.duration));
+    const batch = { events: [{ type: 'snapshot', snapshot: this.snapshotAt(this.position) } as LabEvent, ...this.labEventsUntil(this.position)] };
+    for (const l of this.listeners) l(batch);
+    return batch;
+  }
+
+  /** The window's events from the start up to time t, records grouped. */
+  labEventsUntil(t: number): LabEvent[] {
+    const out: LabEvent[] = [];
+    let records: UnitRecord[] = [];
+    const flushRecords = (): void => {
+      if (records.length > 0) out.push({ type: 'records', records, droppedBefore: 0 });
+      records = [];
+    };
+    for (const e of this.events) {
+      if (e.t > t) break;
+      if (e.type === 'record') {
+        records.push(e.record);
+        if (records.length >= RECORDS_PER_EVENT) flushRecords();
+        continue;
+      }
+      flushRecords();
+      if (e.type === 'round') out.push({ type: 'round', report: e.report });
+      else if (e.type === 'finding') out.push({ type: 'finding', finding: e.finding });
+      else if (e.type === 'log') out.push({ type: 'log', level: e.level, message: e.message });
+      else if (e.type === 'links') out.push({ type: 'links', links: e.links });
+    }
+    flushRecords();
+    return out;
+  }
+
+  /** Kills, pauses, faults and link closes up to t: the charts' coloured bands. */
+  lifecycleUntil(t: number): LifecycleEvent[] {
+    return this.events.filter((e): e is LifecycleEvent => e.type === 'lifecycle' && e.t <= t);
+  }
+
+  snapshotAt(t: number): SessionSnapshot {
+    const config = this.header.config;
+    const hostRanks = ranksOfHosts(config.ranksPerHost);
+    const states: RankState[] = hostRanks.flat().map(() => 'starting');
+    const hostDead = hostRanks.map(() => false);
+    let paused = false;
+    let roundsCompleted = 0;
+    let lastRound = -1;
+    let links: LinkView[] | null = null;
+    const counted = new Map<string, LinkView>();
+    for (const l of this.header.links) counted.set(l.id, { id: l.id, from: l.from, to: l.to, channel: l.channel, kind: l.kind, host: l.host, ...(l.rank !== undefined ? { rank: l.rank } : {}), bytesUp: 0, bytesDown: 0, units: 0 });
+    for (const e of this.events) {
+      if (e.t > t) break;
+      if (e.type === 'lifecycle') {
+        if (e.action === 'start') states.fill('alive');
+        else if (e.rank !== undefined && e.action === 'killRank') states[e.rank] = 'dead';
+        else if (e.rank !== undefined && e.action === 'pauseRank') states[e.rank] = 'paused';
+        else if (e.rank !== undefined && e.action === 'resumeRank') states[e.rank] = 'alive';
+        else if (e.host !== undefined && e.action === 'killHost') {
+          hostDead[e.host] = true;
+          for (const r of hostRanks[e.host] ?? []) states[r] = 'dead';
+        } else if (e.action === 'pauseRounds') paused = true;
+        else if (e.action === 'resumeRounds') paused = false;
+      } else if (e.type === 'finding' && (e.finding.kind === 'dead' || e.finding.kind === 'exit')) {
+        for (const r of e.finding.ranks ?? []) states[r] = e.finding.kind === 'dead' ? 'dead' : 'exited';
+      } else if (e.type === 'round') {
+        roundsCompleted += 1;
+        lastRound = Math.max(lastRound, e.report.round);
+      } else if (e.type === 'links') {
+        links = e.links;
+      } else if (e.type === 'record') {
+        const v = counted.get(e.record.link);
+        if (v) {
+          if (e.record.dir === 'up') v.bytesUp += e.record.length;
+          else v.bytesDown += e.record.length;
+          v.units += 1;
+        }
+      }
+    }
+    const hosts: HostView[] = hostRanks.map((ranks, h) => ({ host: h, name: hostName(h), ranks, state: hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead')) ? 'dead' : 'up' }));
+    const ranks: RankView[] = hostRanks.flatMap((rs, h) => rs.map((rank) => ({ rank, host: h, state: states[rank]!, roundsCompleted })));
+    return {
+      running: false,
+      config,
+      saltHex: this.header.saltHex,
+      hosts,
+      ranks,
+      // The counters the session wrote win; without any, the records' lengths add up the same bytes.
+      links: links ?? [...counted.values()],
+      round: lastRound + 1,
+      roundsCompleted,
+      roundsPaused: paused,
+      startedAt: this.header.startedAt,
+    };
+  }
+}

@@ -1,0 +1,101 @@
+// One of a rank's two sockets after its handshake: len-framed blobs in both
+// directions (WIRE.md 3.7). Inbound blobs are gathered and handed over whole
+// (a rank parses its reply within exactly the prefix's length).
+import type net from 'node:net';
+import { encodeLenPrefix } from '@shared/wire/len-frame';
+import { Conn, FixedBytes } from '../engine/conn';
+import { BodyBuffer, LenFrameSplitter } from '../engine/framing';
+
+export class RankLink {
+  readonly conn: Conn;
+  private blobs: Uint8Array[] = [];
+  private waiters: { resolve: (b: Uint8Array) => void; reject: (e: Error) => void }[] = [];
+  private failure: Error | null = null;
+  private onBlob: ((b: Uint8Array) => void) | null = null;
+
+  constructor(
+    socket: net.Socket,
+    private readonly ceiling: number,
+  ) {
+    this.conn = new Conn(socket, { readDir: 'down' });
+    this.conn.onClose(() => this.fail(new Error('peer closed the connection')));
+  }
+
+  /** Reads a fixed-size reply (the handshake ack), then switches to len-framed blobs. */
+  readFixed(n: number): Promise<Uint8Array> {
+    return new Promise((resolve, reject) => {
+      const fixed = new FixedBytes(n);
+      this.waiters.push({ resolve, reject });
+      this.conn.setConsumer((chunk) => {
+        const got = fixed.push(chunk);
+        if (!got) return;
+        const [unit, rest] = got;
+        this.startFramed();
+        this.waiters.shift()?.resolve(unit);
+        this.conn.unshift(rest);
+      });
+    });
+  }
+
+  private startFramed(): void {
+    let body: BodyBuffer | null = null;
+    const splitter = new LenFrameSplitter(this.ceiling, {
+      onStart: (len) => {
+        body = new BodyBuffer(len);
+      },
+      onChunk: (b) => body!.push(b),
+      onEnd: () => this.deliver(body!.bytes()),
+    });
+    this.conn.setConsumer((chunk) => {
+      try {
+        splitter.push(chunk);
+      } catch (e) {
+        this.fail(e as Error);
+        this.conn.destroy();
+      }
+    });
+  }
+
+  private deliver(blob: Uint8Array): void {
+    if (this.onBlob) this.onBlob(blob);
+    else if (this.waiters.length > 0) this.waiters.shift()!.resolve(blob);
+    else this.blobs.push(blob);
+  }
+
+  /** Every inbound blob goes to `fn` from now on (the control channel's reader). */
+  listen(fn: (b: Uint8Array) => void): void {
+    this.onBlob = fn;
+    for (const b of this.blobs.splice(0)) fn(b);
+  }
+
+  next(): Promise<Uint8Array> {
+    if (this.blobs.length > 0) return Promise.resolve(this.blobs.shift()!);
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** Writes the len prefix then the blob's parts (a streamed body). */
+  sendBlob(parts: Uint8Array[]): Promise<void> {
+    const len = parts.reduce((a, p) => a + p.length, 0);
+    this.conn.writer.enqueue([encodeLenPrefix(len, this.ceiling), ...parts]);
+    return this.conn.writer.room();
+  }
+
+  sendRaw(bytes: Uint8Array): void {
+    this.conn.writer.enqueue([bytes]);
+  }
+
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  private fail(e: Error): void {
+    if (this.failure) return;
+    this.failure = e;
+    for (const w of this.waiters.splice(0)) w.reject(e);
+  }
+
+  async close(): Promise<void> {
+    await this.conn.writer.end();
+  }
+}

@@ -1,0 +1,161 @@
+// A rank: data and control handshakes, heartbeats, and per round one
+// RoundFrame of deterministic synthetic tensors pre-scaled by its mass (elided
+// when the mass is 0); it reads the consensus and adopts it (WIRE.md 4.6).
+import { performance } from 'node:perf_hooks';
+import { nodeMac } from '../crypto/node-mac';
+import { connectWithRetry } from '../engine/conn';
+import { modelLayout, rankMass, fillValues, dtypeCode } from '../engine/synthetic';
+import { checkAdoption, sampleIndices } from '../lab/checker';
+import { encodeChannelMagic } from '@shared/wire/channel';
+import { CONTROL_ACK_LEN, DATA_ACK_LEN, ROUND_KIND_MODEL, deriveFrameCeiling } from '@shared/wire/constants';
+import { encodeControlFrame, decodeControlFrame, MSG_KIND_CONTROL, MSG_KIND_TIMING } from '@shared/wire/control-frame';
+import { decodeControlMsg, encodeTimingMsg, type TimingMsg } from '@shared/wire/control-msgs';
+import { decodeControlAck, decodeDataAck, encodeControlHandshake, encodeDataHandshake } from '@shared/wire/handshake';
+import { decodeRoundFrame, encodeRoundFrameChunks } from '@shared/wire/round-frame';
+import { saltFromHex } from '@shared/wire/salt';
+import { elidedTensor, tensorFromValues, tensorValues, type TensorEntry } from '@shared/wire/tensor';
+import { RankLink } from './rank-link';
+import type { RankSpec, RankToParent } from './spec';
+
+export interface RankRoundResult {
+  round: number;
+  weight: number;
+  verdict: 'ok' | 'mismatch' | 'unchecked';
+}
+
+export interface RankResult {
+  rank: number;
+  roundsCompleted: number;
+  rounds: RankRoundResult[];
+  verdict: 'ok' | 'mismatch' | 'error';
+  error?: string;
+}
+
+type Cmd = 'sync' | 'shutdown';
+
+export async function runRank(spec: RankSpec, report: (m: RankToParent) => void = () => {}): Promise<RankResult> {
+  const mac = nodeMac(saltFromHex(spec.saltHex));
+  const layout = modelLayout(spec.modelBytes, spec.shapes);
+  const ceiling = deriveFrameCeiling(layout.numel * 4);
+  const dtype = dtypeCode(spec.dtype);
+  const samples = sampleIndices(layout.numel, spec.sampleMax);
+  const result: RankResult = { rank: spec.rank, roundsCompleted: 0, rounds: [], verdict: 'ok' };
+  const connectOpts = { attempts: 150, intervalMs: 200 };
+
+  // Data channel first, then control (WIRE.md 4.2: the relay accepts both concurrently).
+  const data = new RankLink(await connectWithRetry(spec.address, spec.dataPort, connectOpts), ceiling);
+  if (spec.direct) data.sendRaw(encodeChannelMagic('data'));
+  data.sendRaw(encodeDataHandshake({ version: spec.dataVersion, rank: spec.rank, worldSize: spec.worldSize }));
+  decodeDataAck(await data.readFixed(DATA_ACK_LEN), { version: spec.dataVersion });
+
+  const control = new RankLink(await connectWithRetry(spec.address, spec.controlPort, connectOpts), 16 * 1024 * 1024 + 64);
+  if (spec.direct) control.sendRaw(encodeChannelMagic('control'));
+  control.sendRaw(encodeControlHandshake({ version: spec.controlVersion, rank: spec.rank, worldSize: spec.worldSize }, mac));
+  decodeControlAck(await control.readFixed(CONTROL_ACK_LEN), mac, { version: spec.controlVersion });
+
+  const sendTiming = (msg: TimingMsg) => {
+    const frame = encodeControlFrame({ version: spec.controlVersion, msgKind: MSG_KIND_TIMING, payload: encodeTimingMsg(msg) }, mac);
+    void control.sendBlob([frame]);
+  };
+
+  // Commands from the coordinator, queued so an early SyncNow is never lost.
+  const cmds: Cmd[] = [];
+  let cmdWaiter: ((c: Cmd) => void) | null = null;
+  const pushCmd = (c: Cmd) => {
+    if (cmdWaiter) {
+      const w = cmdWaiter;
+      cmdWaiter = null;
+      w(c);
+    } else cmds.push(c);
+  };
+  control.listen((blob) => {
+    try {
+      const f = decodeControlFrame(blob, mac, { version: spec.controlVersion });
+      if (f.msgKind !== MSG_KIND_CONTROL) return;
+      const m = decodeControlMsg(f.payload);
+      if (m.type === 'SyncNow') pushCmd('sync');
+      else if (m.type === 'Shutdown' || m.type === 'ShutdownWithSave') pushCmd('shutdown');
+    } catch (e) {
+      process.stderr.write(`rank ${spec.rank}: rejected control frame: ${(e as Error).message}\n`);
+    }
+  });
+  const nextCmd = (): Promise<Cmd> => {
+    if (cmds.length > 0) return Promise.resolve(cmds.shift()!);
+    if (control.failed) return Promise.resolve('shutdown');
+    return new Promise((r) => (cmdWaiter = r));
+  };
+  control.conn.onClose(() => pushCmd('shutdown'));
+
+  let step = 0;
+  const heartbeat = setInterval(() => sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: step }), spec.heartbeatMs);
+  sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: 0 });
+  report({ type: 'ready', rank: spec.rank, pid: process.pid });
+
+  try {
+    for (let round = 0; spec.rounds === 0 || round < spec.rounds; round++) {
+      if (spec.paced && (await nextCmd()) === 'shutdown') break;
+      const t0 = performance.now();
+      const mass = rankMass(spec.seed, spec.rank, round, spec.idle);
+      const tensors: TensorEntry[] = [];
+      let start = 0;
+      for (const dims of layout.shapes) {
+        const n = dims.reduce((a, b) => a * b, 1);
+        if (mass === 0) tensors.push(elidedTensor(dtype, dims));
+        else {
+          const v = new Float32Array(n);
+          fillValues(spec.seed, spec.rank, round, start, v);
+          for (let i = 0; i < n; i++) v[i] *= mass;
+          tensors.push(tensorFromValues(dtype, dims, v));
+        }
+        start += n;
+      }
+      await data.sendBlob(encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac));
+      const reply = decodeRoundFrame(await data.next(), mac, { ceiling });
+      step++;
+      // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
+      const values: number[] = [];
+      if (reply.weight > 0) {
+        const flat = reply.tensors.map((t) => tensorValues(t, ceiling));
+        const offsets: number[] = [];
+        let o = 0;
+        for (const f of flat) {
+          offsets.push(o);
+          o += f.length;
+        }
+        for (const idx of samples) {
+          let t = offsets.length - 1;
+          while (offsets[t] > idx) t--;
+          values.push(flat[t][idx - offsets[t]]);
+        }
+      }
+      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, indices: reply.weight > 0 ? samples : [], values, ms: performance.now() - t0 });
+      result.rounds.push({ round, weight: reply.weight, verdict: selfCheck(spec, round, dtype, reply.weight, samples, values) });
+      result.roundsCompleted++;
+      sendTiming({ type: 'SyncAck', rank: spec.rank, stepCount: step, divergence: null, postNorm: null, preNorm: null });
+    }
+    if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
+  } catch (e) {
+    result.verdict = 'error';
+    result.error = (e as Error).message;
+    report({ type: 'error', rank: spec.rank, message: (e as Error).message });
+  } finally {
+    clearInterval(heartbeat);
+    if (!control.failed) sendTiming({ type: 'Exiting', rank: spec.rank });
+    await Promise.race([Promise.all([control.close(), data.close()]), new Promise((r) => setTimeout(r, 1000))]);
+    control.conn.destroy();
+    data.conn.destroy();
+  }
+  report({ type: 'done', rank: spec.rank, roundsCompleted: result.roundsCompleted });
+  return result;
+}
+
+/**
+ * The standalone rank's own verdict (CLI.md 3): when the reply's mass is the
+ * whole world's, recompute the expected average from the generator.
+ */
+function selfCheck(spec: RankSpec, round: number, dtype: number, weight: number, indices: number[], values: number[]): RankRoundResult['verdict'] {
+  const all = Array.from({ length: spec.worldSize }, (_, r) => ({ rank: r }));
+  const worldMass = all.reduce((s, c) => s + rankMass(spec.seed, c.rank, round), 0);
+  if (weight !== worldMass || spec.idle) return 'unchecked';
+  return checkAdoption({ seed: spec.seed, round, dtype, accepted: all, adopted: { weight, indices, values } }).verdict;
+}

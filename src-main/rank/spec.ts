@@ -1,0 +1,50 @@
+// What a rank process is told to do. The lab hands it over in the
+// RELAY_LAB_RANK_SPEC environment variable (JSON); `relay-lab rank` builds it
+// from flags.
+export interface RankSpec {
+  rank: number;
+  worldSize: number;
+  saltHex: string;
+  /** Where the rank dials: its relay's loopback listeners, or the controller in direct mode. */
+  address: string;
+  dataPort: number;
+  controlPort: number;
+  /** Lab-only direct mode: dial the controller itself, channel magic first (no relay). */
+  direct: boolean;
+  dataVersion: number;
+  controlVersion: number;
+  modelBytes: number;
+  shapes?: number[][];
+  dtype: 'f32' | 'bf16';
+  seed: number;
+  /** Rounds to run; 0 = until the coordinator says Shutdown. */
+  rounds: number;
+  /** An idle rank ships mass 0 with elided tensors every round. */
+  idle: boolean;
+  /** Lab pacing: wait for a SyncNow from the coordinator before each round. */
+  paced: boolean;
+  heartbeatMs: number;
+  /** Where round results go: the parent over IPC, a JSON report on stdout, or nowhere. */
+  report: 'ipc' | 'json' | 'none';
+  /** Most consensus elements reported per round for the checker. */
+  sampleMax: number;
+}
+
+export const RANK_SPEC_ENV = 'RELAY_LAB_RANK_SPEC';
+
+/** Messages a lab rank sends its parent over the IPC channel (never on the wire). */
+export type RankToParent =
+  | { type: 'ready'; rank: number; pid: number }
+  | { type: 'adopted'; rank: number; round: number; weight: number; indices: number[]; values: number[]; ms: number }
+  | { type: 'error'; rank: number; message: string }
+  | { type: 'done'; rank: number; roundsCompleted: number };
+
+export function parseRankSpec(json: string): RankSpec {
+  const s = JSON.parse(json) as RankSpec;
+  for (const k of ['rank', 'worldSize', 'dataPort', 'controlPort', 'modelBytes', 'seed', 'rounds'] as const) {
+    if (!Number.isInteger(s[k]) || s[k] < 0) throw new Error(`rank spec: ${k} must be a whole number`);
+  }
+  if (s.worldSize < 1) throw new Error('rank spec: worldSize must be at least 1');
+  if (s.rank >= s.worldSize) throw new Error(`rank_id ${s.rank} must be < world_size ${s.worldSize}`);
+  return s;
+}
