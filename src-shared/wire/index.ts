@@ -25,3 +25,4 @@ export * from './channel';
 export * from './len-frame';
 export * from './units-json';
 export * from './readers';
+export * from './dissect';

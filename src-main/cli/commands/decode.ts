@@ -1,10 +1,65 @@
+// relay-lab decode --salt HEX --layer L [--hex HEX]: hex from the argument or
+// stdin, decoded to the JSON unit of CLI.md section 1 plus tag, verdict and,
+// on rejection, code and message; `fields` (the dissection tree with byte
+// offsets) and `inner` (the nested RoundFrame/ControlFrame) are added.
+// Exit 0 ok, 1 rejected, 2 usage error.
+import { nodeMac } from '../../crypto/node-mac';
+import { hexToBytes } from '@shared/wire/bytes';
+import { dissect } from '@shared/wire/dissect';
+import { isWireError } from '@shared/wire/errors';
+import { LAYERS, decodeUnitVerdict, isLayer } from '@shared/wire/units-json';
+import { UsageError, intFlag, parseFlags, printJson, readStdin, sizeFlag } from '../args';
 import type { Command } from './types';
+import { saltFlag } from './codec-flags';
 
-// Not built yet: see the open issues.
+const HELP = `usage: relay-lab decode --salt HEX --layer L [--hex HEX] [--ceiling SIZE] [--control-version N] [--no-fields]
+
+Decodes one wire unit given as hex (--hex or stdin) and prints one JSON
+document: the unit (CLI.md section 1), tag, verdict ("ok" or "error"), and
+for errors code and message; plus fields (byte offsets) and inner.
+Layers: ${LAYERS.join(', ')}. Exit 0 ok, 1 rejected, 2 usage error.`;
+
 export const decodeCommand: Command = {
-  summary: '(not implemented yet)',
-  async run() {
-    process.stderr.write('relay-lab decode: not implemented yet\n');
-    return 2;
+  summary: 'decode wire bytes (hex) of one unit to JSON with a verdict',
+  async run(argv) {
+    const { values } = parseFlags(argv, {
+      salt: { type: 'string' },
+      layer: { type: 'string' },
+      hex: { type: 'string' },
+      ceiling: { type: 'string' },
+      'control-version': { type: 'string' },
+      'no-fields': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    });
+    if (values.help) {
+      process.stdout.write(HELP + '\n');
+      return 0;
+    }
+    const salt = saltFlag(values.salt);
+    const layer = values.layer;
+    if (layer === undefined) throw new UsageError(`--layer is required (one of ${LAYERS.join(', ')})`);
+    if (!isLayer(layer)) throw new UsageError(`--layer must be one of ${LAYERS.join(', ')}, got '${layer}'`);
+    const ceiling = sizeFlag(values.ceiling, 'ceiling', 1024 ** 3);
+    const controlVersion = values['control-version'] === undefined ? undefined : intFlag(values['control-version'], 'control-version', 2, 1);
+    // Accept bare hex or a JSON string (the output of another tool), whitespace ignored.
+    const text = (values.hex ?? (await readStdin())).trim().replace(/^"(.*)"$/s, '$1');
+    let bytes: Uint8Array;
+    try {
+      bytes = hexToBytes(text);
+    } catch (e) {
+      if (!isWireError(e)) throw e;
+      printJson({ layer, verdict: 'error', code: e.code, message: `input is not hex: ${e.message}` });
+      return 1;
+    }
+    const mac = nodeMac(salt);
+    const opts = { ceiling, controlVersion };
+    const result: Record<string, unknown> = decodeUnitVerdict(layer, bytes, mac, opts);
+    if (!values['no-fields']) {
+      const d = dissect(layer, bytes, { mac, ...opts });
+      result.fields = d.fields;
+      if (d.inner) result.inner = { offset: d.innerOffset, ...d.inner };
+    }
+    printJson(result);
+    return result.verdict === 'ok' ? 0 : 1;
   },
 };

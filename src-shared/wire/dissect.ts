@@ -1,0 +1,339 @@
+// The dissector: for any bytes claimed to be a unit of some layer, a tree of
+// fields with byte offsets and lengths (header fields, then nested payloads:
+// a HostFrame's RoundFrame and its tensors, a Data record's ControlFrame and
+// its message) and a verdict with the stable code of the real decoder.
+// Used by the app's inspector and `relay-lab decode`. Never throws: a short
+// or malformed unit yields the fields that exist plus a failing verdict.
+import { bytesToHex } from './bytes';
+import { channelOfMagic } from './channel';
+import {
+  CONTROL_FRAME_MAGIC,
+  CONTROL_HANDSHAKE_MAGIC_ACK,
+  CONTROL_HANDSHAKE_MAGIC_RANK,
+  DEFAULT_FRAME_CEILING,
+  HANDSHAKE_MAGIC_CONTROLLER_ACK,
+  HANDSHAKE_MAGIC_RANK,
+  MUX_HEADER_LEN,
+  ROUND_FRAME_MAGIC,
+} from './constants';
+import { MSG_KIND_CONTROL, MSG_KIND_NAMES, MSG_KIND_TIMING } from './control-frame';
+import { decodeControlMsg, decodeTimingMsg } from './control-msgs';
+import { isWireError, type WireErrorCode } from './errors';
+import { nobleMac, type Mac } from './mac';
+import { muxKindOfByte } from './mux';
+import { decodeRelayControl } from './relay-control';
+import { dtypeName } from './tensor';
+import { decodeUnit, type Layer } from './units-json';
+
+export interface Field {
+  name: string;
+  /** Byte offset within the dissected unit. */
+  offset: number;
+  length: number;
+  value: string;
+  children?: Field[];
+}
+
+export interface Dissection {
+  layer: Layer;
+  /** What the bytes are: 'Data', 'HostFrame', 'RoundFrame', 'ControlFrame', 'LenFrame', 'data handshake', ... */
+  kind: string;
+  fields: Field[];
+  verdict: 'ok' | WireErrorCode;
+  message?: string;
+  /** The dissection of a nested unit (a mux payload, a len-framed blob), offsets relative to it. */
+  inner?: Dissection;
+  /** Byte offset of `inner` within this unit. */
+  innerOffset?: number;
+}
+
+export interface DissectOptions {
+  salt?: Uint8Array;
+  mac?: Mac;
+  ceiling?: number;
+  controlVersion?: number;
+}
+
+const hex32 = (v: number) => `0x${v.toString(16).padStart(8, '0')}`;
+
+/** Walks fixed-size fields, stopping (with a "truncated" field) when bytes run out. */
+class Walker {
+  readonly fields: Field[] = [];
+  pos = 0;
+  truncated = false;
+  private readonly dv: DataView;
+
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly base = 0,
+  ) {
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  /** Adds a field of `len` bytes; returns its start offset, or -1 (and marks truncation) if it does not fit. */
+  field(name: string, len: number, show: (at: number) => string, into: Field[] = this.fields): number {
+    if (this.truncated) return -1;
+    const at = this.pos;
+    if (at + len > this.bytes.length) {
+      const have = this.bytes.length - at;
+      into.push({ name, offset: this.base + at, length: have, value: `truncated: ${have} of ${len} bytes` });
+      this.truncated = true;
+      this.pos = this.bytes.length;
+      return -1;
+    }
+    into.push({ name, offset: this.base + at, length: len, value: show(at) });
+    this.pos += len;
+    return at;
+  }
+
+  u8(at: number): number {
+    return this.bytes[at];
+  }
+  u32(at: number): number {
+    return this.dv.getUint32(at, true);
+  }
+  u64(at: number): bigint {
+    return this.dv.getBigUint64(at, true);
+  }
+  f64(at: number): number {
+    return this.dv.getFloat64(at, true);
+  }
+  hex(at: number, len: number): string {
+    return bytesToHex(this.bytes.subarray(at, at + len));
+  }
+  /** Remaining bytes as one field. */
+  rest(name: string, show: (b: Uint8Array) => string): Field | null {
+    if (this.pos >= this.bytes.length) return null;
+    const f = { name, offset: this.base + this.pos, length: this.bytes.length - this.pos, value: show(this.bytes.subarray(this.pos)) };
+    this.fields.push(f);
+    this.pos = this.bytes.length;
+    return f;
+  }
+}
+
+const preview = (b: Uint8Array, max = 32) => (b.length <= max ? bytesToHex(b) : `${bytesToHex(b.subarray(0, max))}… (${b.length} bytes)`);
+
+function verdictOf(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOptions): Pick<Dissection, 'verdict' | 'message'> {
+  try {
+    decodeUnit(layer, bytes, mac, { ceiling: opts.ceiling, controlVersion: opts.controlVersion });
+    return { verdict: 'ok' };
+  } catch (e) {
+    if (isWireError(e)) return { verdict: e.code, message: e.message };
+    return { verdict: 'BAD_PAYLOAD', message: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+  const w = new Walker(bytes);
+  w.field('magic', 4, (a) => hex32(w.u32(a)));
+  w.field('version', 4, (a) => String(w.u32(a)));
+  const k = w.field('kind', 1, (a) => `${w.u8(a)} (${muxKindOfByte(w.u8(a)) ?? 'unknown'})`);
+  const kind = k >= 0 ? (muxKindOfByte(w.u8(k)) ?? `kind 0x${w.u8(k).toString(16)}`) : 'MuxRecord';
+  w.field('rank', 4, (a) => String(w.u32(a)));
+  const l = w.field('payload_len', 4, (a) => String(w.u32(a)));
+  w.field('auth_tag', 8, (a) => w.hex(a, 8));
+  const out: Omit<Dissection, 'verdict' | 'message' | 'layer'> = { kind, fields: w.fields };
+  if (l < 0 || w.truncated) return out;
+  const declared = w.u32(l);
+  const payload = bytes.subarray(MUX_HEADER_LEN, Math.min(bytes.length, MUX_HEADER_LEN + Math.min(declared, opts.ceiling ?? DEFAULT_FRAME_CEILING)));
+  const pf: Field = {
+    name: 'payload',
+    offset: MUX_HEADER_LEN,
+    length: payload.length,
+    value: payload.length < declared ? `truncated: ${payload.length} of ${declared} bytes` : preview(payload),
+  };
+  w.fields.push(pf);
+  if (bytes.length > MUX_HEADER_LEN + declared) {
+    w.fields.push({ name: 'trailing', offset: MUX_HEADER_LEN + declared, length: bytes.length - MUX_HEADER_LEN - declared, value: preview(bytes.subarray(MUX_HEADER_LEN + declared)) });
+  }
+  if (payload.length < declared) return out;
+  if (kind === 'Control') {
+    try {
+      pf.children = [{ name: 'msg', offset: MUX_HEADER_LEN, length: payload.length, value: JSON.stringify(decodeRelayControl(payload)) }];
+    } catch (e) {
+      pf.children = [{ name: 'msg', offset: MUX_HEADER_LEN, length: payload.length, value: `undecodable: ${(e as Error).message}` }];
+    }
+  } else if (payload.length >= 4) {
+    const innerLayer = innerLayerOf(payload);
+    if (innerLayer) {
+      out.inner = dissectUnit(innerLayer, payload, mac, opts);
+      out.innerOffset = MUX_HEADER_LEN;
+      pf.children = shift(out.inner.fields, MUX_HEADER_LEN);
+    }
+  }
+  return out;
+}
+
+/** A payload that is itself a RoundFrame or a ControlFrame (by its magic). */
+function innerLayerOf(payload: Uint8Array): Layer | null {
+  if (payload.length < 4) return null;
+  const m = new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0, true);
+  if (m === ROUND_FRAME_MAGIC) return 'roundframe';
+  if (m === CONTROL_FRAME_MAGIC) return 'controlframe';
+  return null;
+}
+
+function shift(fields: Field[], by: number): Field[] {
+  return fields.map((f) => ({ ...f, offset: f.offset + by, children: f.children ? shift(f.children, by) : undefined }));
+}
+
+function dissectRoundFrame(bytes: Uint8Array, opts: DissectOptions): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+  const w = new Walker(bytes);
+  w.field('magic', 4, (a) => hex32(w.u32(a)));
+  const n = w.field('num_tensors', 4, (a) => String(w.u32(a)));
+  w.field('round_kind', 1, (a) => `${w.u8(a)} (${w.u8(a) === 0 ? 'Model' : w.u8(a) === 1 ? 'Control' : 'invalid'})`);
+  w.field('weight', 8, (a) => String(w.f64(a)));
+  const out = { kind: 'RoundFrame', fields: w.fields };
+  if (n < 0 || w.truncated) return out;
+  const count = w.u32(n);
+  // Never walk more entries than the limit or than the bytes could hold (10 bytes minimum each).
+  const limit = Math.min(count, 65_536, Math.floor((bytes.length - w.pos) / 10));
+  const ceiling = opts.ceiling ?? DEFAULT_FRAME_CEILING;
+  let cumulative = 0n;
+  for (let i = 0; i < limit && !w.truncated; i++) {
+    const start = w.pos;
+    const children: Field[] = [];
+    const t: Field = { name: `tensor[${i}]`, offset: start, length: 0, value: '', children };
+    w.fields.push(t);
+    const d = w.field('dtype', 1, (a) => `${w.u8(a)} (${dtypeName(w.u8(a))})`, children);
+    const nd = w.field('ndim', 1, (a) => String(w.u8(a)), children);
+    let dims: number[] = [];
+    if (nd >= 0) {
+      const ndim = w.u8(nd);
+      const dd = w.field('dims', 4 * ndim, (a) => `[${Array.from({ length: ndim }, (_, j) => w.u32(a + 4 * j)).join(', ')}]`, children);
+      if (dd >= 0) dims = Array.from({ length: ndim }, (_, j) => w.u32(dd + 4 * j));
+    }
+    const nb = w.field('nbytes', 8, (a) => String(w.u64(a)), children);
+    if (nb >= 0) {
+      const nbytes = w.u64(nb);
+      cumulative += nbytes;
+      const elided = nbytes === 0n && dims.reduce((x, y) => x * y, 1) > 0;
+      if (cumulative > BigInt(ceiling)) {
+        children.push({ name: 'data', offset: w.pos, length: 0, value: `cumulative nbytes ${cumulative} exceeds the frame ceiling` });
+        w.truncated = true;
+      } else {
+        const len = Number(nbytes);
+        w.field('data', len, (a) => (elided ? 'elided (all zeros)' : preview(bytes.subarray(a, a + len))), children);
+      }
+      t.value = `${d >= 0 ? dtypeName(w.u8(d)) : '?'} [${dims.join(', ')}]${elided ? ' elided' : ''}`;
+    }
+    t.length = w.pos - start;
+  }
+  if (!w.truncated && count <= limit) {
+    w.field('footer', 8, (a) => w.hex(a, 8));
+    w.rest('trailing', (b) => preview(b));
+  }
+  return out;
+}
+
+function dissectControlFrame(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+  const w = new Walker(bytes);
+  w.field('magic', 4, (a) => hex32(w.u32(a)));
+  w.field('version', 4, (a) => String(w.u32(a)));
+  w.field('auth_tag', 8, (a) => w.hex(a, 8));
+  const k = w.field('msg_kind', 4, (a) => `${w.u32(a)} (${MSG_KIND_NAMES[w.u32(a)] ?? 'unknown MsgKind'})`);
+  const l = w.field('payload_len', 4, (a) => String(w.u32(a)));
+  const out = { kind: k >= 0 ? `ControlFrame ${MSG_KIND_NAMES[w.u32(k)] ?? ''}`.trim() : 'ControlFrame', fields: w.fields };
+  if (l < 0) return out;
+  const len = w.u32(l);
+  const p = w.field('payload', len, (a) => preview(bytes.subarray(a, a + len)));
+  if (p >= 0) {
+    const payload = bytes.subarray(p, p + len);
+    const kind = w.u32(k);
+    let msg: string | null = null;
+    try {
+      if (kind === MSG_KIND_CONTROL) msg = JSON.stringify(decodeControlMsg(payload));
+      else if (kind === MSG_KIND_TIMING) msg = JSON.stringify(decodeTimingMsg(payload));
+    } catch (e) {
+      msg = `undecodable: ${(e as Error).message}`;
+    }
+    if (msg !== null) w.fields[w.fields.length - 1].children = [{ name: 'msg', offset: p, length: len, value: msg }];
+    w.rest('trailing', (b) => preview(b));
+  }
+  return out;
+}
+
+function dissectLenFrame(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+  const w = new Walker(bytes);
+  const l = w.field('len', 4, (a) => String(w.u32(a)));
+  const out: Omit<Dissection, 'verdict' | 'message' | 'layer'> = { kind: 'LenFrame', fields: w.fields };
+  if (l < 0) return out;
+  const len = w.u32(l);
+  if (len > (opts.ceiling ?? DEFAULT_FRAME_CEILING)) {
+    w.fields.push({ name: 'blob', offset: 4, length: bytes.length - 4, value: `length ${len} exceeds the frame ceiling` });
+    return out;
+  }
+  const b = w.field('blob', len, (a) => preview(bytes.subarray(a, a + len)));
+  if (b >= 0) {
+    const blob = bytes.subarray(b, b + len);
+    const innerLayer = innerLayerOf(blob);
+    if (innerLayer) {
+      out.inner = dissectUnit(innerLayer, blob, mac, opts);
+      out.innerOffset = 4;
+      w.fields[w.fields.length - 1].children = shift(out.inner.fields, 4);
+    }
+    w.rest('trailing', (r) => preview(r));
+  }
+  return out;
+}
+
+function dissectHandshake(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+  const w = new Walker(bytes);
+  const m = w.field('magic', 4, (a) => hex32(w.u32(a)));
+  const magic = m >= 0 ? w.u32(m) : -1;
+  const kind =
+    magic === HANDSHAKE_MAGIC_RANK
+      ? 'data handshake'
+      : magic === HANDSHAKE_MAGIC_CONTROLLER_ACK
+        ? 'data ack'
+        : magic === CONTROL_HANDSHAKE_MAGIC_RANK
+          ? 'control handshake'
+          : magic === CONTROL_HANDSHAKE_MAGIC_ACK
+            ? 'control ack'
+            : m >= 0 && channelOfMagic(bytes.subarray(0, 4))
+              ? `${channelOfMagic(bytes.subarray(0, 4))} channel magic`
+              : 'handshake';
+  w.field('version', 4, (a) => String(w.u32(a)));
+  if (magic === HANDSHAKE_MAGIC_RANK || magic === CONTROL_HANDSHAKE_MAGIC_RANK) {
+    w.field('rank', 4, (a) => String(w.u32(a)));
+    w.field('world_size', 4, (a) => String(w.u32(a)));
+  }
+  if (magic === CONTROL_HANDSHAKE_MAGIC_RANK || magic === CONTROL_HANDSHAKE_MAGIC_ACK) w.field('auth_tag', 8, (a) => w.hex(a, 8));
+  w.rest('trailing', (b) => preview(b));
+  return { kind, fields: w.fields };
+}
+
+function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOptions): Dissection {
+  let body: Omit<Dissection, 'verdict' | 'message' | 'layer'>;
+  try {
+    switch (layer) {
+      case 'mux':
+        body = dissectMux(bytes, mac, opts);
+        break;
+      case 'roundframe':
+        body = dissectRoundFrame(bytes, opts);
+        break;
+      case 'controlframe':
+        body = dissectControlFrame(bytes);
+        break;
+      case 'lenframe':
+        body = dissectLenFrame(bytes, mac, opts);
+        break;
+      case 'handshake':
+        body = dissectHandshake(bytes);
+        break;
+      default:
+        body = { kind: 'unknown', fields: [] };
+    }
+  } catch (e) {
+    // The walk is written not to throw; this keeps the promise if it ever does.
+    body = { kind: 'unknown', fields: [{ name: 'error', offset: 0, length: bytes.length, value: String(e) }] };
+  }
+  return { layer, ...body, ...verdictOf(layer, bytes, mac, opts) };
+}
+
+/** Dissects `bytes` as a unit of `layer`. Never throws. */
+export function dissect(layer: Layer, bytes: Uint8Array, opts: DissectOptions = {}): Dissection {
+  const mac = opts.mac ?? nobleMac(opts.salt ?? new Uint8Array(16));
+  return dissectUnit(layer, bytes, mac, opts);
+}
