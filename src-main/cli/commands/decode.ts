@@ -10,7 +10,7 @@ import { isWireError } from '@shared/wire/errors';
 import { LAYERS, decodeUnitVerdict, isLayer } from '@shared/wire/units-json';
 import { UsageError, intFlag, parseFlags, printJson, readStdin, sizeFlag } from '../args';
 import type { Command } from './types';
-import { saltFlag } from './codec-flags';
+import { saltFlag } from './encode';
 
 const HELP = `usage: relay-lab decode --salt HEX --layer L [--hex HEX] [--ceiling SIZE] [--control-version N] [--no-fields]
 

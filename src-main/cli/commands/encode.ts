@@ -5,9 +5,9 @@ import { nodeMac } from '../../crypto/node-mac';
 import { bytesToHex } from '@shared/wire/bytes';
 import { isWireError } from '@shared/wire/errors';
 import { encodeUnit } from '@shared/wire/units-json';
-import { parseFlags, readStdin, sizeFlag } from '../args';
+import { saltFromHex } from '@shared/wire/salt';
+import { UsageError, parseFlags, readStdin, sizeFlag } from '../args';
 import type { Command } from './types';
-import { saltFlag } from './codec-flags';
 
 const HELP = `usage: relay-lab encode --salt HEX [--json UNIT] [--ceiling SIZE]
 
@@ -52,3 +52,13 @@ export const encodeCommand: Command = {
     }
   },
 };
+
+/** --salt HEX, required by encode and decode: 32 hex chars (16 bytes), as flodl's salt_from_hex. */
+export function saltFlag(value: string | undefined): Uint8Array {
+  if (value === undefined) throw new UsageError('--salt HEX is required (32 hex chars, the session salt)');
+  try {
+    return saltFromHex(value);
+  } catch (e) {
+    throw new UsageError(`--salt: ${(e as Error).message}`);
+  }
+}
