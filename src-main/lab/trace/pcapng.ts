@@ -8,7 +8,7 @@
 // sequence numbers advance by the real length, so every later unit still
 // lines up; Wireshark marks those frames "[Packet size limited during
 // capture]" and the dissector decodes what is there.
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { TraceError } from './errors';
 import type { TraceEvent, TraceHeader, TraceLink } from './format';
@@ -137,7 +137,10 @@ export async function exportTraceFileToPcapng(tracePath: string, pcapngPath: str
     out.end();
     await Promise.race([once(out, 'finish'), failed]);
     return stats;
-  } finally {
-    if (!out.writableFinished) out.destroy();
+  } catch (e) {
+    // No half-written capture left behind to be mistaken for a good one.
+    out.destroy();
+    rmSync(pcapngPath, { force: true });
+    throw e;
   }
 }

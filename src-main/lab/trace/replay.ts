@@ -18,11 +18,15 @@ export class TraceReplay implements LabApi {
   private readonly bySeq = new Map<number, RecordEvent>();
   private readonly listeners = new Set<(b: LabBatch) => void>();
   private position = 0;
+  private readonly endT: number;
 
   constructor(private readonly trace: LoadedTrace) {
     // Stable sort by time: events from different processes may be slightly out of order in the file.
     this.events = trace.events.filter((e) => e.type !== 'end').sort((a, b) => a.t - b.t);
     for (const e of this.events) if (e.type === 'record') this.bySeq.set(e.record.seq, e);
+    let end = 0;
+    for (const e of trace.events) end = Math.max(end, e.t);
+    this.endT = end;
   }
 
   static async fromFile(path: string): Promise<TraceReplay> {
@@ -32,9 +36,9 @@ export class TraceReplay implements LabApi {
   get header(): TraceHeader {
     return this.trace.header;
   }
-  /** The last event's time: the end of the timeline. */
+  /** The last event's time (the end line's, when the trace was closed): the end of the timeline. */
   get duration(): number {
-    return this.events.length > 0 ? this.events[this.events.length - 1]!.t : 0;
+    return this.endT;
   }
   get complete(): boolean {
     return this.trace.complete;

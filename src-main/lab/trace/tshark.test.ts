@@ -138,6 +138,16 @@ describe.skipIf(!tsharkAvailable())('tshark reads the export and relay_lab.lua d
     expect(rows.at(-1)!['relaylab.rc.rank']).toEqual(['2', '4']);
   });
 
+  it('binds a port range by preference, and Decode As, when the heuristic is off', () => {
+    const { path } = exportFile(sampleEvents());
+    const off = ['-o', 'relaylab.heuristic:FALSE'];
+    const units = (extra: string[]): number => decoded(tsharkFields(path, ['frame.number', 'relaylab.unit', 'relaylab.mux.kind'], [...off, ...extra])).length;
+    const onPort = (port: number): number => sampleUnits().filter((u) => sampleHeader().links.find((l) => l.id === u.link)!.serverPort === port).length;
+    expect(units([])).toBe(0);
+    expect(units(['-o', 'relaylab.ports:1337'])).toBe(onPort(1337));
+    expect(units(['-d', 'tcp.port==1341,relaylab'])).toBe(onPort(1341));
+  });
+
   it('flags hostile lengths and bad magics without swallowing the stream', () => {
     const units: SampleUnit[] = [
       { link: 'h0.uplink.data', dir: 'up', layer: 'channelMagic', kind: 'DATA magic', bytes: Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1) },

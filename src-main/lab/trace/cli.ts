@@ -1,0 +1,103 @@
+// `relay-lab trace`: inspect a saved session trace and export it to pcapng.
+// Ready to register as commands.trace in src-main/cli/commands/index.ts.
+import { UsageError, intFlag, parseFlags, printJson } from '../../cli/args';
+import type { Command } from '../../cli/commands/types';
+import { isTraceError } from './errors';
+import type { TraceEventType } from './format';
+import { MAX_TCP_PAYLOAD } from './ipv4-tcp';
+import { readTraceFile } from './ndjson';
+import { exportTraceFileToPcapng } from './pcapng';
+
+const USAGE = `usage:
+  relay-lab trace info TRACE.ndjson [--json]
+  relay-lab trace export TRACE.ndjson [-o OUT.pcapng] [--mss N] [--no-comments] [--json]
+
+export writes a pcapng (loopback TCP/IPv4, real ports) for Wireshark/tshark;
+decode it with: tshark -X lua_script:wireshark/relay_lab.lua -r OUT.pcapng`;
+
+async function info(path: string, json: boolean): Promise<number> {
+  const counts: Partial<Record<TraceEventType, number>> = {};
+  let header: unknown = null;
+  let bytesOnWire = 0;
+  let bytesCaptured = 0;
+  let lastT = 0;
+  let truncatedTail = false;
+  let complete = false;
+  for await (const item of readTraceFile(path)) {
+    if (item.kind === 'header') header = item.header;
+    else if (item.kind === 'truncated') truncatedTail = true;
+    else {
+      const e = item.event;
+      counts[e.type] = (counts[e.type] ?? 0) + 1;
+      lastT = Math.max(lastT, e.t);
+      complete = e.type === 'end';
+      if (e.type === 'record') {
+        bytesOnWire += e.record.length;
+        bytesCaptured += e.bytes.length;
+      }
+    }
+  }
+  const h = header as { version: number; startedAt: number; saltHex: string; links: unknown[]; config: { ranksPerHost: number[]; mode: string } };
+  const report = {
+    path,
+    version: h.version,
+    startedAt: new Date(h.startedAt).toISOString(),
+    saltHex: h.saltHex,
+    ranksPerHost: h.config.ranksPerHost,
+    mode: h.config.mode,
+    links: h.links.length,
+    durationMs: lastT,
+    events: counts,
+    bytesOnWire,
+    bytesCaptured,
+    complete,
+    truncatedTail,
+  };
+  if (json) printJson(report);
+  else {
+    process.stdout.write(
+      `${path}: trace v${report.version}, started ${report.startedAt}, ${report.ranksPerHost.join('+')} ranks (${report.mode}), ${report.links} links, ${report.durationMs.toFixed(1)} ms\n` +
+        `  ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}\n` +
+        `  ${bytesOnWire} bytes on the wire, ${bytesCaptured} captured${complete ? '' : truncatedTail ? '; cut short (last line truncated)' : '; no end line (not closed)'}\n`,
+    );
+  }
+  return 0;
+}
+
+export const traceCommand: Command = {
+  summary: 'inspect a saved session trace, export it to pcapng',
+  async run(argv) {
+    const { values, positionals } = parseFlags(
+      argv,
+      { out: { type: 'string', short: 'o' }, mss: { type: 'string' }, 'no-comments': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      true,
+    );
+    if (values.help) {
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    const [sub, path, ...extra] = positionals;
+    if (!sub || !path || extra.length > 0 || (sub !== 'info' && sub !== 'export')) throw new UsageError(`expected 'info' or 'export' and one trace file\n${USAGE}`);
+    try {
+      if (sub === 'info') return await info(path, values.json ?? false);
+      const out = values.out ?? path.replace(/(\.trace)?\.ndjson$/, '') + '.pcapng';
+      const mss = intFlag(values.mss, 'mss', MAX_TCP_PAYLOAD, 1);
+      if (mss > MAX_TCP_PAYLOAD) throw new UsageError(`--mss must be at most ${MAX_TCP_PAYLOAD}`);
+      const stats = await exportTraceFileToPcapng(path, out, { mss, comments: !values['no-comments'] });
+      if (values.json) printJson({ pcapng: out, ...stats });
+      else process.stdout.write(`${out}: ${stats.units} units in ${stats.packets} packets over ${stats.connections} connections${stats.shortUnits ? `, ${stats.shortUnits} captured short` : ''}${stats.truncatedTail ? ' (the trace was cut short)' : ''}\n`);
+      return 0;
+    } catch (e) {
+      if (isTraceError(e)) {
+        process.stderr.write(`relay-lab trace: ${path}: ${e.code}: ${e.message}\n`);
+        return 1;
+      }
+      if (typeof (e as NodeJS.ErrnoException).syscall === 'string') {
+        // A file that cannot be read or written: ENOENT, EACCES, EISDIR...
+        process.stderr.write(`relay-lab trace: ${(e as Error).message}\n`);
+        return 1;
+      }
+      throw e;
+    }
+  },
+};

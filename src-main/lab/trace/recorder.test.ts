@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { PassThrough } from 'node:stream';
+import type { LabBatch } from '@shared/lab/contract';
+import type { LinkView } from '@shared/lab/state';
+import { Tap } from '../../engine/tap';
+import { loadTrace, makeTraceHeader, TraceWriter } from './ndjson';
+import { syntheticTraceLinks } from './links';
+import { PcapngExporter } from './pcapng';
+import { decodeIpv4Tcp, readPcapng } from './pcapng-reader';
+import { TraceRecorder } from './recorder';
+import { TraceReplay } from './replay';
+import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
+import { muxRecord, vectorBytes } from './testing/sample-session';
+
+const LINK_INFO: Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>[] = [
+  { id: 'h0.uplink.data', from: 'h0', to: 'controller', channel: 'data', kind: 'uplink', host: 0 },
+  { id: 'h0.r0.data', from: 'r0', to: 'h0', channel: 'data', kind: 'loopback', host: 0, rank: 0 },
+];
+
+/** A session's worth of tap traffic recorded through a real Tap into a trace, then loaded back. */
+async function recordSession(snapLen = 64) {
+  let clock = 0;
+  const tap = new Tap({ snapLen, now: () => clock });
+  const links = LINK_INFO.map((l) => tap.link(l));
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const header = makeTraceHeader({ startedAt: 1_700_000_000_000, saltHex: '0102030405060708090a0b0c0d0e0f10', config: { ...DEFAULT_TOPOLOGY, ranksPerHost: [1] }, links: syntheticTraceLinks(tap.linkViews()) });
+  const rec = new TraceRecorder(new TraceWriter(out, header), () => clock).attachTap(tap);
+  let listener: ((b: LabBatch) => void) | null = null;
+  rec.attachEvents((l) => {
+    listener = l;
+    return () => (listener = null);
+  });
+
+  rec.command({ type: 'start' });
+  clock = 1;
+  tap.unit({ link: links[1]!, dir: 'up', layer: 'handshake', kind: 'dataHandshake', length: 16, summary: 'hs', bytes: [vectorBytes('handshake data v3')] });
+  clock = 2;
+  const magic = Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1);
+  tap.unit({ link: links[0]!, dir: 'up', layer: 'channelMagic', kind: 'DATA magic', length: 4, summary: 'magic', bytes: [magic] });
+  clock = 3;
+  // A model-sized HostFrame delivered in two pieces: the tap keeps snapLen bytes.
+  const host = muxRecord(3, 0, new Uint8Array(300).fill(7));
+  tap.unit({ link: links[0]!, dir: 'up', layer: 'mux', kind: 'HostFrame', length: host.length, summary: 'HostFrame', bytes: [host.subarray(0, 25), host.subarray(25)] });
+  clock = 4;
+  listener!({ events: [{ type: 'round', report: { round: 0, accepted: [0], verdict: 'ok', durationMs: 3, uplinkBytesPerHost: [329] } }, { type: 'records', records: [], droppedBefore: 0 }] });
+  rec.command({ type: 'pauseRank', rank: 0 });
+  rec.command({ type: 'getRecordBytes', seq: 0 });
+  clock = 5;
+  listener!({ events: [{ type: 'finding', finding: { id: 1, t: 5, severity: 'warn', kind: 'stalled', message: 'rank 0 stalled', ranks: [0] } }, { type: 'links', links: tap.linkViews() }] });
+  rec.lifecycle({ action: 'faultApplied', link: 'h0.uplink.data', fault: { kind: 'slicer', pieceBytes: 3 } });
+  clock = 6;
+  await rec.close();
+  expect(listener).toBeNull();
+  return { trace: await loadTrace([Buffer.concat(chunks)]), host, magic };
+}
+
+describe('TraceRecorder and TraceReplay', () => {
+  it('records tap units with their captured bytes, rounds, findings and lifecycle events', async () => {
+    const { trace, host } = await recordSession();
+    expect(trace.complete).toBe(true);
+    expect(trace.events.map((e) => e.type)).toEqual(['lifecycle', 'record', 'record', 'record', 'round', 'lifecycle', 'finding', 'links', 'lifecycle', 'end']);
+    const recs = trace.events.filter((e) => e.type === 'record');
+    const big = recs[2]!;
+    expect(big.record).toMatchObject({ seq: 2, kind: 'HostFrame', length: host.length, captured: 64 });
+    expect(Buffer.from(big.bytes).equals(Buffer.from(host.subarray(0, 64)))).toBe(true);
+    expect(trace.events[5]).toMatchObject({ type: 'lifecycle', action: 'pauseRank', rank: 0, t: 4 });
+    expect(trace.events[8]).toMatchObject({ action: 'faultApplied', fault: { kind: 'slicer' }, t: 5 });
+    expect(trace.header.links.every((l) => l.syntheticEndpoints)).toBe(true);
+  });
+
+  it('replays the session at any time through the LabApi', async () => {
+    const { trace, magic } = await recordSession();
+    const replay = new TraceReplay(trace);
+    expect(replay.duration).toBe(6);
+    const seen: LabBatch[] = [];
+    replay.subscribe((b) => seen.push(b));
+
+    const early = replay.seek(2.5);
+    expect(seen).toHaveLength(1);
+    expect(early.events[0]).toMatchObject({ type: 'snapshot', snapshot: { running: false, roundsCompleted: 0, ranks: [{ rank: 0, state: 'alive' }] } });
+    expect(early.events[1]).toMatchObject({ type: 'records', records: [{ seq: 0 }, { seq: 1 }] });
+    const snap = (early.events[0] as { snapshot: { links: LinkView[] } }).snapshot;
+    expect(snap.links.find((l) => l.id === 'h0.uplink.data')).toMatchObject({ bytesUp: 4, units: 1 });
+
+    const late = replay.seek(100);
+    expect(replay.time).toBe(6);
+    expect(late.events[0]).toMatchObject({ snapshot: { roundsCompleted: 1, round: 1, ranks: [{ state: 'paused' }] } });
+    expect(late.events.map((e) => e.type)).toEqual(['snapshot', 'records', 'round', 'finding', 'links']);
+    expect(replay.lifecycleUntil(6).map((e) => e.action)).toEqual(['start', 'pauseRank', 'faultApplied']);
+
+    expect(await replay.command({ type: 'getRecordBytes', seq: 1 })).toEqual({ ok: true, bytes: { seq: 1, hex: Buffer.from(magic).toString('hex'), length: 4, captured: 4, saltHex: '0102030405060708090a0b0c0d0e0f10' } });
+    expect(await replay.command({ type: 'getRecordBytes', seq: 99 })).toMatchObject({ ok: false, error: 'NOT_FOUND' });
+    expect(await replay.command({ type: 'killRank', rank: 0 })).toMatchObject({ ok: false, error: 'OFFLINE' });
+  });
+
+  it('exports a recorded session to pcapng on the synthetic endpoints', async () => {
+    const { trace, host } = await recordSession();
+    const chunks: Uint8Array[] = [];
+    const ex = new PcapngExporter(trace.header, (c) => chunks.push(c));
+    for (const e of trace.events) ex.event(e);
+    const packets = readPcapng(Uint8Array.from(Buffer.concat(chunks))).packets.map((p) => decodeIpv4Tcp(p.data));
+    const uplink = trace.header.links.find((l) => l.id === 'h0.uplink.data')!;
+    expect(uplink.serverPort).toBe(1337);
+    const hostSeg = packets.find((p) => p.payloadLen === host.length)!;
+    expect(hostSeg).toMatchObject({ dstPort: 1337, srcPort: uplink.clientPort });
+    expect(hostSeg.payload.length).toBe(64);
+  });
+});
