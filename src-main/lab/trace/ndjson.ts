@@ -60,6 +60,9 @@ export type TraceItem =
   /** The last line had no newline and did not parse: the writer was cut off. */
   | { kind: 'truncated'; line: number; bytes: number };
 
+/** Chunks of a trace: a file stream, a socket, or an array of buffers. */
+export type TraceSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
+
 export interface ReadOptions {
   /** Longest accepted line, in bytes (a guard against a file that is one endless line). */
   maxLineBytes?: number;
@@ -68,7 +71,7 @@ export interface ReadOptions {
 const DEFAULT_MAX_LINE = 512 * 1024 * 1024;
 
 /** Splits chunks into lines; yields [text, terminated]. */
-async function* lines(source: AsyncIterable<Uint8Array | string>, maxLineBytes: number): AsyncGenerator<[string, boolean]> {
+async function* lines(source: TraceSource, maxLineBytes: number): AsyncGenerator<[string, boolean]> {
   let parts: Buffer[] = [];
   let partLen = 0;
   let lineNo = 0;
@@ -95,7 +98,7 @@ async function* lines(source: AsyncIterable<Uint8Array | string>, maxLineBytes: 
 }
 
 /** Reads a trace line by line: the header first, then the events in file order. */
-export async function* readTrace(source: AsyncIterable<Uint8Array | string>, opts: ReadOptions = {}): AsyncGenerator<TraceItem> {
+export async function* readTrace(source: TraceSource, opts: ReadOptions = {}): AsyncGenerator<TraceItem> {
   let line = 0;
   let sawHeader = false;
   for await (const [raw, terminated] of lines(source, opts.maxLineBytes ?? DEFAULT_MAX_LINE)) {
@@ -139,7 +142,7 @@ export interface LoadedTrace {
 }
 
 /** Whole-trace convenience for tests and small traces; large ones should iterate readTrace. */
-export async function loadTrace(source: AsyncIterable<Uint8Array | string>, opts?: ReadOptions): Promise<LoadedTrace> {
+export async function loadTrace(source: TraceSource, opts?: ReadOptions): Promise<LoadedTrace> {
   let header: TraceHeader | undefined;
   const events: TraceEvent[] = [];
   let truncatedTail = false;
