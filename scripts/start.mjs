@@ -14,6 +14,10 @@ const args = process.argv.slice(2);
 const wantBrowser = args.includes('--browser');
 const passOn = args.filter((a) => a !== '--browser');
 
+// Children start faster without an extra CA bundle; nothing they do needs it.
+const childEnv = { ...process.env };
+delete childEnv.NODE_EXTRA_CA_CERTS;
+
 function newestMtime(dirs, pattern) {
   let newest = 0;
   const walk = (dir) => {
@@ -38,7 +42,15 @@ function appBuildFresh() {
 function buildApp() {
   process.stdout.write('relay-lab: building the window (electron-vite build)…\n');
   const bin = path.join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js');
-  const r = spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  // electron-vite reads Electron's major version from the installed package to
+  // pick build targets; where the optional package is absent, take it from the pin.
+  const env = { ...childEnv };
+  if (!env.ELECTRON_MAJOR_VER) {
+    const pin = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).optionalDependencies?.electron ?? '';
+    const major = /^\D*(\d+)/.exec(pin)?.[1];
+    if (major) env.ELECTRON_MAJOR_VER = major;
+  }
+  const r = spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit', env });
   if (r.status !== 0) {
     process.stderr.write('relay-lab: the window build failed (see above).\n');
     process.exit(1);
@@ -57,9 +69,6 @@ function electronBinary() {
   }
 }
 
-// Children start faster without an extra CA bundle; nothing they do needs it.
-const childEnv = { ...process.env };
-delete childEnv.NODE_EXTRA_CA_CERTS;
 
 function runChild(cmd, cmdArgs, env = childEnv) {
   const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });

@@ -1,0 +1,124 @@
+// The app as a person uses it, in browser mode: launched with
+// `npm start -- --browser --no-open`, driven in Debian's Chromium.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { browserOrSkip, CHROMIUM_ARGS, freshProfileDir, launchBrowserMode, resultsDir, type LaunchedApp } from './support';
+
+const exe = browserOrSkip('browser-mode e2e');
+const WAIT = { timeout: 60_000 };
+
+describe.skipIf(!exe)('browser mode, end to end', () => {
+  let app: LaunchedApp;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const shot = (name: string) => page.screenshot({ path: path.join(resultsDir, `${name}.png`) });
+
+  beforeAll(async () => {
+    fs.mkdirSync(resultsDir, { recursive: true });
+    // The first launch may build the window (electron-vite) before it serves.
+    app = await launchBrowserMode(240_000);
+    profile = freshProfileDir();
+    context = await chromium.launchPersistentContext(profile, { executablePath: exe!, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1600, height: 1000 } });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => console.error('page error:', e.message));
+    await page.goto(app.url);
+  }, 300_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.stop();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+  }, 30_000);
+
+  it('prints the URL with a token on a line of its own', () => {
+    expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
+  });
+
+  it('shows the default topology: 2 hosts, 8 live ranks, records flowing', async () => {
+    const topology = page.getByRole('region', { name: 'Topology' });
+    await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(8);
+    for (let r = 0; r < 8; r++) await expect.poll(() => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'), WAIT).toBe('alive');
+    await expect.poll(() => page.getByRole('group', { name: 'host h0' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('group', { name: 'host h1' }).count()).toBe(1);
+    const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
+    await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(5);
+    const seqOfLast = async () => Number(await rows.last().getAttribute('data-seq'));
+    const first = await seqOfLast();
+    await expect.poll(seqOfLast, WAIT).toBeGreaterThan(first);
+    await shot('01-default-topology');
+  });
+
+  it('selects a HostFrame and reads its header fields and bytes in the inspector', async () => {
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('kind == HostFrame');
+    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-kind="HostFrame"]').first();
+    await row.waitFor(WAIT);
+    // Hold the display still so the row stays put while it is clicked.
+    await page.getByRole('button', { name: 'Pause display' }).click();
+    await row.click();
+    const inspector = page.getByRole('region', { name: 'Inspector' });
+    await expect.poll(() => inspector.getByRole('treeitem').count(), WAIT).toBeGreaterThan(3);
+    // The mux header: magic 0xF10D17D0, little endian, in the first bytes of the hex view.
+    const bytes = inspector.getByRole('region', { name: 'Bytes' });
+    const firstBytes = async () => (await bytes.locator('.hb').evaluateAll((els) => els.slice(0, 4).map((e) => e.textContent))).join(' ');
+    await expect.poll(firstBytes, WAIT).toBe('d0 17 0d f1');
+    const labels = await inspector.getByRole('treeitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    expect(labels.join('\n')).toMatch(/magic/i);
+    // Selecting a field highlights its bytes; clicking a byte selects its field.
+    await inspector.getByRole('treeitem').filter({ hasText: /magic/i }).first().click();
+    await expect.poll(() => bytes.locator('.hb.hl').count()).toBeGreaterThanOrEqual(4);
+    await bytes.locator('.hb[data-offset="13"]').click();
+    const selected = inspector.locator('[role="treeitem"][aria-selected="true"]');
+    await expect.poll(() => selected.count()).toBe(1);
+    const [start, len] = await Promise.all([selected.getAttribute('data-offset'), selected.getAttribute('data-length')]);
+    expect(Number(start)).toBeLessThanOrEqual(13);
+    expect(Number(start) + Number(len)).toBeGreaterThan(13);
+    await shot('02-inspector-hostframe');
+    await page.getByRole('button', { name: 'Resume display' }).click();
+    await filter.fill('');
+  });
+
+  it('kills a rank: it shows dead while rounds go on', async () => {
+    const rank5 = page.getByRole('button', { name: 'rank 5', exact: true });
+    await rank5.click();
+    await page.getByRole('button', { name: 'Kill rank' }).click();
+    await expect.poll(() => rank5.getAttribute('data-state'), WAIT).toBe('dead');
+    const rounds = async () => Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
+    const after = await rounds();
+    await expect.poll(rounds, WAIT).toBeGreaterThan(after + 2);
+    for (const r of [0, 1, 2, 3, 4, 6, 7]) expect(await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state')).toBe('alive');
+    await shot('03-rank-killed');
+  });
+
+  it('reads the byte savings for K = 4', async () => {
+    const savings = page.getByRole('region', { name: 'Byte savings' });
+    const h0 = savings.getByRole('row', { name: 'savings h0' });
+    await expect.poll(() => h0.getAttribute('data-k')).toBe('4');
+    await expect.poll(async () => Number((await h0.getAttribute('data-ratio')) || NaN), WAIT).toBeGreaterThan(0);
+    const ratio = Number(await h0.getAttribute('data-ratio'));
+    // fold sends one frame where direct sends K: about 1/4, plus header overhead.
+    expect(ratio).toBeGreaterThan(0.24);
+    expect(ratio).toBeLessThan(0.27);
+    expect(await h0.textContent()).toContain('K = 4');
+    await shot('04-byte-savings');
+  });
+
+  it('filters the list, and shows an error as you type', async () => {
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('rank == 3');
+    const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
+    await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(0);
+    const rankCells = await rows.evaluateAll((els) => els.map((e) => e.children[5]?.textContent ?? ''));
+    expect(new Set(rankCells)).toEqual(new Set(['3']));
+    await filter.fill('rank == ');
+    await expect.poll(() => filter.getAttribute('aria-invalid')).toBe('true');
+    await expect.poll(() => page.locator('#filter-error').textContent()).toContain('expected a value');
+    await shot('05-filter-error');
+    await filter.fill('verdict != ok');
+    await expect.poll(() => filter.getAttribute('aria-invalid')).toBe(null);
+    await filter.fill('');
+  });
+});

@@ -1,0 +1,87 @@
+// The lab's window: run controls on top; topology, records and inspector in
+// three columns; byte savings, ladder and findings along the bottom. Column
+// widths and the bottom height are dragged and remembered.
+import { useEffect } from 'react';
+import { useUi } from './store/ui-store';
+import { useLab } from './store/lab-store';
+import { Toolbar } from './views/Toolbar';
+import { TopologyView } from './views/TopologyView';
+import { RecordsView } from './views/RecordsView';
+import { InspectorView } from './views/InspectorView';
+import { SavingsView } from './views/SavingsView';
+import { FindingsView } from './views/FindingsView';
+import { LadderView } from './views/LadderView';
+import { HelpOverlay } from './views/HelpOverlay';
+import { Splitter } from './views/Splitter';
+import { useShortcuts } from './views/shortcuts';
+
+export function App({ connected }: { connected: boolean }) {
+  const theme = useUi((s) => s.theme);
+  const layout = useUi((s) => s.layout);
+  const helpOpen = useUi((s) => s.helpOpen);
+  const lastError = useLab((s) => s.lastError);
+  useShortcuts();
+
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+
+  const setLayout = (patch: Partial<typeof layout>) => useUi.getState().set({ layout: { ...useUi.getState().layout, ...patch } });
+
+  if (!connected) {
+    return (
+      <main className="no-lab">
+        <h1>Relay Lab</h1>
+        <p>This page has no connection to a lab. Start it with <code>npm start</code> and open the URL it prints (it carries this launch&apos;s token).</p>
+      </main>
+    );
+  }
+
+  return (
+    <div
+      className="app"
+      ref={(el) => {
+        if (!el) return;
+        el.style.setProperty('--left', `${layout.leftWidth}px`);
+        el.style.setProperty('--right', `${layout.rightWidth}px`);
+        el.style.setProperty('--bottom', `${layout.bottomHeight}px`);
+      }}
+    >
+      <Toolbar />
+      <div className="error-slot">
+        {lastError && (
+          <div className="error-bar" role="alert">
+            {lastError}
+            <button type="button" className="link" onClick={() => useLab.setState({ lastError: null })} aria-label="Dismiss error">
+              ×
+            </button>
+          </div>
+        )}
+      </div>
+      <div className="workspace">
+        <div className="col-left">
+          <TopologyView />
+        </div>
+        <Splitter orientation="vertical" label="Resize topology" onDrag={(dx) => setLayout({ leftWidth: clamp(layout.leftWidth + dx, 260, 700) })} />
+        <div className="col-center">
+          <RecordsView />
+        </div>
+        <Splitter orientation="vertical" label="Resize inspector" onDrag={(dx) => setLayout({ rightWidth: clamp(layout.rightWidth - dx, 320, 900) })} />
+        <div className="col-right">
+          <InspectorView />
+        </div>
+      </div>
+      <Splitter orientation="horizontal" label="Resize bottom panels" onDrag={(_dx, dy) => setLayout({ bottomHeight: clamp(layout.bottomHeight - dy, 160, 640) })} />
+      <div className="bottom">
+        <SavingsView />
+        <LadderView />
+        <FindingsView />
+      </div>
+      {helpOpen && <HelpOverlay />}
+    </div>
+  );
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, v));
+}

@@ -1,0 +1,85 @@
+// Browser mode's side of the contract: the LabApi over the WebSocket of the
+// page's own server, with this launch's token taken from the page URL.
+import type { LabApi, LabBatch, LabCommand, LabReply } from '@shared/lab/contract';
+
+type ServerMessage = { type: 'reply'; id: number; reply: LabReply } | { type: 'batch'; batch: LabBatch };
+export type ConnectionState = 'connecting' | 'open' | 'closed';
+
+export class WebSocketLabApi implements LabApi {
+  private ws: WebSocket | null = null;
+  private nextId = 1;
+  private readonly pending = new Map<number, (reply: LabReply) => void>();
+  private readonly listeners = new Set<(batch: LabBatch) => void>();
+  private retryMs = 250;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly onState: (s: ConnectionState) => void = () => {},
+  ) {
+    this.open();
+  }
+
+  command(cmd: LabCommand): Promise<LabReply> {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      return Promise.resolve({ ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' });
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      ws.send(JSON.stringify({ id, command: cmd }));
+    });
+  }
+
+  subscribe(listener: (batch: LabBatch) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): void {
+    this.closed = true;
+    this.ws?.close();
+  }
+
+  private open(): void {
+    this.onState('connecting');
+    const ws = new WebSocket(this.url);
+    this.ws = ws;
+    ws.onopen = () => {
+      this.retryMs = 250;
+      this.onState('open');
+    };
+    ws.onmessage = (ev) => {
+      let msg: ServerMessage;
+      try {
+        msg = JSON.parse(String(ev.data)) as ServerMessage;
+      } catch {
+        return;
+      }
+      if (msg.type === 'reply') {
+        this.pending.get(msg.id)?.(msg.reply);
+        this.pending.delete(msg.id);
+      } else if (msg.type === 'batch') {
+        for (const l of this.listeners) l(msg.batch);
+      }
+    };
+    ws.onclose = () => {
+      for (const resolve of this.pending.values()) resolve({ ok: false, error: 'NOT_CONNECTED', message: 'connection to the lab closed' });
+      this.pending.clear();
+      this.onState('closed');
+      if (this.closed) return;
+      // The server may be restarting: retry with backoff.
+      setTimeout(() => this.open(), this.retryMs);
+      this.retryMs = Math.min(this.retryMs * 2, 5000);
+    };
+  }
+}
+
+/** The WebSocket URL for this page: same host, path /ws, the page's token. */
+export function webSocketUrlFor(location: Location): string | null {
+  const token = new URLSearchParams(location.search).get('token');
+  if (!token || (location.protocol !== 'http:' && location.protocol !== 'https:')) return null;
+  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  return `${scheme}//${location.host}/ws?token=${encodeURIComponent(token)}`;
+}

@@ -1,0 +1,25 @@
+// Number formatting for an instrument: exact where it matters, short where it is read at a glance.
+export function formatBytes(n: number): string {
+  if (!Number.isFinite(n)) return '–';
+  const abs = Math.abs(n);
+  if (abs < 1024) return `${Math.round(n)} B`;
+  if (abs < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  if (abs < 1024 ** 3) return `${(n / 1024 / 1024).toFixed(2)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+export function formatRate(bytesPerSecond: number): string {
+  return `${formatBytes(bytesPerSecond)}/s`;
+}
+
+export function formatTime(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+export function formatRatio(r: number): string {
+  return Number.isFinite(r) ? r.toFixed(4) : '–';
+}
+
+export function formatInt(n: number): string {
+  return n.toLocaleString('en-US');
+}

@@ -1,0 +1,26 @@
+import { describe, it, expect } from 'vitest';
+import { buildLadder, ladderLanes } from './ladder';
+import { record, snapshot } from '../test-fixtures';
+
+describe('ladder', () => {
+  it('draws one round as arrows between rank, relay and controller lanes in record order', () => {
+    const snap = snapshot();
+    expect(ladderLanes(snap)).toEqual(['r0', 'r1', 'r2', 'r3', 'r4', 'r5', 'r6', 'r7', 'h0', 'h1', 'ctl']);
+    const recs = [
+      record(1, { round: 4, link: 'h0.r0.data', kind: 'RoundFrame' }),
+      record(2, { round: 5, link: 'h0.r1.data', kind: 'RoundFrame' }),
+      record(3, { round: 5, link: 'h0.uplink.data', kind: 'HostFrame' }),
+      record(4, { round: 5, link: 'h0.uplink.data', kind: 'Broadcast', dir: 'down' }),
+      record(5, { round: 5, link: 'h1.r6.data', kind: 'RoundFrame', dir: 'down', verdict: 'HMAC_MISMATCH' }),
+      record(6, { round: undefined, link: 'nowhere', kind: 'x' }),
+    ];
+    const ladder = buildLadder(recs, snap, 1);
+    expect(ladder.arrows.map((a) => [a.seq, a.from, a.to])).toEqual([
+      [2, 1, 8],
+      [3, 8, 10],
+      [4, 10, 8],
+      [5, 9, 6],
+    ]);
+    expect(ladder.arrows.find((a) => a.seq === 5)!.bad).toBe(true);
+  });
+});

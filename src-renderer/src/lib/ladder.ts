@@ -1,0 +1,73 @@
+// Builds a sequence diagram of recent rounds from the records: lanes for the
+// ranks, the relays and the controller; one arrow per record, in order.
+import type { UnitRecord } from '@shared/lab/records';
+import type { SessionSnapshot } from '@shared/lab/state';
+
+export interface LadderArrow {
+  seq: number;
+  from: number;
+  to: number;
+  kind: string;
+  round?: number;
+  bad: boolean;
+}
+
+export interface Ladder {
+  lanes: string[];
+  arrows: LadderArrow[];
+}
+
+/** Lane names: r0..rN, then each host's relay (h0..), then the controller (ctl). */
+export function ladderLanes(snapshot: SessionSnapshot): string[] {
+  return [...snapshot.ranks.map((r) => `r${r.rank}`), ...snapshot.hosts.map((h) => h.name), 'ctl'];
+}
+
+/**
+ * Where a record goes: link ids are `h0.r3.data` (rank <-> relay),
+ * `h0.uplink.data` (relay <-> controller) and `r3.uplink.data` (direct mode).
+ */
+export function endpointsOf(rec: UnitRecord, snapshot: SessionSnapshot): { lower: number; upper: number } | null {
+  const ranks = snapshot.ranks.length;
+  const controller = ranks + snapshot.hosts.length;
+  const parts = rec.link.split('.');
+  const rankLane = (name: string) => {
+    const n = Number(name.slice(1));
+    const i = snapshot.ranks.findIndex((r) => r.rank === n);
+    return i >= 0 ? i : null;
+  };
+  const hostLane = (name: string) => {
+    const n = Number(name.slice(1));
+    const i = snapshot.hosts.findIndex((h) => h.host === n);
+    return i >= 0 ? ranks + i : null;
+  };
+  if (parts.length >= 2 && /^h\d+$/.test(parts[0]) && /^r\d+$/.test(parts[1])) {
+    const r = rankLane(parts[1]);
+    const h = hostLane(parts[0]);
+    return r === null || h === null ? null : { lower: r, upper: h };
+  }
+  if (parts.length >= 2 && parts[1] === 'uplink') {
+    const lower = /^h\d+$/.test(parts[0]) ? hostLane(parts[0]) : /^r\d+$/.test(parts[0]) ? rankLane(parts[0]) : null;
+    return lower === null ? null : { lower, upper: controller };
+  }
+  return null;
+}
+
+/** Arrows for the records of the last `rounds` rounds (records without a round are kept when they fall between). */
+export function buildLadder(records: readonly UnitRecord[], snapshot: SessionSnapshot, rounds = 2, maxArrows = 400): Ladder {
+  const lanes = ladderLanes(snapshot);
+  let maxRound = -1;
+  for (const r of records) if (r.round !== undefined && r.round > maxRound) maxRound = r.round;
+  const firstRound = maxRound - rounds + 1;
+  // Start at the first record of the first round shown.
+  let start = records.findIndex((r) => r.round !== undefined && r.round >= firstRound);
+  if (start < 0) start = Math.max(0, records.length - maxArrows);
+  const arrows: LadderArrow[] = [];
+  for (let i = start; i < records.length && arrows.length < maxArrows; i++) {
+    const r = records[i];
+    const ends = endpointsOf(r, snapshot);
+    if (!ends) continue;
+    const [from, to] = r.dir === 'up' ? [ends.lower, ends.upper] : [ends.upper, ends.lower];
+    arrows.push({ seq: r.seq, from, to, kind: r.kind, round: r.round, bad: r.verdict !== 'ok' });
+  }
+  return { lanes, arrows };
+}

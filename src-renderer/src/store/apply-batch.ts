@@ -1,0 +1,182 @@
+// Applies one frame's worth of event batches to the lab's data: the only
+// place engine events change what the window shows. Pure apart from the
+// record ring (which lives outside React state by design).
+import type { LabBatch, LabEvent } from '@shared/lab/contract';
+import type { SessionSnapshot, LinkView } from '@shared/lab/state';
+import type { Finding, RoundReport, UnitRecord } from '@shared/lab/records';
+import type { RecordRing } from './record-ring';
+
+export const MAX_ROUNDS_KEPT = 300;
+export const MAX_FINDINGS_KEPT = 500;
+export const MAX_LOGS_KEPT = 200;
+/** Smoothing of per-link byte rates (weight of the newest sample). */
+const RATE_ALPHA = 0.35;
+
+export interface LinkRate {
+  up: number;
+  down: number;
+}
+
+/** One round's uplink bytes per host, next to what `direct` would have sent (K x one rank's upload). */
+export interface SavingsPoint {
+  round: number;
+  uplink: number[];
+  direct: number[];
+}
+
+export interface LogLine {
+  t: number;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+export interface LabData {
+  snapshot: SessionSnapshot | null;
+  links: LinkView[];
+  linkRates: Record<string, LinkRate>;
+  linkSampleAt: number;
+  rounds: RoundReport[];
+  savings: SavingsPoint[];
+  /** Bytes each rank had sent up its loopback leg (both channels) at the last round report. */
+  rankUpAtLastRound: Record<number, number>;
+  findings: Finding[];
+  logs: LogLine[];
+  recordsVersion: number;
+}
+
+export const emptyLabData = (): LabData => ({
+  snapshot: null,
+  links: [],
+  linkRates: {},
+  linkSampleAt: 0,
+  rounds: [],
+  savings: [],
+  rankUpAtLastRound: {},
+  findings: [],
+  logs: [],
+  recordsVersion: 0,
+});
+
+const keepLast = <T>(list: T[], max: number): T[] => (list.length > max ? list.slice(list.length - max) : list);
+
+export interface ApplyResult {
+  data: LabData;
+  /** Records added to the ring by this batch, in order. */
+  newRecords: UnitRecord[];
+  /** True when a new session began and views must rebuild from the (cleared) ring. */
+  reset: boolean;
+}
+
+export function applyBatches(prev: LabData, batches: readonly LabBatch[], ring: RecordRing, now: number): ApplyResult {
+  let data = prev;
+  let newRecords: UnitRecord[] = [];
+  let reset = false;
+  for (const batch of batches) {
+    for (const ev of batch.events) {
+      const r = applyEvent(data, ev, ring, now);
+      data = r.data;
+      if (r.reset) {
+        reset = true;
+        newRecords = [];
+      }
+      if (r.records) newRecords = newRecords.concat(r.records);
+    }
+  }
+  if (newRecords.length || reset) data = { ...data, recordsVersion: data.recordsVersion + 1 };
+  return { data, newRecords, reset };
+}
+
+function applyEvent(data: LabData, ev: LabEvent, ring: RecordRing, now: number): { data: LabData; records?: UnitRecord[]; reset?: boolean } {
+  switch (ev.type) {
+    case 'snapshot':
+      return applySnapshot(data, ev.snapshot, ring, now);
+    case 'records':
+      ring.droppedUpstream += ev.droppedBefore;
+      ring.push(ev.records);
+      return { data, records: ev.records };
+    case 'links':
+      return { data: applyLinks(data, ev.links, now) };
+    case 'round':
+      return { data: applyRound(data, ev.report) };
+    case 'finding':
+      return { data: { ...data, findings: keepLast([...data.findings, ev.finding], MAX_FINDINGS_KEPT) } };
+    case 'log':
+      return { data: { ...data, logs: keepLast([...data.logs, { t: now, level: ev.level, message: ev.message }], MAX_LOGS_KEPT) } };
+  }
+}
+
+function applySnapshot(data: LabData, snapshot: SessionSnapshot, ring: RecordRing, now: number): { data: LabData; reset?: boolean } {
+  const newSession = data.snapshot !== null && data.snapshot.startedAt !== snapshot.startedAt;
+  if (newSession) {
+    ring.clear();
+    const fresh = emptyLabData();
+    return { data: { ...fresh, snapshot, recordsVersion: data.recordsVersion, links: snapshot.links, linkSampleAt: now }, reset: true };
+  }
+  const links = snapshot.links.length ? snapshot.links : data.links;
+  const withLinks = data.links.length ? applyLinks(data, links, now) : { ...data, links, linkSampleAt: now };
+  return { data: { ...withLinks, snapshot } };
+}
+
+function applyLinks(data: LabData, links: LinkView[], now: number): LabData {
+  const dt = (now - data.linkSampleAt) / 1000;
+  const prevById = new Map(data.links.map((l) => [l.id, l]));
+  const rates: Record<string, LinkRate> = {};
+  for (const l of links) {
+    const before = prevById.get(l.id);
+    const old = data.linkRates[l.id] ?? { up: 0, down: 0 };
+    if (!before || dt <= 0) {
+      rates[l.id] = old;
+      continue;
+    }
+    const up = Math.max(0, l.bytesUp - before.bytesUp) / dt;
+    const down = Math.max(0, l.bytesDown - before.bytesDown) / dt;
+    rates[l.id] = { up: old.up + RATE_ALPHA * (up - old.up), down: old.down + RATE_ALPHA * (down - old.down) };
+  }
+  return { ...data, links, linkRates: rates, linkSampleAt: dt > 0 || data.linkSampleAt === 0 ? now : data.linkSampleAt };
+}
+
+/** Bytes each rank has sent up its own loopback legs (data + control): what it would send in `direct`. */
+export function rankUploads(links: readonly LinkView[]): Record<number, number> {
+  const out: Record<number, number> = {};
+  for (const l of links) {
+    if (l.kind === 'loopback' && l.rank !== undefined) out[l.rank] = (out[l.rank] ?? 0) + l.bytesUp;
+  }
+  return out;
+}
+
+function applyRound(data: LabData, report: RoundReport): LabData {
+  const snap = data.snapshot;
+  const uploads = rankUploads(data.links);
+  let savings = data.savings;
+  if (snap) {
+    const hosts = snap.hosts;
+    const direct = hosts.map((h) => {
+      // One rank's upload this round, from the ranks that sent anything; `direct` would send it K times.
+      const deltas = h.ranks.map((r) => (uploads[r] ?? 0) - (data.rankUpAtLastRound[r] ?? 0)).filter((d) => d > 0);
+      if (deltas.length === 0) return 0;
+      const perRank = deltas.reduce((a, b) => a + b, 0) / deltas.length;
+      return perRank * h.ranks.length;
+    });
+    const first = Object.keys(data.rankUpAtLastRound).length === 0;
+    // The first report has no baseline for the rank counters; skip it rather than show a wrong ratio.
+    if (!first) savings = keepLast([...savings, { round: report.round, uplink: report.uplinkBytesPerHost.slice(), direct }], MAX_ROUNDS_KEPT);
+  }
+  const snapshot = snap
+    ? { ...snap, roundsCompleted: Math.max(snap.roundsCompleted, report.round + 1), round: Math.max(snap.round, report.round + 1) }
+    : snap;
+  return { ...data, snapshot, rounds: keepLast([...data.rounds, report], MAX_ROUNDS_KEPT), savings, rankUpAtLastRound: uploads };
+}
+
+/** Mean over the last `n` savings points, per host: measured uplink, direct equivalent and their ratio. */
+export function recentSavings(points: readonly SavingsPoint[], n = 20): { uplink: number; direct: number; ratio: number }[] {
+  const recent = points.slice(-n);
+  if (recent.length === 0) return [];
+  const hosts = Math.max(...recent.map((p) => p.uplink.length));
+  return Array.from({ length: hosts }, (_, h) => {
+    const ups = recent.map((p) => p.uplink[h] ?? 0);
+    const directs = recent.map((p) => p.direct[h] ?? 0).filter((d) => d > 0);
+    const uplink = ups.reduce((a, b) => a + b, 0) / ups.length;
+    const direct = directs.length ? directs.reduce((a, b) => a + b, 0) / directs.length : 0;
+    return { uplink, direct, ratio: direct > 0 ? uplink / direct : NaN };
+  });
+}

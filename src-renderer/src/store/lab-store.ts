@@ -1,0 +1,116 @@
+// The lab's data as React sees it (zustand), fed once per animation frame
+// from the transport. The records themselves stay in the ring.
+import { create } from 'zustand';
+import type { LabApi, LabBatch, LabCommand, LabReply, CompareRow } from '@shared/lab/contract';
+import { applyBatches, emptyLabData, type LabData } from './apply-batch';
+import { RecordRing } from './record-ring';
+import type { UnitRecord } from '@shared/lab/records';
+import type { ConnectionState } from '../bridge/ws-bridge';
+
+export interface LabStore extends LabData {
+  connection: ConnectionState;
+  compare: { busy: boolean; rows: CompareRow[] | null; error: string | null };
+  lastError: string | null;
+}
+
+export const useLab = create<LabStore>(() => ({
+  ...emptyLabData(),
+  connection: 'connecting',
+  compare: { busy: false, rows: null, error: null },
+  lastError: null,
+}));
+
+/** The record buffer, outside React state. */
+export const recordRing = new RecordRing();
+
+type RecordsListener = (records: UnitRecord[], reset: boolean) => void;
+const recordsListeners = new Set<RecordsListener>();
+/** Views that keep incremental structures over the ring (the filtered list) hear about each frame's new records. */
+export function onNewRecords(fn: RecordsListener): () => void {
+  recordsListeners.add(fn);
+  return () => recordsListeners.delete(fn);
+}
+
+let api: LabApi | null = null;
+let queue: LabBatch[] = [];
+let scheduled = false;
+
+/** Applies every queued batch in one go: one React update per frame at most. */
+export function flushBatches(now = performance.now()): void {
+  scheduled = false;
+  if (queue.length === 0) return;
+  const batches = queue;
+  queue = [];
+  const { data, newRecords, reset } = applyBatches(useLab.getState(), batches, recordRing, now);
+  for (const l of recordsListeners) l(newRecords, reset);
+  useLab.setState(data);
+}
+
+function scheduleFlush(): void {
+  if (scheduled) return;
+  scheduled = true;
+  // requestAnimationFrame pauses in hidden tabs; the timeout keeps the queue short there.
+  const raf = requestAnimationFrame(() => {
+    clearTimeout(timer);
+    flushBatches();
+  });
+  const timer = setTimeout(() => {
+    cancelAnimationFrame(raf);
+    flushBatches();
+  }, 250);
+}
+
+export function attachLab(lab: LabApi): () => void {
+  api = lab;
+  const unsubscribe = lab.subscribe((batch) => {
+    queue.push(batch);
+    scheduleFlush();
+  });
+  // Rank and host states also arrive as snapshot events; a slow poll is a
+  // safety net so a missed event can never leave a stale state on screen.
+  const poll = setInterval(() => void refreshSnapshot(), 1000);
+  return () => {
+    clearInterval(poll);
+    unsubscribe();
+  };
+}
+
+export function setConnection(state: ConnectionState): void {
+  useLab.setState({ connection: state });
+  if (state === 'open') queueMicrotask(() => void refreshSnapshot());
+}
+
+async function refreshSnapshot(): Promise<void> {
+  if (!api || useLab.getState().connection !== 'open') return;
+  const reply = await api.command({ type: 'snapshot' });
+  if (reply.ok && reply.snapshot) {
+    queue.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
+    scheduleFlush();
+  }
+}
+
+/** Sends a command; a reply that carries a snapshot updates the view at once. */
+export async function send(cmd: LabCommand): Promise<LabReply> {
+  if (!api) return { ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' };
+  const reply = await api.command(cmd);
+  if (!reply.ok) useLab.setState({ lastError: `${cmd.type}: ${reply.error}: ${reply.message}` });
+  else if (reply.snapshot && cmd.type !== 'snapshot') {
+    queue.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
+    scheduleFlush();
+  }
+  return reply;
+}
+
+export async function runCompare(cmd: Extract<LabCommand, { type: 'compareModes' }>): Promise<void> {
+  useLab.setState({ compare: { busy: true, rows: useLab.getState().compare.rows, error: null } });
+  const reply = await send(cmd);
+  useLab.setState({
+    compare: reply.ok ? { busy: false, rows: reply.compare ?? [], error: null } : { busy: false, rows: null, error: `${reply.error}: ${reply.message}` },
+  });
+}
+
+export function clearRecords(): void {
+  recordRing.clear();
+  for (const l of recordsListeners) l([], true);
+  useLab.setState((s) => ({ recordsVersion: s.recordsVersion + 1 }));
+}

@@ -1,0 +1,84 @@
+// The record buffer lives here, outside React state: a fixed-capacity ring of
+// the most recent records. Older records are counted, not kept, so memory
+// stays bounded however long the engine runs.
+import type { UnitRecord } from '@shared/lab/records';
+
+export const DEFAULT_RING_CAPACITY = 20_000;
+
+export class RecordRing {
+  private readonly slots: (UnitRecord | undefined)[];
+  private start = 0;
+  private count = 0;
+  /** Records pushed out of the ring to make room. */
+  evicted = 0;
+  /** Records the engine (or a transport) dropped before they reached us. */
+  droppedUpstream = 0;
+  /** Bumped on every change, so views can tell when to re-read. */
+  version = 0;
+
+  constructor(readonly capacity = DEFAULT_RING_CAPACITY) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
+    this.slots = new Array(capacity);
+  }
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Every record seen since the last clear, kept or not. */
+  get total(): number {
+    return this.count + this.evicted;
+  }
+
+  push(records: readonly UnitRecord[]): void {
+    if (records.length === 0) return;
+    for (const r of records) {
+      const end = (this.start + this.count) % this.capacity;
+      this.slots[end] = r;
+      if (this.count < this.capacity) this.count++;
+      else {
+        this.start = (this.start + 1) % this.capacity;
+        this.evicted++;
+      }
+    }
+    this.version++;
+  }
+
+  /** The i-th kept record, oldest first. */
+  at(i: number): UnitRecord | undefined {
+    if (i < 0 || i >= this.count) return undefined;
+    return this.slots[(this.start + i) % this.capacity];
+  }
+
+  /** Seq of the oldest record still kept (Infinity when empty). */
+  get oldestSeq(): number {
+    return this.count ? this.at(0)!.seq : Infinity;
+  }
+
+  /** Finds a kept record by seq (records arrive in seq order, so this is a binary search). */
+  findBySeq(seq: number): UnitRecord | undefined {
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = this.at(mid)!;
+      if (r.seq === seq) return r;
+      if (r.seq < seq) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return undefined;
+  }
+
+  forEach(fn: (r: UnitRecord) => void): void {
+    for (let i = 0; i < this.count; i++) fn(this.at(i)!);
+  }
+
+  clear(): void {
+    this.slots.fill(undefined);
+    this.start = 0;
+    this.count = 0;
+    this.evicted = 0;
+    this.droppedUpstream = 0;
+    this.version++;
+  }
+}

@@ -1,0 +1,77 @@
+// What the person chose: selection, filter, display pause, theme and layout.
+// Theme and layout persist between launches (localStorage).
+import { create } from 'zustand';
+import { persist } from 'zustand/middleware';
+import type { TopologyConfig } from '@shared/lab/topology';
+import type { FieldPath } from '../lib/field-ranges';
+
+export type Theme = 'dark' | 'light';
+
+export interface Layout {
+  leftWidth: number;
+  rightWidth: number;
+  bottomHeight: number;
+}
+
+export const DEFAULT_LAYOUT: Layout = { leftWidth: 330, rightWidth: 560, bottomHeight: 290 };
+
+export interface NewTopologyForm {
+  hosts: number;
+  ranksPerHost: number;
+  modelMiB: number;
+  mode: TopologyConfig['mode'];
+  policy: TopologyConfig['policy'];
+  dtype: TopologyConfig['dtype'];
+}
+
+export interface UiState {
+  theme: Theme;
+  layout: Layout;
+  form: NewTopologyForm;
+  selectedRank: number | null;
+  selectedHost: number | null;
+  selectedSeq: number | null;
+  selectedField: FieldPath | null;
+  /** Bumped to ask the records list to scroll the selected record into view. */
+  revealSeq: number;
+  displayPaused: boolean;
+  filterText: string;
+  followRank: number | null;
+  helpOpen: boolean;
+  set: (patch: Partial<Omit<UiState, 'set'>>) => void;
+}
+
+export const useUi = create<UiState>()(
+  persist(
+    (set) => ({
+      theme: 'dark',
+      layout: DEFAULT_LAYOUT,
+      form: { hosts: 2, ranksPerHost: 4, modelMiB: 4, mode: 'fold', policy: 'elastic', dtype: 'f32' },
+      selectedRank: null,
+      selectedHost: null,
+      selectedSeq: null,
+      selectedField: null,
+      revealSeq: 0,
+      displayPaused: false,
+      filterText: '',
+      followRank: null,
+      helpOpen: false,
+      set: (patch) => set(patch),
+    }),
+    {
+      name: 'relay-lab.ui',
+      version: 1,
+      partialize: (s) => ({ theme: s.theme, layout: s.layout, form: s.form }),
+    },
+  ),
+);
+
+export function formToConfig(form: NewTopologyForm): Partial<TopologyConfig> {
+  return {
+    ranksPerHost: Array.from({ length: form.hosts }, () => form.ranksPerHost),
+    modelBytes: Math.max(4, Math.round((form.modelMiB * 1024 * 1024) / 4) * 4),
+    mode: form.mode,
+    policy: form.policy,
+    dtype: form.dtype,
+  };
+}

@@ -1,0 +1,43 @@
+// What went wrong, as the engine found it: HMAC failures, rejected frames,
+// dead declarations, stalled barriers naming the ranks they wait for. Each
+// finding with a record jumps to it.
+import { useLab } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { formatTime } from '../lib/format';
+
+export function jumpToRecord(seq: number): void {
+  const ui = useUi.getState();
+  // A record hidden by the filter or by following one rank must still show up.
+  ui.set({ selectedSeq: seq, selectedField: null, filterText: '', followRank: null, displayPaused: false, revealSeq: ui.revealSeq + 1 });
+}
+
+export function FindingsView() {
+  const findings = useLab((s) => s.findings);
+  const shown = findings.slice(-200).reverse();
+  return (
+    <section aria-label="Findings" className="panel findings">
+      <header className="panel-head">
+        <h2>Findings</h2>
+        <span className="muted small">{findings.length}</span>
+      </header>
+      <ul className="panel-body findings-list">
+        {shown.length === 0 && <li className="muted">Nothing found yet.</li>}
+        {shown.map((f) => (
+          <li key={f.id} className={`finding ${f.severity}`}>
+            <span className="mono muted">{formatTime(f.t)}</span>
+            <span className={`tag ${f.severity}`}>{f.kind}</span>
+            <span className="finding-msg">
+              {f.message}
+              {f.ranks && f.ranks.length > 0 && <span className="muted"> · ranks {f.ranks.join(', ')}</span>}
+            </span>
+            {f.recordSeq !== undefined && (
+              <button type="button" className="link" onClick={() => jumpToRecord(f.recordSeq!)} aria-label={`Jump to record ${f.recordSeq}`}>
+                #{f.recordSeq}
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,272 @@
+// Three linked panes, like Wireshark's: the selected record, its field tree
+// (from the dissector, nested payloads included) and a hex + ASCII view.
+// Selecting a field highlights its bytes; clicking a byte selects its field.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { RecordBytes } from '@shared/lab/contract';
+import type { UnitRecord } from '@shared/lab/records';
+import { useLab, recordRing, send } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { dissectRecord, type RecordDissection } from '../lib/dissect-record';
+import {
+  BYTES_PER_ROW,
+  ancestorKeys,
+  asciiOf,
+  byteRangeOf,
+  fieldPathAtOffset,
+  hexByte,
+  hexToBytes,
+  pathKey,
+  visibleFieldRows,
+  type FieldPath,
+} from '../lib/field-ranges';
+import { formatInt, formatTime } from '../lib/format';
+
+interface Loaded {
+  seq: number;
+  bytes: Uint8Array;
+  meta: RecordBytes;
+  dissection: RecordDissection;
+}
+
+export function InspectorView() {
+  const selectedSeq = useUi((s) => s.selectedSeq);
+  const selectedField = useUi((s) => s.selectedField);
+  const saltHex = useLab((s) => s.snapshot?.saltHex);
+  const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
+  useLab((s) => s.recordsVersion);
+  const record = selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined;
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [expanded, setExpanded] = useState<Set<string>>(new Set());
+
+  const layer = record?.layer;
+  useEffect(() => {
+    if (selectedSeq === null || !layer) return;
+    let cancelled = false;
+    setError(null);
+    void send({ type: 'getRecordBytes', seq: selectedSeq }).then((reply) => {
+      if (cancelled) return;
+      if (!reply.ok || !reply.bytes) {
+        setLoaded(null);
+        setError(reply.ok ? 'the lab kept no bytes for this record' : reply.message);
+        return;
+      }
+      const bytes = hexToBytes(reply.bytes.hex);
+      const dissection = dissectRecord(layer, bytes, reply.bytes.saltHex || saltHex || '0'.repeat(32), controlVersion);
+      setLoaded({ seq: selectedSeq, bytes, meta: reply.bytes, dissection });
+      // Open the top levels so the headers read at once.
+      setExpanded(new Set(dissection.fields.map((_, i) => String(i))));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [selectedSeq, layer, saltHex, controlVersion]);
+
+  const current = loaded && loaded.seq === selectedSeq ? loaded : null;
+  const selectField = (path: FieldPath | null) => {
+    useUi.getState().set({ selectedField: path });
+    if (path) setExpanded((prev) => new Set([...prev, ...ancestorKeys(path.slice(0, -1))]));
+  };
+
+  return (
+    <section aria-label="Inspector" className="panel inspector">
+      <header className="panel-head">
+        <h2>Inspector</h2>
+        {record && <span className="muted mono">#{record.seq}</span>}
+      </header>
+      {!record ? (
+        <p className="muted pad">Select a record to inspect its fields and bytes.</p>
+      ) : (
+        <>
+          <RecordPane record={record} meta={current?.meta ?? null} dissection={current?.dissection ?? null} />
+          {error && (
+            <p className="bad pad" role="alert">
+              {error}
+            </p>
+          )}
+          <FieldTree
+            dissection={current?.dissection ?? null}
+            expanded={expanded}
+            onToggle={(key) =>
+              setExpanded((prev) => {
+                const next = new Set(prev);
+                if (next.has(key)) next.delete(key);
+                else next.add(key);
+                return next;
+              })
+            }
+            selected={selectedField}
+            onSelect={selectField}
+          />
+          <HexView bytes={current?.bytes ?? null} fields={current?.dissection.fields ?? []} selected={selectedField} onSelect={selectField} />
+        </>
+      )}
+    </section>
+  );
+}
+
+function RecordPane({ record: r, meta, dissection }: { record: UnitRecord; meta: RecordBytes | null; dissection: RecordDissection | null }) {
+  const short = r.captured < r.length;
+  return (
+    <div className="insp-record" aria-label="Record">
+      <dl className="kv">
+        <dt>kind</dt>
+        <dd>
+          <strong>{r.kind}</strong> <span className="muted">({r.layer})</span>
+        </dd>
+        <dt>link</dt>
+        <dd className="mono">
+          {r.link} {r.dir === 'up' ? '↑ up' : '↓ down'}
+        </dd>
+        <dt>time</dt>
+        <dd className="mono">{formatTime(r.t)} s</dd>
+        <dt>who</dt>
+        <dd className="mono">
+          {r.host !== undefined ? `h${r.host}` : '–'} {r.rank !== undefined ? `rank ${r.rank}` : ''} {r.round !== undefined ? `round ${r.round}` : ''}
+        </dd>
+        <dt>length</dt>
+        <dd className="mono">
+          {formatInt(r.length)} B{short ? `, captured ${formatInt(r.captured)} B` : ''}
+        </dd>
+        <dt>verdict</dt>
+        <dd className={r.verdict === 'ok' ? 'ok' : 'bad'}>
+          {r.verdict}
+          {dissection && dissection.verdict !== r.verdict && (
+            <span className="muted">
+              {' '}
+              · {short && dissection.verdict === 'TRUNCATED' ? 'the kept bytes end before the unit does, so they alone do not verify' : `dissector: ${dissection.verdict}${dissection.message ? ` (${dissection.message})` : ''}`}
+            </span>
+          )}
+        </dd>
+        <dt>info</dt>
+        <dd>{r.summary}</dd>
+      </dl>
+      {(short || (meta && meta.captured < meta.length)) && (
+        <p className="notice" role="note">
+          Captured short: {formatInt(meta?.captured ?? r.captured)} of {formatInt(meta?.length ?? r.length)} bytes kept (snap length). Fields past the captured bytes are not shown.
+        </p>
+      )}
+    </div>
+  );
+}
+
+function FieldTree({
+  dissection,
+  expanded,
+  onToggle,
+  selected,
+  onSelect,
+}: {
+  dissection: RecordDissection | null;
+  expanded: Set<string>;
+  onToggle: (key: string) => void;
+  selected: FieldPath | null;
+  onSelect: (p: FieldPath) => void;
+}) {
+  const rows = useMemo(() => (dissection ? visibleFieldRows(dissection.fields, expanded) : []), [dissection, expanded]);
+  const selectedKey = selected ? pathKey(selected) : null;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => 20, overscan: 10 });
+  useEffect(() => {
+    if (selectedKey === null) return;
+    const i = rows.findIndex((r) => pathKey(r.path) === selectedKey);
+    if (i >= 0) virtualizer.scrollToIndex(i, { align: 'auto' });
+  }, [selectedKey, rows, virtualizer]);
+
+  return (
+    <div className="insp-tree" ref={scrollRef} role="tree" aria-label="Fields">
+      {!dissection ? (
+        <p className="muted pad">Decoding…</p>
+      ) : (
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            const key = pathKey(row.path);
+            const open = expanded.has(key);
+            return (
+              <div
+                key={key}
+                role="treeitem"
+                aria-level={row.depth + 1}
+                aria-expanded={row.hasChildren ? open : undefined}
+                aria-selected={key === selectedKey}
+                aria-label={`${row.field.name}: ${row.field.value}`}
+                data-offset={row.field.offset}
+                data-length={row.field.length}
+                className={`tree-row ${key === selectedKey ? 'selected' : ''}`}
+                style={{ transform: `translateY(${item.start}px)`, paddingLeft: 6 + row.depth * 14 }}
+                onClick={() => onSelect(row.path)}
+              >
+                <span
+                  className="twisty"
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    if (row.hasChildren) onToggle(key);
+                  }}
+                >
+                  {row.hasChildren ? (open ? '▾' : '▸') : ''}
+                </span>
+                <span className="fname">{row.field.name}</span>
+                <span className="fvalue mono">{row.field.value}</span>
+                <span className="frange muted mono">
+                  [{row.field.offset}, +{row.field.length}]
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function HexView({ bytes, fields, selected, onSelect }: { bytes: Uint8Array | null; fields: RecordDissection['fields']; selected: FieldPath | null; onSelect: (p: FieldPath | null) => void }) {
+  const rowsCount = bytes ? Math.ceil(bytes.length / BYTES_PER_ROW) : 0;
+  const range = bytes && selected ? byteRangeOf(fields, selected, bytes.length) : null;
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rowsCount, getScrollElement: () => scrollRef.current, estimateSize: () => 18, overscan: 8 });
+  useEffect(() => {
+    if (range && range.end > range.start) virtualizer.scrollToIndex(Math.floor(range.start / BYTES_PER_ROW), { align: 'auto' });
+  }, [range?.start, range?.end, virtualizer]);
+
+  const inRange = (i: number) => range !== null && i >= range.start && i < range.end;
+  const clickByte = (i: number) => onSelect(fieldPathAtOffset(fields, i));
+
+  return (
+    <section aria-label="Bytes" className="hex" ref={scrollRef}>
+      {!bytes ? null : (
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const base = item.index * BYTES_PER_ROW;
+            const slice = bytes.subarray(base, base + BYTES_PER_ROW);
+            return (
+              <div key={item.index} className="hex-row mono" style={{ transform: `translateY(${item.start}px)` }}>
+                <span className="hex-off">{base.toString(16).padStart(8, '0')}</span>
+                <span className="hex-bytes">
+                  {Array.from(slice, (b, j) => (
+                    <span
+                      key={j}
+                      data-offset={base + j}
+                      className={`hb ${inRange(base + j) ? 'hl' : ''} ${j === 8 ? 'gap' : ''}`}
+                      onClick={() => clickByte(base + j)}
+                    >
+                      {hexByte(b)}
+                    </span>
+                  ))}
+                </span>
+                <span className="hex-ascii">
+                  {Array.from(slice, (b, j) => (
+                    <span key={j} data-offset={base + j} className={`ha ${inRange(base + j) ? 'hl' : ''}`} onClick={() => clickByte(base + j)}>
+                      {asciiOf(b)}
+                    </span>
+                  ))}
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      )}
+    </section>
+  );
+}

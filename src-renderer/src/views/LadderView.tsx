@@ -1,0 +1,67 @@
+// A sequence diagram of the last rounds: ranks, relays and the controller as
+// lanes, each record an arrow in order. Clicking an arrow inspects it.
+import { useMemo } from 'react';
+import type { UnitRecord } from '@shared/lab/records';
+import { useLab, recordRing } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { buildLadder } from '../lib/ladder';
+
+const LANE_W = 46;
+const ROW_H = 16;
+const TOP = 26;
+
+export function LadderView() {
+  const snapshot = useLab((s) => s.snapshot);
+  const rounds = useLab((s) => s.rounds);
+  const selectedSeq = useUi((s) => s.selectedSeq);
+  const lastRound = rounds.at(-1)?.round;
+  // Redraw once per completed round (not per record): a ladder is read, not watched scrolling.
+  const ladder = useMemo(() => {
+    if (!snapshot) return null;
+    const recent: UnitRecord[] = [];
+    const from = Math.max(0, recordRing.size - 3000);
+    for (let i = from; i < recordRing.size; i++) recent.push(recordRing.at(i)!);
+    const done = lastRound ?? -1;
+    // Show complete rounds only: drop records of rounds still in flight.
+    return buildLadder(recent.filter((r) => r.round === undefined || r.round <= done), snapshot, 1, 300);
+  }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound]);
+
+  return (
+    <section aria-label="Ladder" className="panel ladder">
+      <header className="panel-head">
+        <h2>Ladder</h2>
+        <span className="muted small">{lastRound !== undefined ? `round ${lastRound}` : 'no round yet'}</span>
+      </header>
+      <div className="panel-body ladder-body">
+        {ladder && (
+          <svg width={ladder.lanes.length * LANE_W + 20} height={TOP + ladder.arrows.length * ROW_H + 10} role="img" aria-label="Sequence diagram of the last round">
+            {ladder.lanes.map((name, i) => (
+              <g key={name}>
+                <text x={10 + i * LANE_W + LANE_W / 2} y={14} textAnchor="middle" className="lane-name">
+                  {name}
+                </text>
+                <line x1={10 + i * LANE_W + LANE_W / 2} x2={10 + i * LANE_W + LANE_W / 2} y1={20} y2={TOP + ladder.arrows.length * ROW_H} className="lane" />
+              </g>
+            ))}
+            {ladder.arrows.map((a, j) => {
+              const x1 = 10 + a.from * LANE_W + LANE_W / 2;
+              const x2 = 10 + a.to * LANE_W + LANE_W / 2;
+              const y = TOP + j * ROW_H + ROW_H / 2;
+              const dirSign = x2 > x1 ? 1 : -1;
+              return (
+                <g key={a.seq} className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`} onClick={() => useUi.getState().set({ selectedSeq: a.seq, selectedField: null, revealSeq: useUi.getState().revealSeq + 1 })}>
+                  <title>{`#${a.seq} ${a.kind}${a.round !== undefined ? ` round ${a.round}` : ''}`}</title>
+                  <line x1={x1} x2={x2 - dirSign * 4} y1={y} y2={y} />
+                  <polygon points={`${x2},${y} ${x2 - dirSign * 6},${y - 3} ${x2 - dirSign * 6},${y + 3}`} />
+                  <text x={(x1 + x2) / 2} y={y - 2} textAnchor="middle">
+                    {a.kind}
+                  </text>
+                </g>
+              );
+            })}
+          </svg>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,50 @@
+// The topology the next Start runs: hosts, ranks per host, model size, mode,
+// loss policy and wire dtype. Remembered between launches.
+import { useUi, type NewTopologyForm as Form } from '../store/ui-store';
+
+export function NewTopologyForm() {
+  const form = useUi((s) => s.form);
+  const patch = (p: Partial<Form>) => useUi.getState().set({ form: { ...useUi.getState().form, ...p } });
+  const num = (v: string, lo: number, hi: number) => Math.max(lo, Math.min(hi, Math.round(Number(v) || lo)));
+  return (
+    <details className="new-topology">
+      <summary>New topology (used by Start)</summary>
+      <div className="form-grid">
+        <label>
+          Hosts
+          <input type="number" min={1} max={8} value={form.hosts} onChange={(e) => patch({ hosts: num(e.target.value, 1, 8) })} />
+        </label>
+        <label>
+          Ranks per host
+          <input type="number" min={1} max={16} value={form.ranksPerHost} onChange={(e) => patch({ ranksPerHost: num(e.target.value, 1, 16) })} />
+        </label>
+        <label>
+          Model (MiB)
+          <input type="number" min={0.001} max={256} step="any" value={form.modelMiB} onChange={(e) => patch({ modelMiB: Math.max(0.001, Math.min(256, Number(e.target.value) || 1)) })} />
+        </label>
+        <label>
+          Mode
+          <select value={form.mode} onChange={(e) => patch({ mode: e.target.value as Form['mode'] })}>
+            <option value="fold">fold (flodl 0.7)</option>
+            <option value="forward">forward (lab-only)</option>
+            <option value="direct">direct (lab-only)</option>
+          </select>
+        </label>
+        <label>
+          Policy
+          <select value={form.policy} onChange={(e) => patch({ policy: e.target.value as Form['policy'] })}>
+            <option value="elastic">elastic</option>
+            <option value="strict">strict</option>
+          </select>
+        </label>
+        <label>
+          Dtype
+          <select value={form.dtype} onChange={(e) => patch({ dtype: e.target.value as Form['dtype'] })}>
+            <option value="f32">f32</option>
+            <option value="bf16">bf16</option>
+          </select>
+        </label>
+      </div>
+    </details>
+  );
+}

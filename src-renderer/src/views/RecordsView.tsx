@@ -1,0 +1,219 @@
+// The live list of every unit on every link. The rows come from a filtered
+// view over the ring (outside React state) and are virtualised; Pause stops
+// the display only, capture goes on.
+import { useEffect, useMemo, useRef, useState, useReducer } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { UnitRecord } from '@shared/lab/records';
+import { useLab, recordRing, onNewRecords, clearRecords } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { FilteredView } from '../store/filtered-view';
+import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
+import { formatInt, formatTime } from '../lib/format';
+
+const ROW_HEIGHT = 22;
+
+export function combinedFilter(filter: RecordFilter, followRank: number | null): RecordFilter {
+  return followRank === null ? filter : (r) => r.rank === followRank && filter(r);
+}
+
+export function RecordsView() {
+  const filterText = useUi((s) => s.filterText);
+  const followRank = useUi((s) => s.followRank);
+  const displayPaused = useUi((s) => s.displayPaused);
+  const selectedSeq = useUi((s) => s.selectedSeq);
+  const revealSeq = useUi((s) => s.revealSeq);
+  const ranks = useLab((s) => s.snapshot?.ranks);
+  useLab((s) => s.recordsVersion);
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+
+  const compiled = useMemo(() => tryCompileFilter(filterText), [filterText]);
+  // While the text does not parse, keep showing the last filter that did.
+  const [activeFilter, setActiveFilter] = useState<RecordFilter>(() => compiled.filter ?? (() => true));
+  useEffect(() => {
+    if (compiled.filter) setActiveFilter(() => compiled.filter);
+  }, [compiled]);
+
+  const viewRef = useRef<FilteredView | null>(null);
+  if (!viewRef.current) viewRef.current = new FilteredView(() => true);
+  const view = viewRef.current;
+  const pausedRef = useRef(displayPaused);
+  pausedRef.current = displayPaused;
+
+  useEffect(() => {
+    view.setPredicate(combinedFilter(activeFilter, followRank), recordRing);
+    rerender();
+  }, [activeFilter, followRank, view]);
+
+  useEffect(() => {
+    if (!displayPaused) {
+      view.rebuild(recordRing);
+      rerender();
+    }
+  }, [displayPaused, view]);
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const stickToEnd = useRef(true);
+  const virtualizer = useVirtualizer({
+    count: view.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+
+  useEffect(
+    () =>
+      onNewRecords((records, reset) => {
+        if (pausedRef.current) return;
+        if (reset) view.rebuild(recordRing);
+        else view.append(records, recordRing);
+      }),
+    [view],
+  );
+
+  // Follow the newest records while the list is scrolled to its end.
+  useEffect(() => {
+    if (!displayPaused && stickToEnd.current && view.length > 0) virtualizer.scrollToIndex(view.length - 1, { align: 'end' });
+  });
+
+  // A finding or a shortcut asked to show a record.
+  useEffect(() => {
+    if (selectedSeq === null) return;
+    const i = view.indexOfSeq(selectedSeq);
+    if (i >= 0) {
+      stickToEnd.current = false;
+      virtualizer.scrollToIndex(i, { align: 'center' });
+    }
+  }, [revealSeq]);
+
+  const select = (seq: number) => {
+    // Keep the chosen row in view: stop following the newest records until scrolled back to the end.
+    stickToEnd.current = false;
+    useUi.getState().set({ selectedSeq: seq, selectedField: null });
+  };
+
+  return (
+    <section aria-label="Records" className="panel records">
+      <header className="panel-head records-head">
+        <h2>Records</h2>
+        <div className="filter-box">
+          <input
+            type="text"
+            aria-label="Filter"
+            placeholder="filter: kind == HostFrame && host == h1"
+            spellCheck={false}
+            value={filterText}
+            aria-invalid={compiled.error ? true : undefined}
+            aria-describedby="filter-error"
+            className={compiled.error ? 'invalid' : filterText ? 'valid' : ''}
+            onChange={(e) => useUi.getState().set({ filterText: e.target.value })}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
+            }}
+          />
+          <div id="filter-error" className="filter-error" role="status">
+            {compiled.error ? `${compiled.error.message} (at ${compiled.error.at + 1})` : ''}
+          </div>
+        </div>
+        <label className="follow">
+          Follow
+          <select
+            aria-label="Follow rank"
+            value={followRank ?? ''}
+            onChange={(e) => useUi.getState().set({ followRank: e.target.value === '' ? null : Number(e.target.value) })}
+          >
+            <option value="">all ranks</option>
+            {(ranks ?? []).map((r) => (
+              <option key={r.rank} value={r.rank}>
+                rank {r.rank}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" aria-pressed={displayPaused} onClick={() => useUi.getState().set({ displayPaused: !displayPaused })} title="Pause the display; capture goes on (Space)">
+          {displayPaused ? 'Resume display' : 'Pause display'}
+        </button>
+        <button type="button" onClick={() => clearRecords()} title="Clear the kept records (C)">
+          Clear
+        </button>
+      </header>
+      <div className="records-stats muted mono small" aria-label="Record counts">
+        showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of {formatInt(recordRing.total + recordRing.droppedUpstream)} seen
+        {recordRing.evicted + recordRing.droppedUpstream > 0 && ` · ${formatInt(recordRing.evicted + recordRing.droppedUpstream)} older counted, not kept`}
+        {displayPaused && <strong className="warn"> · display paused</strong>}
+      </div>
+      <div className="grid-head rec-row" aria-hidden="true">
+        <span>No.</span>
+        <span>Time</span>
+        <span>Link</span>
+        <span>Dir</span>
+        <span>Kind</span>
+        <span>Rank</span>
+        <span className="num">Length</span>
+        <span>Verdict</span>
+        <span>Info</span>
+      </div>
+      <div
+        ref={scrollRef}
+        className="rec-scroll"
+        role="grid"
+        aria-label="Record list"
+        aria-rowcount={view.length}
+        tabIndex={0}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          stickToEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_HEIGHT * 2;
+        }}
+        onKeyDown={(e) => {
+          if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+          e.preventDefault();
+          const cur = selectedSeq === null ? -1 : view.indexOfSeq(selectedSeq);
+          const next = Math.max(0, Math.min(view.length - 1, cur + (e.key === 'ArrowDown' ? 1 : -1)));
+          const rec = view.at(next);
+          if (rec) {
+            select(rec.seq);
+            stickToEnd.current = false;
+            virtualizer.scrollToIndex(next);
+          }
+        }}
+      >
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const r = view.at(item.index);
+            if (!r) return null;
+            return (
+              <RecordRow key={r.seq} record={r} selected={r.seq === selectedSeq} top={item.start} index={item.index} onSelect={select} />
+            );
+          })}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function RecordRow({ record: r, selected, top, index, onSelect }: { record: UnitRecord; selected: boolean; top: number; index: number; onSelect: (seq: number) => void }) {
+  return (
+    <div
+      role="row"
+      aria-rowindex={index + 1}
+      aria-selected={selected}
+      data-seq={r.seq}
+      data-kind={r.kind}
+      className={`rec-row ${selected ? 'selected' : ''} ${r.verdict !== 'ok' ? 'bad-row' : ''} dir-${r.dir} layer-${r.layer}`}
+      style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
+      onClick={() => onSelect(r.seq)}
+    >
+      <span role="gridcell" className="mono">{r.seq}</span>
+      <span role="gridcell" className="mono">{formatTime(r.t)}</span>
+      <span role="gridcell" className="mono">{r.link}</span>
+      <span role="gridcell">{r.dir === 'up' ? '↑ up' : '↓ down'}</span>
+      <span role="gridcell" className="kind">{r.kind}</span>
+      <span role="gridcell" className="mono">{r.rank ?? ''}</span>
+      <span role="gridcell" className="mono num">
+        {formatInt(r.length)}
+        {r.captured < r.length && <span className="warn" title={`captured ${r.captured} of ${r.length} bytes`}>*</span>}
+      </span>
+      <span role="gridcell" className={r.verdict === 'ok' ? 'ok' : 'bad'}>{r.verdict}</span>
+      <span role="gridcell" className="info">{r.summary}</span>
+    </div>
+  );
+}

@@ -1,0 +1,73 @@
+// Uplink bytes per round, per host, against what `direct` would send: drawn
+// on canvas by uPlot, updated in place (no re-mount per round).
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import type { SavingsPoint } from '../store/apply-batch';
+import { formatBytes } from '../lib/format';
+
+const HOST_COLOURS = ['#4ea1ff', '#f5a524', '#3ecf8e', '#e5484d', '#b67df2', '#2ec4c4', '#f27db8', '#9aa0a6'];
+
+const ROUND_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000];
+const BYTE_STEPS = Array.from({ length: 45 }, (_, k) => 2 ** k);
+
+function toData(points: readonly SavingsPoint[], hosts: number): uPlot.AlignedData {
+  const x = points.map((p) => p.round);
+  const series: (number | null)[][] = [];
+  for (let h = 0; h < hosts; h++) {
+    series.push(points.map((p) => p.uplink[h] ?? null));
+    series.push(points.map((p) => (p.direct[h] ? p.direct[h] : null)));
+  }
+  return [x, ...series] as uPlot.AlignedData;
+}
+
+export function SavingsChart({ points, hosts, theme }: { points: readonly SavingsPoint[]; hosts: number; theme: string }) {
+  const el = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const hostsRef = useRef(hosts);
+
+  useEffect(() => {
+    const div = el.current;
+    if (!div) return;
+    hostsRef.current = hosts;
+    const series: uPlot.Series[] = [{ label: 'round' }];
+    for (let h = 0; h < hosts; h++) {
+      const stroke = HOST_COLOURS[h % HOST_COLOURS.length];
+      series.push({ label: `h${h} uplink`, stroke, width: 2, points: { show: false }, value: (_u, v) => (v == null ? '–' : formatBytes(v)) });
+      series.push({ label: `h${h} direct (K ×)`, stroke, width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => (v == null ? '–' : formatBytes(v)) });
+    }
+    const axisStroke = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || '#888';
+    const grid = getComputedStyle(document.documentElement).getPropertyValue('--grid').trim() || '#333';
+    const u = new uPlot(
+      {
+        width: Math.max(200, div.clientWidth),
+        height: Math.max(80, div.clientHeight - 30),
+        series,
+        legend: { show: true, live: false },
+        cursor: { drag: { x: false, y: false } },
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+        axes: [
+          // Rounds are whole numbers; bytes step in powers of two so ticks read as 4 MiB, 8 MiB, 16 MiB.
+          { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: ROUND_STEPS, values: (_u, ticks) => ticks.map((t) => String(t)) },
+          { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, size: 70, incrs: BYTE_STEPS, values: (_u, ticks) => ticks.map((t) => formatBytes(t)) },
+        ],
+      },
+      toData([], hosts),
+      div,
+    );
+    plot.current = u;
+    const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, div.clientWidth), height: Math.max(80, div.clientHeight - 30) }));
+    ro.observe(div);
+    return () => {
+      ro.disconnect();
+      u.destroy();
+      plot.current = null;
+    };
+    // Axis colours come from the theme's CSS variables: rebuild when it changes.
+  }, [hosts, theme]);
+
+  useEffect(() => {
+    plot.current?.setData(toData(points, hostsRef.current));
+  }, [points, hosts, theme]);
+
+  return <div ref={el} className="chart" role="img" aria-label="Uplink bytes per round against direct" />;
+}

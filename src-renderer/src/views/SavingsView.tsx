@@ -1,0 +1,105 @@
+// What the relay saves: per host, the uplink bytes per round measured on the
+// socket against K x what one rank sends (what `direct` would put on the
+// uplink), with the theory next to it; and Compare modes, which runs the same
+// workload in fold, forward and direct.
+import { useLab, runCompare } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { recentSavings } from '../store/apply-batch';
+import { formatBytes, formatRatio } from '../lib/format';
+import { SavingsChart } from './SavingsChart';
+
+export function SavingsView() {
+  const snapshot = useLab((s) => s.snapshot);
+  const savings = useLab((s) => s.savings);
+  const compare = useLab((s) => s.compare);
+  const theme = useUi((s) => s.theme);
+  const hosts = snapshot?.hosts ?? [];
+  const mode = snapshot?.config.mode;
+  const recent = recentSavings(savings);
+
+  return (
+    <section aria-label="Byte savings" className="panel savings">
+      <header className="panel-head">
+        <h2>Byte savings</h2>
+        <span className="muted small">mean of the last {Math.min(20, savings.length)} rounds</span>
+        <button
+          type="button"
+          className="push-right"
+          disabled={compare.busy || !snapshot}
+          onClick={() => {
+            // The same workload as the running topology, in every mode.
+            const c = snapshot?.config;
+            void runCompare({ type: 'compareModes', config: c ? { ranksPerHost: c.ranksPerHost, modelBytes: c.modelBytes, dtype: c.dtype } : undefined, rounds: 5 });
+          }}
+        >
+          {compare.busy ? 'Comparing…' : 'Compare modes'}
+        </button>
+      </header>
+      <div className="panel-body savings-body">
+        <table className="figures" aria-label="Savings per host">
+          <thead>
+            <tr>
+              <th>host</th>
+              <th>K</th>
+              <th className="num">uplink/round</th>
+              <th className="num">direct (K ×)</th>
+              <th className="num">ratio</th>
+              <th className="num">theory</th>
+            </tr>
+          </thead>
+          <tbody>
+            {hosts.map((h) => {
+              const k = h.ranks.length;
+              const row = recent[h.host];
+              return (
+                <tr key={h.host} aria-label={`savings ${h.name}`} data-k={k} data-ratio={row && Number.isFinite(row.ratio) ? row.ratio.toFixed(6) : ''}>
+                  <td>{h.name}</td>
+                  <td className="mono">K = {k}</td>
+                  <td className="mono num">{row ? formatBytes(row.uplink) : '–'}</td>
+                  <td className="mono num">{row && row.direct ? formatBytes(row.direct) : '–'}</td>
+                  <td className="mono num strong">{row ? formatRatio(row.ratio) : '–'}</td>
+                  <td className="mono num muted">{mode === 'fold' ? `1/${k} = ${formatRatio(1 / k)}` : '1'}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+        <SavingsChart points={savings} hosts={hosts.length} theme={theme} />
+        {(compare.rows || compare.error) && (
+          <div className="compare">
+            {compare.error && <p className="bad">{compare.error}</p>}
+            {compare.rows && (
+              <table className="figures" aria-label="Compare modes">
+                <thead>
+                  <tr>
+                    <th>mode</th>
+                    <th className="num">rounds</th>
+                    <th className="num">uplink/host/round</th>
+                    <th className="num">measured ratio</th>
+                    <th className="num">theory</th>
+                    <th className="num">ms/round</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {compare.rows.map((r) => (
+                    <tr key={r.mode}>
+                      <td>
+                        {r.mode}
+                        {r.labOnly && <span className="tag">lab-only</span>}
+                      </td>
+                      <td className="mono num">{r.rounds}</td>
+                      <td className="mono num">{r.uplinkBytesPerHostPerRound.map(formatBytes).join(' / ')}</td>
+                      <td className="mono num strong">{r.ratioToDirect.map(formatRatio).join(' / ')}</td>
+                      <td className="mono num muted">{r.theoryRatio.map(formatRatio).join(' / ')}</td>
+                      <td className="mono num">{r.msPerRound.toFixed(1)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,176 @@
+// The cluster as it stands: the controller, each host with its relay and
+// ranks, live bytes per second on every link, and each rank's state.
+// Selecting a rank or host offers the kill and pause controls.
+import type { LinkView, RankView, HostView } from '@shared/lab/state';
+import { useLab, send } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { formatBytes, formatRate } from '../lib/format';
+import type { LinkRate } from '../store/apply-batch';
+import { NewTopologyForm } from './NewTopologyForm';
+
+/** The three states people act on; an exited rank is shown as dead. */
+export function rankDataState(state: RankView['state']): string {
+  return state === 'exited' ? 'dead' : state;
+}
+
+function sumRates(links: LinkView[], rates: Record<string, LinkRate>, pick: (l: LinkView) => boolean): LinkRate {
+  let up = 0;
+  let down = 0;
+  for (const l of links) {
+    if (!pick(l)) continue;
+    up += rates[l.id]?.up ?? 0;
+    down += rates[l.id]?.down ?? 0;
+  }
+  return { up, down };
+}
+
+export function TopologyView() {
+  const snapshot = useLab((s) => s.snapshot);
+  const links = useLab((s) => s.links);
+  const rates = useLab((s) => s.linkRates);
+  const cfg = snapshot?.config;
+
+  return (
+    <section aria-label="Topology" className="panel topology">
+      <header className="panel-head">
+        <h2>Topology</h2>
+        {cfg && (
+          <span className="muted mono">
+            {cfg.mode} · {cfg.policy} · {formatBytes(cfg.modelBytes)} {cfg.dtype}
+          </span>
+        )}
+      </header>
+      <div className="panel-body topo-body">
+        {!snapshot ? (
+          <p className="muted">No topology yet.</p>
+        ) : (
+          <>
+            <div className="node controller" aria-label="controller">
+              <div className="node-title">controller</div>
+              <div className="muted small">data + control (coordinator)</div>
+              <div className="mono small">
+                round {snapshot.round} · salt {snapshot.saltHex.slice(0, 8)}…
+              </div>
+            </div>
+            <div className="hosts">
+              {snapshot.hosts.map((h) => (
+                <HostCard key={h.host} host={h} ranks={snapshot.ranks.filter((r) => r.host === h.host)} links={links} rates={rates} />
+              ))}
+            </div>
+          </>
+        )}
+      </div>
+      <SelectionActions />
+      <NewTopologyForm />
+    </section>
+  );
+}
+
+function HostCard({ host, ranks, links, rates }: { host: HostView; ranks: RankView[]; links: LinkView[]; rates: Record<string, LinkRate> }) {
+  const selectedHost = useUi((s) => s.selectedHost);
+  const uplink = sumRates(links, rates, (l) => l.kind === 'uplink' && l.host === host.host);
+  const uplinkCount = links.filter((l) => l.kind === 'uplink' && l.host === host.host).length;
+  return (
+    <div
+      role="group"
+      aria-label={`host ${host.name}`}
+      data-state={host.state}
+      className={`host ${host.state} ${selectedHost === host.host ? 'selected' : ''}`}
+      onClick={(e) => {
+        if (e.target === e.currentTarget) useUi.getState().set({ selectedHost: host.host, selectedRank: null });
+      }}
+    >
+      <div className="uplink" title={`${uplinkCount} uplink connection(s) to the controller`}>
+        <span className="arrow">↑</span>
+        <span className="mono" aria-label={`uplink ${host.name} up`}>
+          {formatRate(uplink.up)}
+        </span>
+        <span className="arrow">↓</span>
+        <span className="mono" aria-label={`uplink ${host.name} down`}>
+          {formatRate(uplink.down)}
+        </span>
+      </div>
+      <button
+        type="button"
+        className={`node relay ${host.state}`}
+        aria-label={`relay ${host.name}`}
+        aria-pressed={selectedHost === host.host}
+        onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
+      >
+        <span className="node-title">
+          {host.name} relay {host.state === 'dead' && <em className="bad">dead</em>}
+        </span>
+      </button>
+      <div className="ranks">
+        {ranks.map((r) => (
+          <RankChip key={r.rank} rank={r} links={links} rates={rates} />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+function RankChip({ rank, links, rates }: { rank: RankView; links: LinkView[]; rates: Record<string, LinkRate> }) {
+  const selected = useUi((s) => s.selectedRank === rank.rank);
+  const loop = sumRates(links, rates, (l) => l.rank === rank.rank);
+  const state = rankDataState(rank.state);
+  return (
+    <button
+      type="button"
+      aria-label={`rank ${rank.rank}`}
+      aria-pressed={selected}
+      data-state={state}
+      className={`rank ${state} ${selected ? 'selected' : ''}`}
+      title={`rank ${rank.rank} on h${rank.host}: ${rank.state}${rank.pid ? `, pid ${rank.pid}` : ''}, ${rank.roundsCompleted} rounds`}
+      onClick={() => useUi.getState().set({ selectedRank: rank.rank, selectedHost: rank.host })}
+    >
+      <span className="rank-name">r{rank.rank}</span>
+      <span className="rank-state">{rank.state}</span>
+      <span className="mono tiny">↑{formatRate(loop.up)}</span>
+    </button>
+  );
+}
+
+function SelectionActions() {
+  const snapshot = useLab((s) => s.snapshot);
+  const selectedRank = useUi((s) => s.selectedRank);
+  const selectedHost = useUi((s) => s.selectedHost);
+  const rank = selectedRank !== null ? snapshot?.ranks.find((r) => r.rank === selectedRank) : undefined;
+  const host = selectedHost !== null ? snapshot?.hosts.find((h) => h.host === selectedHost) : undefined;
+  const rankGone = !rank || rank.state === 'dead' || rank.state === 'exited';
+  const paused = rank?.state === 'paused';
+  return (
+    <div className="selection" aria-label="Selection">
+      <div className="selection-what">
+        {rank ? (
+          <>
+            <strong>rank {rank.rank}</strong> on h{rank.host} · {rank.state}
+            {rank.pid ? ` · pid ${rank.pid}` : ''} · {rank.roundsCompleted} rounds
+          </>
+        ) : host ? (
+          <>
+            <strong>host {host.name}</strong> · {host.state} · ranks {host.ranks.join(', ')}
+          </>
+        ) : (
+          <span className="muted">Select a rank or a host.</span>
+        )}
+      </div>
+      <div className="selection-buttons">
+        <button type="button" className="danger" disabled={rankGone} onClick={() => rank && void send({ type: 'killRank', rank: rank.rank })} title="SIGKILL the rank process (K)">
+          Kill rank
+        </button>
+        <button
+          type="button"
+          disabled={rankGone}
+          onClick={() => rank && void send({ type: paused ? 'resumeRank' : 'pauseRank', rank: rank.rank })}
+          title="SIGSTOP / SIGCONT the rank process (P)"
+        >
+          {paused ? 'Resume rank' : 'Pause rank'}
+        </button>
+        <button type="button" className="danger" disabled={!host || host.state === 'dead'} onClick={() => host && void send({ type: 'killHost', host: host.host })}>
+          Kill host
+        </button>
+      </div>
+    </div>
+  );
+}

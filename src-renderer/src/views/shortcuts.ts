@@ -1,0 +1,88 @@
+// Keyboard shortcuts. Keys typed into a text field are left alone.
+import { useEffect } from 'react';
+import { useUi, formToConfig } from '../store/ui-store';
+import { useLab, send, clearRecords } from '../store/lab-store';
+
+export interface Shortcut {
+  keys: string;
+  what: string;
+}
+
+export const SHORTCUTS: Shortcut[] = [
+  { keys: '?', what: 'Show or hide this help' },
+  { keys: '/', what: 'Focus the records filter' },
+  { keys: 'Space', what: 'Pause or resume the records display (capture goes on)' },
+  { keys: 'C', what: 'Clear the kept records' },
+  { keys: 'K', what: 'Kill the selected rank' },
+  { keys: 'P', what: 'Pause or resume the selected rank' },
+  { keys: 'H', what: 'Kill the selected host' },
+  { keys: 'R', what: 'Pause or resume rounds' },
+  { keys: '.', what: 'Step one round (rounds paused)' },
+  { keys: '↑ / ↓', what: 'Previous / next record (list focused)' },
+  { keys: 'T', what: 'Toggle light and dark theme' },
+  { keys: 'Ctrl+Enter', what: 'Start a topology from the form' },
+  { keys: 'Esc', what: 'Close this help, leave the filter' },
+];
+
+function typing(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+}
+
+export function useShortcuts(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const ui = useUi.getState();
+      if (e.key === 'Escape' && ui.helpOpen) {
+        ui.set({ helpOpen: false });
+        return;
+      }
+      if (e.ctrlKey && e.key === 'Enter') {
+        void send({ type: 'start', config: formToConfig(ui.form) });
+        return;
+      }
+      if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      const snap = useLab.getState().snapshot;
+      const rank = ui.selectedRank !== null ? snap?.ranks.find((r) => r.rank === ui.selectedRank) : undefined;
+      switch (e.key) {
+        case '?':
+          ui.set({ helpOpen: !ui.helpOpen });
+          break;
+        case '/':
+          e.preventDefault();
+          document.querySelector<HTMLInputElement>('input[aria-label="Filter"]')?.focus();
+          break;
+        case ' ':
+          if ((e.target as HTMLElement | null)?.tagName === 'BUTTON') return;
+          e.preventDefault();
+          ui.set({ displayPaused: !ui.displayPaused });
+          break;
+        case 'c':
+          clearRecords();
+          break;
+        case 'k':
+          if (rank) void send({ type: 'killRank', rank: rank.rank });
+          break;
+        case 'p':
+          if (rank) void send({ type: rank.state === 'paused' ? 'resumeRank' : 'pauseRank', rank: rank.rank });
+          break;
+        case 'h':
+          if (ui.selectedHost !== null) void send({ type: 'killHost', host: ui.selectedHost });
+          break;
+        case 'r':
+          if (snap) void send({ type: snap.roundsPaused ? 'resumeRounds' : 'pauseRounds' });
+          break;
+        case '.':
+          void send({ type: 'stepRound' });
+          break;
+        case 't':
+          ui.set({ theme: ui.theme === 'dark' ? 'light' : 'dark' });
+          break;
+        default:
+          return;
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
