@@ -3,11 +3,14 @@
 import { describe, expect, it } from 'vitest';
 import { bf16BitsToF32 } from './wire/tensor';
 import { jsFoldKernel, type FoldKernel } from './fold-kernel';
+import { FOLD_WASM_BYTES, bestFoldKernel, createWasmFoldKernel } from './fold-kernel-wasm';
+import { getFoldKernel } from './fold-kernel';
+import './fold';
 
-export function checkKernel(k: FoldKernel): void {
+function checkKernel(k: FoldKernel): void {
   let seed = 99;
   const rnd = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
-  for (const n of [0, 1, 3, 4, 5, 17, 1000, 40_000]) {
+  for (const n of [0, 1, 3, 4, 5, 17, 1000, 9_000]) {
     for (const misalign of [0, 1, 2, 3]) {
       const accOffset = n % 5;
       const vals = Float32Array.from({ length: n }, () => (rnd() - 0.5) * 1e3);
@@ -33,4 +36,33 @@ export function checkKernel(k: FoldKernel): void {
 
 describe('fold kernels', () => {
   it('the JS kernel matches the definition', () => checkKernel(jsFoldKernel));
+
+  it('the WebAssembly SIMD module validates and its kernel agrees with the definition', () => {
+    expect(WebAssembly.validate(FOLD_WASM_BYTES)).toBe(true);
+    const wasm = createWasmFoldKernel();
+    expect(wasm?.name).toBe('wasm-simd');
+    checkKernel(wasm!);
+  });
+
+  it('both kernels give identical sums on random data, including the bf16 widening', () => {
+    const wasm = createWasmFoldKernel()!;
+    let seed = 5;
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    const n = 100_003;
+    const src = Uint8Array.from({ length: n * 4 + 3 }, () => Math.floor(rnd() * 256) & 0xbf);
+    const a = new Float32Array(n);
+    const b = new Float32Array(n);
+    for (let r = 0; r < 3; r++) {
+      jsFoldKernel.addF32Into(a, src.subarray(r, r + n * 4));
+      wasm.addF32Into(b, src.subarray(r, r + n * 4));
+      jsFoldKernel.addBf16Into(a, src.subarray(r, r + (n - 17) * 2), 17);
+      wasm.addBf16Into(b, src.subarray(r, r + (n - 17) * 2), 17);
+    }
+    expect(b).toEqual(a);
+  });
+
+  it('the fold uses the fastest kernel available', () => {
+    expect(bestFoldKernel().name).toBe('wasm-simd');
+    expect(getFoldKernel().name).toBe('wasm-simd');
+  });
 });

@@ -53,14 +53,21 @@ function addBf16Js(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
 export const jsFoldKernel: FoldKernel = { name: 'js', addF32Into: addF32Js, addBf16Into: addBf16Js };
 
 let active: FoldKernel = jsFoldKernel;
+let chosen = false;
 
 export function getFoldKernel(): FoldKernel {
   return active;
 }
 
 /** Swaps the kernel every fold uses (tests and the benchmark compare them). */
-export function setFoldKernel(k: FoldKernel): void {
+export function setFoldKernel(k: FoldKernel, explicit = true): void {
   active = k;
+  chosen ||= explicit;
+}
+
+/** True once a caller picked a kernel (the fold then keeps it instead of the fastest one). */
+export function isFoldKernelChosen(): boolean {
+  return chosen;
 }
 
 export function addF32Into(acc: Float32Array, src: Uint8Array, accOffset = 0): void {

@@ -15,7 +15,11 @@ import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
 import type { RoundFrameSink } from './wire/round-frame-stream';
 import { dtypeName, elementSize, encodeValues, numel, tensorValues, type TensorEntry } from './wire/tensor';
-import { getFoldKernel } from './fold-kernel';
+import { getFoldKernel, isFoldKernelChosen, setFoldKernel } from './fold-kernel';
+import { bestFoldKernel } from './fold-kernel-wasm';
+
+// Use the SIMD kernel where the runtime has it, unless a kernel was chosen explicitly.
+if (!isFoldKernelChosen()) setFoldKernel(bestFoldKernel(), false);
 
 type TensorState =
   | { kind: 'elided' }
