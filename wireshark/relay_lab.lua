@@ -150,6 +150,14 @@ local function varint(tvb, off)
   return nil, 1
 end
 
+-- The range [off, off + len) as far as the bytes go, and whether it was cut
+-- (a unit captured short).
+local function available(tvb, off, len)
+  local have = tvb:len() - off
+  if have >= len then return tvb(off, len), false end
+  return tvb(off, have), true
+end
+
 local function add_varint(tree, field, tvb, off)
   local v, n = varint(tvb, off)
   if v == nil then error("varint wider than u64") end
@@ -254,17 +262,24 @@ local function dissect_round_frame(tvb, tree)
     end
     local elided = nbytes == 0 and numel > 0
     tt:add(pf.rf_elided, elided)
-    if nbytes > 0 then
-      tt:add(pf.rf_data, tvb(off, nbytes))
-      off = off + nbytes
-    end
+    tt:set_text(string.format("Tensor %d: %s [%s]%s", i, dtype_names[dtype] or ("dtype " .. dtype),
+      table.concat(dims, ","), elided and " elided" or string.format(" %d bytes", nbytes)))
     local size = dtype_sizes[dtype]
     if not elided and size ~= nil and nbytes ~= numel * size then
       tt:add_proto_expert_info(ef.length_mismatch, "nbytes is not numel x element size")
     end
+    if nbytes > 0 then
+      local data, cut = available(tvb, off, nbytes)
+      tt:add(pf.rf_data, data)
+      if cut then
+        -- Captured short: the rest of the frame is not in the capture.
+        local summary = string.format("RoundFrame %s %d tensors w=%s", round_kind_names[kind] or "?", count, tostring(weight))
+        t:set_text(summary)
+        return summary
+      end
+      off = off + nbytes
+    end
     tt:set_len(off - start)
-    tt:set_text(string.format("Tensor %d: %s [%s]%s", i, dtype_names[dtype] or ("dtype " .. dtype),
-      table.concat(dims, ","), elided and " elided" or string.format(" %d bytes", nbytes)))
   end
   t:add(pf.rf_footer, tvb(off, 8))
   off = off + 8
@@ -318,6 +333,16 @@ local function dissect_body(tvb, tree)
   return nil
 end
 
+-- Decodes a nested frame; when its bytes were cut, a decode that runs out
+-- of them keeps the fields it got and says so instead of failing the unit.
+local function nested(tree, cut, decode)
+  if not cut then return decode() end
+  local ok, summary = pcall(decode)
+  tree:add_proto_expert_info(ef.short)
+  if ok and summary ~= nil then return summary .. " (captured short)" end
+  return "(captured short)"
+end
+
 local function dissect_mux(tvb, tree, ceiling)
   local t = tree:add(relaylab, tvb(), "MuxRecord")
   t:add(pf.unit, "mux"):set_generated()
@@ -339,14 +364,12 @@ local function dissect_mux(tvb, tree, ceiling)
   if kind == 1 then summary = summary .. string.format(" r=%d", tvb(9, 4):le_uint()) end
   if mux_kind_names[kind] == nil then kind_item:add_proto_expert_info(ef.unknown_kind, "Unknown mux record kind " .. kind) end
   if plen > 0 then
-    local payload = tvb(MUX_HEADER_LEN, plen)
+    local payload, cut = available(tvb, MUX_HEADER_LEN, plen)
     t:add(pf.mux_payload, payload)
-    local inner
-    if kind == 2 then
-      inner = dissect_relay_control(payload:tvb(), t)
-    else
-      inner = dissect_body(payload:tvb(), t)
-    end
+    local inner = nested(t, cut, function()
+      if kind == 2 then return dissect_relay_control(payload:tvb(), t) end
+      return dissect_body(payload:tvb(), t)
+    end)
     if inner ~= nil then summary = summary .. ": " .. inner end
   end
   t:set_text("MuxRecord: " .. summary:sub(5))
@@ -387,9 +410,9 @@ local function dissect_lenframe(tvb, tree)
   local len = tvb(0, 4):le_uint()
   local summary = string.format("LenFrame %d", len)
   if len > 0 then
-    local blob = tvb(4, len)
+    local blob, cut = available(tvb, 4, len)
     t:add(pf.len_blob, blob)
-    local inner = dissect_body(blob:tvb(), t)
+    local inner = nested(t, cut, function() return dissect_body(blob:tvb(), t) end)
     if inner ~= nil then summary = summary .. ": " .. inner end
   end
   t:set_text(summary)

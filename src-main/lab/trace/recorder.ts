@@ -11,7 +11,9 @@ import type { TraceWriter } from './ndjson';
 /** What the recorder needs of the engine's Tap (src-main/engine/tap.ts). */
 export interface TapSource {
   onRecord(listener: (r: UnitRecord) => void): () => void;
-  bytesOf(seq: number): { bytes: Uint8Array } | undefined;
+  bytesOf(seq: number): { bytes: Uint8Array; record: UnitRecord } | undefined;
+  /** Records so far (seq 0 .. recordCount - 1). */
+  readonly recordCount: number;
 }
 
 const COMMAND_ACTIONS: Partial<Record<LabCommand['type'], LifecycleAction>> = {
@@ -34,8 +36,19 @@ export class TraceRecorder {
     private readonly now: () => number,
   ) {}
 
-  /** Records every unit the tap sees from now on. */
-  attachTap(tap: TapSource): this {
+  /**
+   * Records every unit the tap sees from now on; with `backfill`, first the
+   * units it already recorded and still holds (a session's handshakes happen
+   * inside Cluster.start, before anyone can attach). Both happen in one tick,
+   * so no unit falls between them.
+   */
+  attachTap(tap: TapSource, opts: { backfill?: boolean } = {}): this {
+    if (opts.backfill) {
+      for (let seq = 0; seq < tap.recordCount; seq++) {
+        const held = tap.bytesOf(seq);
+        if (held) this.record(held.record, held.bytes);
+      }
+    }
     this.detach.push(tap.onRecord((r) => this.record(r, tap.bytesOf(r.seq)?.bytes)));
     return this;
   }
