@@ -9,7 +9,7 @@
 import type { LossPolicy, UplinkMode } from '@shared/lab/topology';
 import { readU32LE } from '@shared/wire/bytes';
 import { expectChannelMagic } from '@shared/wire/channel';
-import { HANDSHAKE_MAGIC_RANK, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
+import { COMMITTED_READ_STARVATION_MS, HANDSHAKE_MAGIC_RANK, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
 import { isWireError, WireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
@@ -37,6 +37,8 @@ export interface ControllerOptions {
   hostOfRank?: (rank: number) => number;
   helloTimeoutMs?: number;
   pollMs?: number;
+  /** Committed-read starvation deadline (WIRE.md 4.1; 60 s in flodl). */
+  starvationMs?: number;
 }
 
 export type ControllerEvent =
@@ -57,6 +59,7 @@ interface Source {
   /** Contributions for the current round: key -1 = the HostFrame (fold), else the rank. */
   frames: Map<number, CollectedFrame>;
   open: boolean;
+  reader?: { checkStarvation(now: number, deadlineMs: number): WireError | null };
 }
 
 export class Controller {
@@ -69,6 +72,7 @@ export class Controller {
   private stopping: { reason: string; error: boolean } | null = null;
   private wake: (() => void) | null = null;
   private poll: NodeJS.Timeout | null = null;
+  private starveTimer: NodeJS.Timeout | null = null;
   round = 0;
   private readonly loopDone: Promise<void>;
   private startLoop!: () => void;
@@ -211,6 +215,7 @@ export class Controller {
           conn.send(ack);
           units.record({ dir: 'down', layer: 'mux', kind: 'HelloAck', length: ack.length, summary: 'HelloAck', bytes: [ack] });
           source = this.addSource(conn, units, hostName, host, ranks, false, null);
+          source.reader = splitter;
           return;
         }
         const src = source;
@@ -269,6 +274,7 @@ export class Controller {
     this.sources.push(src);
     for (const r of ranks) this.covered.add(r);
     conn.onClose(() => this.sourceClosed(src));
+    this.starveTimer ??= setInterval(() => this.checkStarvation(), Math.min(1000, Math.max(20, (this.opts.starvationMs ?? COMMITTED_READ_STARVATION_MS) / 4)));
     if (direct) this.readDirect(src, rest ?? new Uint8Array(0));
     if (this.covered.size === this.opts.worldSize && !this.isReady) {
       this.isReady = true;
@@ -303,6 +309,7 @@ export class Controller {
         this.kick();
       },
     });
+    src.reader = splitter;
     src.conn.setConsumer((chunk) => {
       try {
         splitter.push(chunk);
@@ -313,6 +320,19 @@ export class Controller {
       }
     });
     if (rest.length > 0) src.conn.unshift(rest);
+  }
+
+  /** A committed read with no progress past the deadline: the peer is presumed gone (WIRE.md 6.2). */
+  private checkStarvation(): void {
+    const now = performance.now();
+    for (const s of this.sources) {
+      if (!s.open || !s.reader) continue;
+      const err = s.reader.checkStarvation(now, this.opts.starvationMs ?? COMMITTED_READ_STARVATION_MS);
+      if (err) {
+        s.units.record({ dir: 'up', layer: s.direct ? 'lenframe' : 'mux', kind: 'starved', length: 0, verdict: 'STARVED', summary: err.message });
+        this.sourceFailed(s, err.message, err.code);
+      }
+    }
   }
 
   private liveRanks(src: Source): number[] {
@@ -390,9 +410,9 @@ export class Controller {
     }
   }
 
-  /** Live ranks whose contribution the current round still lacks (forward and direct modes). */
+  /** Live ranks whose contribution the current round still lacks (in fold mode: every live rank of a host without its HostFrame). */
   waitingFor(): number[] {
-    if (this.opts.mode === 'fold') return [];
+    if (this.opts.mode === 'fold') return this.sources.filter((s) => !s.frames.has(-1)).flatMap((s) => this.liveRanks(s));
     return this.sources.flatMap((s) => this.liveRanks(s).filter((r) => !s.frames.has(r)));
   }
 
@@ -439,6 +459,7 @@ export class Controller {
       this.emit({ type: 'error', message: (e as Error).message });
     } finally {
       if (this.poll) clearInterval(this.poll);
+      if (this.starveTimer) clearInterval(this.starveTimer);
       const s = this.stopping ?? { reason: 'stopped', error: false };
       this.emit({ type: 'shutdown', reason: s.reason, error: s.error });
     }

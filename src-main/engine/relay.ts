@@ -9,7 +9,7 @@
 import type net from 'node:net';
 import type { Direction } from '@shared/lab/state';
 import { encodeChannelMagic } from '@shared/wire/channel';
-import { MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
+import { COMMITTED_READ_STARVATION_MS, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
 import { isWireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
@@ -143,6 +143,8 @@ class RelayChannel {
   private acc = new FoldAcc();
   private deposited = new Set<number>();
   private pausedForRoom = false;
+  private starveTimer: NodeJS.Timeout | null = null;
+  private upReader: MuxSplitter | null = null;
 
   constructor(
     private readonly relay: Relay,
@@ -201,6 +203,25 @@ class RelayChannel {
     // Rank readers start once upstream is up (flodl spawns them after HelloAck);
     // until then their bytes wait in the connection.
     for (const rs of this.ranks.values()) this.startReader(rs);
+    this.starveTimer = setInterval(() => this.checkStarvation(), Math.min(1000, Math.max(20, this.starvationMs / 4)));
+  }
+
+  private get starvationMs(): number {
+    return this.o.starvationMs ?? COMMITTED_READ_STARVATION_MS;
+  }
+
+  /** A rank stuck mid-frame past the deadline is presumed gone (WIRE.md 4.1, 6.2). */
+  private checkStarvation(): void {
+    const now = performance.now();
+    for (const rs of this.ranks.values()) {
+      const err = rs.splitter.checkStarvation(now, this.starvationMs);
+      if (err) this.rankFailed(rs, err);
+    }
+    const upErr = this.upReader?.checkStarvation(now, this.starvationMs);
+    if (upErr) {
+      this.relay.emit({ type: 'error', channel: this.channel, message: `upstream: ${upErr.message}`, code: upErr.code });
+      void this.shutdown(`upstream starved: ${upErr.message}`);
+    }
   }
 
   /** The loopback link of a rank (registered on first sight). */
@@ -332,7 +353,8 @@ class RelayChannel {
   }
 
   waitingFor(): number[] {
-    if (this.shut || this.o.mode !== 'fold') return [];
+    // Before any deposit the barrier has not started: nobody is being waited for yet.
+    if (this.shut || this.o.mode !== 'fold' || this.deposited.size === 0) return [];
     return [...this.ranks.keys()].filter((r) => !this.dead.has(r) && !this.deposited.has(r));
   }
 
@@ -423,6 +445,7 @@ class RelayChannel {
           this.downstream(header!, headerBytes!, payload);
         },
       });
+      this.upReader = splitter;
       up.setConsumer((chunk) => {
         try {
           splitter.push(chunk);
@@ -485,6 +508,7 @@ class RelayChannel {
   async shutdown(reason: string): Promise<void> {
     if (this.shut) return;
     this.shut = true;
+    if (this.starveTimer) clearInterval(this.starveTimer);
     this.relay.emit({ type: 'shutdown', channel: this.channel, reason });
     if (this.upstream) await this.upstream.writer.end();
     for (const rs of this.ranks.values()) {
@@ -498,6 +522,7 @@ class RelayChannel {
   destroy(reason: string): void {
     if (!this.shut) this.relay.emit({ type: 'shutdown', channel: this.channel, reason });
     this.shut = true;
+    if (this.starveTimer) clearInterval(this.starveTimer);
     this.upstream?.destroy();
     for (const rs of this.ranks.values()) rs.conn.destroy();
     this.finish();

@@ -34,9 +34,10 @@ export interface RunReport {
   verdict: RunVerdict;
 }
 
-export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig> } = {}): Promise<RunReport> {
+export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig>; onSession?: (s: LabSession) => void } = {}): Promise<RunReport> {
   const session = new LabSession({ snapLen: opts.snapLen ?? 0 });
   const faults = opts.faults ?? [];
+  opts.onSession?.(session);
   await session.start(config, opts.extra ?? {}, faults);
   // The outcome is read when the rounds end, before the teardown's own exits.
   let atEnd: { dead: number[]; ended: { reason: string; error: boolean } | null };

@@ -207,10 +207,17 @@ export class RoundDriver {
 
   /** Ranks the fold barriers are waiting for right now. */
   waitingFor(): number[] {
+    const missing = new Set(this.cluster.controller.waitingFor());
+    if (this.cluster.config.mode !== 'fold') return [...missing].sort((a, b) => a - b);
+    // A host whose relay has started its barrier names the ranks it lacks; otherwise all its live ranks.
     const out: number[] = [];
-    for (const relay of this.cluster.relays) if (relay) out.push(...relay.waitingFor());
-    if (this.cluster.config.mode !== 'fold') out.push(...this.cluster.controller.waitingFor());
-    return [...new Set(out)].sort((a, b) => a - b);
+    this.cluster.hostRanks.forEach((ranks, h) => {
+      const lacking = ranks.filter((r) => missing.has(r));
+      if (lacking.length === 0) return;
+      const inBarrier = this.cluster.relays[h]?.waitingFor() ?? [];
+      out.push(...(inBarrier.length > 0 ? inBarrier : lacking));
+    });
+    return out.sort((a, b) => a - b);
   }
 
   private finishRound(r: number, t0: number, upBefore: number[]): void {
