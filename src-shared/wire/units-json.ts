@@ -6,7 +6,7 @@
 import { bytesToHex, hexToBytes } from './bytes';
 import { channelOfMagic } from './channel';
 import { CONTROL_HANDSHAKE_MAGIC_ACK, CONTROL_HANDSHAKE_MAGIC_RANK, DTYPE_BF16, DTYPE_F32, HANDSHAKE_MAGIC_CONTROLLER_ACK, HANDSHAKE_MAGIC_RANK, MUX_HEADER_LEN, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './constants';
-import { decodeControlFrame, encodeControlFrame } from './control-frame';
+import { decodeControlFrame, encodeControlFrame, type ControlFrame } from './control-frame';
 import { WireError, isWireError, type WireErrorCode } from './errors';
 import {
   decodeControlAck,
@@ -184,35 +184,77 @@ export function roundFrameFromJson(u: Obj): RoundFrame {
   return { roundKind, weight, tensors };
 }
 
-/** Encodes one JSON unit to its wire bytes. */
-export function encodeUnit(json: unknown, mac: Mac, opts: UnitCodecOptions = {}): Uint8Array {
+/** A unit as codec values (the JSON form parsed and checked). */
+export type ParsedUnit =
+  | { layer: 'mux'; record: MuxRecord }
+  | { layer: 'roundframe'; frame: RoundFrame }
+  | { layer: 'controlframe'; frame: ControlFrame }
+  | { layer: 'lenframe'; blob: Uint8Array }
+  | { layer: 'handshake'; type: 'data' | 'control'; version: number; rank: number; worldSize: number }
+  | { layer: 'handshake'; type: 'dataAck' | 'controlAck'; version: number };
+
+/** Parses and checks a JSON unit (BAD_PAYLOAD with a message naming the field on bad input). */
+export function unitFromJson(json: unknown): ParsedUnit {
   const u = obj(json, 'the unit');
   switch (u.layer) {
     case 'mux':
-      return encodeMuxRecord(muxRecordFromJson(u), mac);
+      return { layer: 'mux', record: muxRecordFromJson(u) };
     case 'roundframe':
-      return encodeRoundFrame(roundFrameFromJson(u), mac);
+      return { layer: 'roundframe', frame: roundFrameFromJson(u) };
     case 'controlframe':
-      return encodeControlFrame({ version: uint(u, 'version'), msgKind: uint(u, 'msgKind'), payload: hexField(u, 'payload') }, mac);
+      return { layer: 'controlframe', frame: { version: uint(u, 'version'), msgKind: uint(u, 'msgKind'), payload: hexField(u, 'payload') } };
     case 'lenframe':
-      return encodeLenFrame(hexField(u, 'blob'), opts.ceiling);
+      return { layer: 'lenframe', blob: hexField(u, 'blob') };
     case 'handshake': {
       const version = uint(u, 'version');
-      switch (u.type) {
-        case 'data':
-          return encodeDataHandshake({ version, rank: uint(u, 'rank'), worldSize: uint(u, 'worldSize') });
-        case 'dataAck':
-          return encodeDataAck(version);
-        case 'control':
-          return encodeControlHandshake({ version, rank: uint(u, 'rank'), worldSize: uint(u, 'worldSize') }, mac);
-        case 'controlAck':
-          return encodeControlAck(version, mac);
-        default:
-          return bad(`handshake 'type' must be data, dataAck, control or controlAck, got ${JSON.stringify(u.type)}`);
-      }
+      if (u.type === 'data' || u.type === 'control') return { layer: 'handshake', type: u.type, version, rank: uint(u, 'rank'), worldSize: uint(u, 'worldSize') };
+      if (u.type === 'dataAck' || u.type === 'controlAck') return { layer: 'handshake', type: u.type, version };
+      return bad(`handshake 'type' must be data, dataAck, control or controlAck, got ${JSON.stringify(u.type)}`);
     }
     default:
       return bad(`'layer' must be one of ${LAYERS.join(', ')}, got ${JSON.stringify(u.layer)}`);
+  }
+}
+
+/** The JSON form of a parsed unit. */
+export function unitToJson(unit: ParsedUnit): UnitJson {
+  switch (unit.layer) {
+    case 'mux':
+      return muxRecordToJson(unit.record);
+    case 'roundframe':
+      return roundFrameToJson(unit.frame);
+    case 'controlframe':
+      return { layer: 'controlframe', version: unit.frame.version, msgKind: unit.frame.msgKind, payload: bytesToHex(unit.frame.payload) };
+    case 'lenframe':
+      return { layer: 'lenframe', blob: bytesToHex(unit.blob) };
+    case 'handshake':
+      return { ...unit };
+  }
+}
+
+/** Encodes one JSON unit to its wire bytes. */
+export function encodeUnit(json: unknown, mac: Mac, opts: UnitCodecOptions = {}): Uint8Array {
+  const unit = unitFromJson(json);
+  switch (unit.layer) {
+    case 'mux':
+      return encodeMuxRecord(unit.record, mac);
+    case 'roundframe':
+      return encodeRoundFrame(unit.frame, mac);
+    case 'controlframe':
+      return encodeControlFrame(unit.frame, mac);
+    case 'lenframe':
+      return encodeLenFrame(unit.blob, opts.ceiling);
+    case 'handshake':
+      switch (unit.type) {
+        case 'data':
+          return encodeDataHandshake(unit);
+        case 'dataAck':
+          return encodeDataAck(unit.version);
+        case 'control':
+          return encodeControlHandshake(unit, mac);
+        case 'controlAck':
+          return encodeControlAck(unit.version, mac);
+      }
   }
 }
 
