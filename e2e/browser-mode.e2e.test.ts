@@ -14,6 +14,7 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
   let context: BrowserContext;
   let page: Page;
   let profile: string;
+  const cspViolations: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(resultsDir, `${name}.png`) });
 
   beforeAll(async () => {
@@ -24,6 +25,9 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     context = await chromium.launchPersistentContext(profile, { executablePath: exe!, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1600, height: 1000 } });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.error('page error:', e.message));
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+    });
     await page.goto(app.url);
   }, 300_000);
 
@@ -93,6 +97,16 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await shot('03-rank-killed');
   });
 
+  it('pauses a rank and resumes it', async () => {
+    const rank2 = page.getByRole('button', { name: 'rank 2', exact: true });
+    await rank2.click();
+    await page.getByRole('button', { name: 'Pause rank' }).click();
+    await expect.poll(() => rank2.getAttribute('data-state'), WAIT).toBe('paused');
+    await shot('03b-rank-paused');
+    await page.getByRole('button', { name: 'Resume rank' }).click();
+    await expect.poll(() => rank2.getAttribute('data-state'), WAIT).toBe('alive');
+  });
+
   it('reads the byte savings for K = 4', async () => {
     const savings = page.getByRole('region', { name: 'Byte savings' });
     const h0 = savings.getByRole('row', { name: 'savings h0' });
@@ -120,5 +134,30 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await filter.fill('verdict != ok');
     await expect.poll(() => filter.getAttribute('aria-invalid')).toBe(null);
     await filter.fill('');
+  });
+
+  it('switches theme with a shortcut and keeps it across a reload', async () => {
+    const theme = () => page.locator('html').getAttribute('data-theme');
+    const before = await theme();
+    await page.locator('body').click({ position: { x: 5, y: 990 } });
+    await page.keyboard.press('t');
+    await expect.poll(theme).not.toBe(before);
+    const after = await theme();
+    await page.keyboard.press('?');
+    await page.getByRole('dialog', { name: 'Keyboard shortcuts' }).waitFor();
+    await shot('06-shortcuts-help');
+    await page.keyboard.press('Escape');
+    await page.reload();
+    await expect.poll(() => page.locator('[aria-label^="rank "]').count(), WAIT).toBe(8);
+    expect(await theme()).toBe(after);
+    await shot('07-theme-after-reload');
+  });
+
+  it('refuses the page without the token, and the window ran without a CSP violation', async () => {
+    const origin = new URL(app.url).origin;
+    const res = await page.request.get(`${origin}/`);
+    expect(res.status()).toBe(403);
+    expect(res.headers()['content-security-policy']).toContain("script-src 'self'");
+    expect(cspViolations).toEqual([]);
   });
 });

@@ -9,8 +9,8 @@ import type { RecordRing } from './record-ring';
 export const MAX_ROUNDS_KEPT = 300;
 export const MAX_FINDINGS_KEPT = 500;
 export const MAX_LOGS_KEPT = 200;
-/** Smoothing of per-link byte rates (weight of the newest sample). */
-const RATE_ALPHA = 0.35;
+/** Link rates are measured over this window of counter samples (bursty traffic reads steadily). */
+export const RATE_WINDOW_MS = 2000;
 
 export interface LinkRate {
   up: number;
@@ -24,6 +24,11 @@ export interface SavingsPoint {
   direct: number[];
 }
 
+export interface LinkSample {
+  t: number;
+  totals: Record<string, { up: number; down: number }>;
+}
+
 export interface LogLine {
   t: number;
   level: 'info' | 'warn' | 'error';
@@ -34,7 +39,8 @@ export interface LabData {
   snapshot: SessionSnapshot | null;
   links: LinkView[];
   linkRates: Record<string, LinkRate>;
-  linkSampleAt: number;
+  /** Recent counter samples, oldest first, spanning about RATE_WINDOW_MS. */
+  linkSamples: LinkSample[];
   rounds: RoundReport[];
   savings: SavingsPoint[];
   /** Bytes each rank had sent up its loopback leg (both channels) at the last round report. */
@@ -48,7 +54,7 @@ export const emptyLabData = (): LabData => ({
   snapshot: null,
   links: [],
   linkRates: {},
-  linkSampleAt: 0,
+  linkSamples: [],
   rounds: [],
   savings: [],
   rankUpAtLastRound: {},
@@ -110,29 +116,27 @@ function applySnapshot(data: LabData, snapshot: SessionSnapshot, ring: RecordRin
   if (newSession) {
     ring.clear();
     const fresh = emptyLabData();
-    return { data: { ...fresh, snapshot, recordsVersion: data.recordsVersion, links: snapshot.links, linkSampleAt: now }, reset: true };
+    return { data: { ...applyLinks({ ...fresh, recordsVersion: data.recordsVersion }, snapshot.links, now), snapshot }, reset: true };
   }
-  const links = snapshot.links.length ? snapshot.links : data.links;
-  const withLinks = data.links.length ? applyLinks(data, links, now) : { ...data, links, linkSampleAt: now };
+  const withLinks = snapshot.links.length ? applyLinks(data, snapshot.links, now) : data;
   return { data: { ...withLinks, snapshot } };
 }
 
 function applyLinks(data: LabData, links: LinkView[], now: number): LabData {
-  const dt = (now - data.linkSampleAt) / 1000;
-  const prevById = new Map(data.links.map((l) => [l.id, l]));
+  const totals: LinkSample['totals'] = {};
+  for (const l of links) totals[l.id] = { up: l.bytesUp, down: l.bytesDown };
+  // Keep one sample older than the window, so the rate always spans it.
+  let samples = [...data.linkSamples.filter((s) => s.t < now), { t: now, totals }];
+  while (samples.length > 2 && samples[1].t <= now - RATE_WINDOW_MS) samples = samples.slice(1);
+  if (samples.length > 256) samples = samples.slice(samples.length - 256);
+  const oldest = samples[0];
+  const dt = (now - oldest.t) / 1000;
   const rates: Record<string, LinkRate> = {};
   for (const l of links) {
-    const before = prevById.get(l.id);
-    const old = data.linkRates[l.id] ?? { up: 0, down: 0 };
-    if (!before || dt <= 0) {
-      rates[l.id] = old;
-      continue;
-    }
-    const up = Math.max(0, l.bytesUp - before.bytesUp) / dt;
-    const down = Math.max(0, l.bytesDown - before.bytesDown) / dt;
-    rates[l.id] = { up: old.up + RATE_ALPHA * (up - old.up), down: old.down + RATE_ALPHA * (down - old.down) };
+    const before = oldest.totals[l.id];
+    rates[l.id] = before && dt > 0 ? { up: Math.max(0, l.bytesUp - before.up) / dt, down: Math.max(0, l.bytesDown - before.down) / dt } : { up: 0, down: 0 };
   }
-  return { ...data, links, linkRates: rates, linkSampleAt: dt > 0 || data.linkSampleAt === 0 ? now : data.linkSampleAt };
+  return { ...data, links, linkRates: rates, linkSamples: samples };
 }
 
 /** Bytes each rank has sent up its own loopback legs (data + control): what it would send in `direct`. */

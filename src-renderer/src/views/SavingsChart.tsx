@@ -7,6 +7,7 @@ import { formatBytes } from '../lib/format';
 
 const HOST_COLOURS = ['#4ea1ff', '#f5a524', '#3ecf8e', '#e5484d', '#b67df2', '#2ec4c4', '#f27db8', '#9aa0a6'];
 
+const AXIS_COLOURS = { dark: { axis: '#8590a0', grid: '#262d37' }, light: { axis: '#667085', grid: '#e4e8ee' } };
 const ROUND_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000];
 const BYTE_STEPS = Array.from({ length: 45 }, (_, k) => 2 ** k);
 
@@ -35,8 +36,9 @@ export function SavingsChart({ points, hosts, theme }: { points: readonly Saving
       series.push({ label: `h${h} uplink`, stroke, width: 2, points: { show: false }, value: (_u, v) => (v == null ? '–' : formatBytes(v)) });
       series.push({ label: `h${h} direct (K ×)`, stroke, width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => (v == null ? '–' : formatBytes(v)) });
     }
-    const axisStroke = getComputedStyle(document.documentElement).getPropertyValue('--muted').trim() || '#888';
-    const grid = getComputedStyle(document.documentElement).getPropertyValue('--grid').trim() || '#333';
+    // Canvas colours cannot follow CSS variables, and the page's theme
+    // attribute may not be updated yet when this runs: take them from the prop.
+    const { axis: axisStroke, grid } = AXIS_COLOURS[theme === 'light' ? 'light' : 'dark'];
     const u = new uPlot(
       {
         width: Math.max(200, div.clientWidth),
@@ -48,7 +50,7 @@ export function SavingsChart({ points, hosts, theme }: { points: readonly Saving
         axes: [
           // Rounds are whole numbers; bytes step in powers of two so ticks read as 4 MiB, 8 MiB, 16 MiB.
           { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: ROUND_STEPS, values: (_u, ticks) => ticks.map((t) => String(t)) },
-          { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, size: 70, incrs: BYTE_STEPS, values: (_u, ticks) => ticks.map((t) => formatBytes(t)) },
+          { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, size: 84, incrs: BYTE_STEPS, values: (_u, ticks) => ticks.map((t) => formatBytes(t)) },
         ],
       },
       toData([], hosts),

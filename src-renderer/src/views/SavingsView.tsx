@@ -2,6 +2,7 @@
 // socket against K x what one rank sends (what `direct` would put on the
 // uplink), with the theory next to it; and Compare modes, which runs the same
 // workload in fold, forward and direct.
+import { useEffect, useState } from 'react';
 import { useLab, runCompare } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { recentSavings } from '../store/apply-batch';
@@ -16,6 +17,11 @@ export function SavingsView() {
   const hosts = snapshot?.hosts ?? [];
   const mode = snapshot?.config.mode;
   const recent = recentSavings(savings);
+  // The chart and the compare table share the space; a finished comparison comes to the front.
+  const [show, setShow] = useState<'chart' | 'compare'>('chart');
+  useEffect(() => {
+    if (compare.rows || compare.error) setShow('compare');
+  }, [compare.rows, compare.error]);
 
   return (
     <section aria-label="Byte savings" className="panel savings">
@@ -64,8 +70,19 @@ export function SavingsView() {
             })}
           </tbody>
         </table>
-        <SavingsChart points={savings} hosts={hosts.length} theme={theme} />
         {(compare.rows || compare.error) && (
+          <div className="segmented" role="group" aria-label="Savings view">
+            <button type="button" aria-pressed={show === 'chart'} onClick={() => setShow('chart')}>
+              Per round
+            </button>
+            <button type="button" aria-pressed={show === 'compare'} onClick={() => setShow('compare')}>
+              Modes compared
+            </button>
+          </div>
+        )}
+        {show === 'chart' || !(compare.rows || compare.error) ? (
+          <SavingsChart points={savings} hosts={hosts.length} theme={theme} />
+        ) : (
           <div className="compare">
             {compare.error && <p className="bad">{compare.error}</p>}
             {compare.rows && (
@@ -88,15 +105,16 @@ export function SavingsView() {
                         {r.labOnly && <span className="tag">lab-only</span>}
                       </td>
                       <td className="mono num">{r.rounds}</td>
-                      <td className="mono num">{r.uplinkBytesPerHostPerRound.map(formatBytes).join(' / ')}</td>
-                      <td className="mono num strong">{r.ratioToDirect.map(formatRatio).join(' / ')}</td>
-                      <td className="mono num muted">{r.theoryRatio.map(formatRatio).join(' / ')}</td>
+                      <td className="mono num nowrap">{r.uplinkBytesPerHostPerRound.map(formatBytes).join(' / ')}</td>
+                      <td className="mono num strong nowrap">{r.ratioToDirect.map(formatRatio).join(' / ')}</td>
+                      <td className="mono num muted nowrap">{r.theoryRatio.map(formatRatio).join(' / ')}</td>
                       <td className="mono num">{r.msPerRound.toFixed(1)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             )}
+            <p className="muted small">Same workload, {compare.rows?.[0]?.rounds ?? '–'} rounds per mode, bytes measured on the uplink sockets; theory: fold 1/K plus headers, forward and direct 1.</p>
           </div>
         )}
       </div>

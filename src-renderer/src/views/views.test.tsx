@@ -1,0 +1,81 @@
+// Component tests: the views render the store's state with the names and
+// states people and tests rely on (rendered to markup, no browser needed).
+import { describe, it, expect, beforeEach } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { TopologyView } from './TopologyView';
+import { SavingsView } from './SavingsView';
+import { FindingsView } from './FindingsView';
+import { useLab } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { emptyLabData } from '../store/apply-batch';
+import { snapshot } from '../test-fixtures';
+
+// Server rendering reads a zustand 5 store through getInitialState (its
+// server snapshot), so the tests place their state there.
+const labInitial = { ...useLab.getInitialState() };
+const uiInitial = { ...useUi.getInitialState() };
+const setLab = (patch: Partial<ReturnType<typeof useLab.getState>>) => Object.assign(useLab.getInitialState(), patch);
+const setUi = (patch: Partial<ReturnType<typeof useUi.getState>>) => Object.assign(useUi.getInitialState(), patch);
+
+const attrsOf = (html: string, label: string) => new RegExp(`<[^>]*aria-label="${label}"[^>]*>`).exec(html)?.[0] ?? '';
+
+describe('views', () => {
+  beforeEach(() => {
+    Object.assign(useLab.getInitialState(), labInitial, emptyLabData());
+    Object.assign(useUi.getInitialState(), uiInitial);
+  });
+
+  it('Topology labels every host and rank and carries each rank state', () => {
+    const snap = snapshot();
+    snap.ranks[3] = { ...snap.ranks[3], state: 'paused' };
+    snap.ranks[5] = { ...snap.ranks[5], state: 'dead' };
+    snap.ranks[6] = { ...snap.ranks[6], state: 'exited' };
+    setLab({ snapshot: snap });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toContain('aria-label="Topology"');
+    expect(attrsOf(html, 'host h0')).toContain('data-state="up"');
+    expect(attrsOf(html, 'host h1')).toContain('role="group"');
+    expect(attrsOf(html, 'rank 0')).toContain('data-state="alive"');
+    expect(attrsOf(html, 'rank 3')).toContain('data-state="paused"');
+    expect(attrsOf(html, 'rank 5')).toContain('data-state="dead"');
+    expect(attrsOf(html, 'rank 6')).toContain('data-state="dead"');
+    expect(html.match(/aria-label="rank \d+"/g)).toHaveLength(8);
+  });
+
+  it('offers Resume rank for a paused rank, and disables Kill rank for a dead one', () => {
+    const snap = snapshot();
+    snap.ranks[3] = { ...snap.ranks[3], state: 'paused' };
+    snap.ranks[5] = { ...snap.ranks[5], state: 'dead' };
+    setLab({ snapshot: snap });
+    setUi({ selectedRank: 3, selectedHost: 0 });
+    let html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toMatch(/<button[^>]*>Resume rank<\/button>/);
+    expect(html).not.toContain('>Pause rank<');
+    expect(html).toMatch(/<button[^>]*class="danger"[^>]*>Kill rank<\/button>/);
+    expect(html).not.toMatch(/<button[^>]*disabled=""[^>]*>Kill rank</);
+    setUi({ selectedRank: 5, selectedHost: 1 });
+    html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toMatch(/<button[^>]*disabled=""[^>]*>Kill rank<\/button>/);
+    expect(html).toMatch(/<button[^>]*>Kill host<\/button>/);
+  });
+
+  it('Byte savings shows K and the measured ratio per host', () => {
+    const per = 1000;
+    setLab({ snapshot: snapshot(), savings: [1, 2, 3].map((round) => ({ round, uplink: [per + 25, per + 25], direct: [4 * per, 4 * per] })) });
+    const html = renderToStaticMarkup(<SavingsView />);
+    expect(html).toContain('aria-label="Byte savings"');
+    const row = attrsOf(html, 'savings h0');
+    expect(row).toContain('data-k="4"');
+    expect(row).toContain(`data-ratio="${((per + 25) / (4 * per)).toFixed(6)}"`);
+    expect(html).toContain('K = 4');
+    expect(html).toMatch(/<button[^>]*>Compare modes<\/button>/);
+  });
+
+  it('Findings list each finding with a jump to its record', () => {
+    setLab({ findings: [{ id: 1, t: 1200, severity: 'error', kind: 'hmac', message: 'HostFrame from h1 failed its MAC', recordSeq: 42 }] });
+    const html = renderToStaticMarkup(<FindingsView />);
+    expect(html).toContain('aria-label="Findings"');
+    expect(html).toContain('HostFrame from h1 failed its MAC');
+    expect(html).toContain('aria-label="Jump to record 42"');
+  });
+});
