@@ -1,10 +1,107 @@
+// relay-lab controller: the controller (data channel) and the coordinator
+// (control channel) on one port, channel-magic dispatch, as a standalone
+// process so relays and ranks on other machines can join (CLI.md 3).
+import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION, DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
+import { saltFromHex } from '@shared/wire/salt';
+import { nodeMac } from '../../crypto/node-mac';
+import { closeServer, listen, serverPort } from '../../engine/conn';
+import { Controller, type ControllerEvent } from '../../engine/controller';
+import { Coordinator } from '../../engine/coordinator';
+import { DeadRanks } from '../../engine/dead-ranks';
+import { PortMux } from '../../engine/port-mux';
+import { Tap } from '../../engine/tap';
+import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
+import { portFlag, saltFlag } from './role-flags';
 import type { Command } from './types';
 
-// Not built yet: see the open issues.
 export const controllerCommand: Command = {
-  summary: '(not implemented yet)',
-  async run() {
-    process.stderr.write('relay-lab controller: not implemented yet\n');
-    return 2;
+  summary: 'run the controller and coordinator alone (one port for both channels)',
+  async run(argv) {
+    const { values } = parseFlags(argv, {
+      port: { type: 'string' },
+      listen: { type: 'string' },
+      'world-size': { type: 'string' },
+      salt: { type: 'string' },
+      policy: { type: 'string' },
+      mode: { type: 'string' },
+      'staleness-ms': { type: 'string' },
+      'data-version': { type: 'string' },
+      'control-version': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    });
+    if (values.help) {
+      process.stdout.write(
+        'usage: relay-lab controller --world-size N --salt HEX [--port P (1337; 0 = any)] [--listen ADDR] [--policy elastic|strict]\n' +
+          '  [--mode fold|forward|direct] [--staleness-ms MS] [--json]\n',
+      );
+      return 0;
+    }
+    if (values['world-size'] === undefined) throw new UsageError('--world-size N is required');
+    const worldSize = intFlag(values['world-size'], 'world-size', 1, 1);
+    const saltHex = saltFlag(values.salt);
+    const port = portFlag(values.port, 'port', 1337);
+    const address = values.listen ?? '127.0.0.1';
+    const policy = choiceFlag(values.policy, 'policy', ['elastic', 'strict'] as const, 'elastic');
+    const mode = choiceFlag(values.mode, 'mode', ['fold', 'forward', 'direct'] as const, 'fold');
+    const stalenessMs = intFlag(values['staleness-ms'], 'staleness-ms', 3000, 50);
+    const dataVersion = intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1);
+    const controlVersion = intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1);
+
+    const mac = nodeMac(saltFromHex(saltHex));
+    const tap = new Tap({ snapLen: 0 });
+    const dead = new DeadRanks(worldSize);
+    const controller = new Controller({ worldSize, mac, mode, policy, ceiling: DEFAULT_FRAME_CEILING, dataVersion, dead, tap });
+    const coordinator = new Coordinator({ worldSize, mac, controlVersion, dead, stalenessMs, tap, direct: mode === 'direct' });
+    const rounds: Extract<ControllerEvent, { type: 'round' }>[] = [];
+    const errors: string[] = [];
+    let ended: Extract<ControllerEvent, { type: 'shutdown' }> | null = null;
+    controller.on((e) => {
+      if (e.type === 'round') {
+        rounds.push(e);
+        process.stderr.write(`round ${e.round}: hosts [${e.hosts}] weight ${e.weight}\n`);
+      } else if (e.type === 'error') {
+        errors.push(e.message);
+        process.stderr.write(`controller: ${e.message}\n`);
+      } else if (e.type === 'declareDead') process.stderr.write(`DeclareDead rank ${e.rank} -> h${e.host}\n`);
+      else if (e.type === 'shutdown') ended = e;
+    });
+    coordinator.on((e) => {
+      if (e.type === 'stale') process.stderr.write(`rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms\n`);
+      if (e.type === 'error') process.stderr.write(`coordinator: ${e.message}\n`);
+    });
+    const server = await listen(address, port);
+    const mux = new PortMux(server, {
+      handlers: { data: (c, h) => controller.attach(c, h), control: (c, h) => coordinator.attach(c, h) },
+      onDrop: (reason) => process.stderr.write(`dropped a connection: ${reason}\n`),
+    });
+    const boundPort = serverPort(server);
+    process.stderr.write(`controller listening on ${address}:${boundPort} (world size ${worldSize}, ${mode}, ${policy})\n`);
+    const stop = () => void controller.stop('interrupted');
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    await controller.finished();
+    coordinator.stop();
+    mux.destroyAll();
+    await closeServer(server);
+    const end = ended as Extract<ControllerEvent, { type: 'shutdown' }> | null;
+    const verdict = end?.error || rounds.length === 0 ? 'error' : 'ok';
+    if (values.json) {
+      printJson({
+        role: 'controller',
+        port: boundPort,
+        worldSize,
+        mode,
+        policy,
+        roundsCompleted: rounds.length,
+        rounds: rounds.map((r) => ({ round: r.round, hosts: r.hosts, ranks: r.ranks, weight: r.weight })),
+        links: tap.linkViews(),
+        dead: dead.list(),
+        errors,
+        ended: end?.reason ?? 'stopped',
+        verdict,
+      });
+    }
+    return verdict === 'ok' ? 0 : 1;
   },
 };

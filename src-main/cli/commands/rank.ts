@@ -1,10 +1,73 @@
+// relay-lab rank: one rank as a standalone process (CLI.md 3). It starts
+// reducing right after its handshakes, runs --rounds rounds, then exits.
+import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION } from '@shared/wire/constants';
+import { runRank } from '../../rank/rank-runner';
+import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
+import { portFlag, saltFlag } from './role-flags';
 import type { Command } from './types';
 
-// Not built yet: see the open issues.
 export const rankCommand: Command = {
-  summary: '(not implemented yet)',
-  async run() {
-    process.stderr.write('relay-lab rank: not implemented yet\n');
-    return 2;
+  summary: 'run one rank alone against its relay (or the controller in direct mode)',
+  async run(argv) {
+    const { values } = parseFlags(argv, {
+      rank: { type: 'string' },
+      'world-size': { type: 'string' },
+      salt: { type: 'string' },
+      address: { type: 'string' },
+      'data-port': { type: 'string' },
+      'control-port': { type: 'string' },
+      rounds: { type: 'string' },
+      'model-bytes': { type: 'string' },
+      dtype: { type: 'string' },
+      seed: { type: 'string' },
+      direct: { type: 'boolean' },
+      'data-version': { type: 'string' },
+      'control-version': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    });
+    if (values.help) {
+      process.stdout.write(
+        'usage: relay-lab rank --rank R --world-size N --salt HEX --data-port P --control-port P [--address ADDR]\n' +
+          '  [--rounds N (10)] [--model-bytes S (4MiB)] [--dtype f32|bf16] [--seed N] [--direct (lab-only)] [--json]\n',
+      );
+      return 0;
+    }
+    if (values.rank === undefined || values['world-size'] === undefined) throw new UsageError('--rank R and --world-size N are required');
+    const worldSize = intFlag(values['world-size'], 'world-size', 1, 0);
+    const rank = intFlag(values.rank, 'rank', 0, 0);
+    if (worldSize === 0) throw new UsageError('world_size must be at least 1');
+    if (rank >= worldSize) throw new UsageError(`rank_id ${rank} must be < world_size ${worldSize}`);
+    if (values['data-port'] === undefined || values['control-port'] === undefined) throw new UsageError('--data-port and --control-port are required');
+    const spec = {
+      rank,
+      worldSize,
+      saltHex: saltFlag(values.salt),
+      address: values.address ?? '127.0.0.1',
+      dataPort: portFlag(values['data-port'], 'data-port', 0),
+      controlPort: portFlag(values['control-port'], 'control-port', 0),
+      direct: values.direct ?? false,
+      dataVersion: intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1),
+      controlVersion: intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1),
+      modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+      dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
+      seed: intFlag(values.seed, 'seed', 1),
+      rounds: intFlag(values.rounds, 'rounds', 10, 1),
+      idle: false,
+      paced: false,
+      heartbeatMs: 500,
+      report: values.json ? 'json' : 'none',
+      sampleMax: 4096,
+    } as const;
+    let result;
+    try {
+      result = await runRank(spec);
+    } catch (e) {
+      // Connection or handshake failure: a named error, never a stack trace.
+      result = { rank, roundsCompleted: 0, rounds: [], verdict: 'error' as const, error: (e as Error).message };
+    }
+    if (values.json) printJson(result);
+    else process.stderr.write(`rank ${rank}: ${result.roundsCompleted} rounds, verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}\n`);
+    return result.verdict === 'ok' ? 0 : 1;
   },
 };

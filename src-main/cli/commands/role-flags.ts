@@ -1,0 +1,37 @@
+// Flag helpers shared by the standalone roles (controller, relay, rank).
+import { saltFromHex } from '@shared/wire/salt';
+import { UsageError, intFlag } from '../args';
+
+export function saltFlag(value: string | undefined): string {
+  if (value === undefined) throw new UsageError('--salt HEX is required (32 hex characters, the same on every role)');
+  try {
+    saltFromHex(value);
+  } catch (e) {
+    throw new UsageError(`--salt: ${(e as Error).message}`);
+  }
+  return value.trim().toLowerCase();
+}
+
+export function portFlag(value: string | undefined, name: string, fallback: number): number {
+  const p = intFlag(value, name, fallback, 0);
+  if (p > 65535) throw new UsageError(`--${name} must be a TCP port (0..65535), got ${p}`);
+  return p;
+}
+
+export function ranksFlag(value: string | undefined, worldSize: number): number[] {
+  if (value === undefined) throw new UsageError('--ranks 0,1,2,3 is required');
+  if (!/^\d+(,\d+)*$/.test(value)) throw new UsageError(`--ranks must be a comma-separated list of ranks, got '${value}'`);
+  const ranks = value.split(',').map(Number);
+  const bad = ranks.find((r) => r >= worldSize);
+  if (bad !== undefined) throw new UsageError(`rank ${bad} must be < --world-size ${worldSize}`);
+  if (new Set(ranks).size !== ranks.length) throw new UsageError('--ranks lists a rank twice');
+  return ranks;
+}
+
+/** ADDR:PORT (IPv6 in brackets). */
+export function hostPortFlag(value: string | undefined, name: string, fallback: string): { host: string; port: number } {
+  const v = value ?? fallback;
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(v);
+  if (!m) throw new UsageError(`--${name} must be ADDR:PORT, got '${v}'`);
+  return { host: m[1] ?? m[2], port: portFlag(m[3], name, 0) };
+}
