@@ -98,6 +98,13 @@ export interface FindingEvent {
   finding: Finding;
 }
 
+/** A link that appeared after the header was written (a reconnect, a late leg). */
+export interface LinkEvent {
+  type: 'link';
+  t: number;
+  link: TraceLink;
+}
+
 /** The links' byte and unit counters at time t. */
 export interface LinksEvent {
   type: 'links';
@@ -120,5 +127,5 @@ export interface EndEvent {
   events: number;
 }
 
-export type TraceEvent = RecordEvent | RoundEvent | FindingEvent | LifecycleEvent | LinksEvent | LogEvent | EndEvent;
+export type TraceEvent = RecordEvent | RoundEvent | FindingEvent | LifecycleEvent | LinkEvent | LinksEvent | LogEvent | EndEvent;
 export type TraceEventType = TraceEvent['type'];

@@ -23,9 +23,21 @@ export function traceLink(view: Pick<LinkView, 'id' | 'from' | 'to' | 'channel' 
  * 10 per host (the lab runs every host on one machine), clients get
  * 40000 + their index. Marked syntheticEndpoints.
  */
-export function syntheticTraceLinks(views: readonly LinkView[], controllerPort = 1337): TraceLink[] {
-  return views.map((v, i) => {
+export function syntheticTraceLinks(views: readonly LinkView[], controllerPort = 1337, firstIndex = 0): TraceLink[] {
+  return views.map((v, j) => {
+    const i = firstIndex + j;
     const serverPort = v.kind === 'uplink' ? controllerPort : controllerPort + (v.channel === 'data' ? 4 : 5) + 10 * Math.max(0, v.host);
     return { ...traceLink(v, { clientAddr: '127.0.0.1', clientPort: 40000 + i, serverAddr: '127.0.0.1', serverPort }), syntheticEndpoints: true };
   });
+}
+
+/** A link's shape from its id alone (`h0.uplink.data`, `h0.r3.control`, `r3.uplink.data`), when no view is at hand. */
+export function linkViewFromId(id: string): LinkView | null {
+  const m = /^(?:h(\d+)\.(?:(uplink)|r(\d+))|r(\d+)\.(uplink))\.(data|control)$/.exec(id);
+  if (!m) return null;
+  const channel = m[6] as 'data' | 'control';
+  const base = { id, channel, bytesUp: 0, bytesDown: 0, units: 0 };
+  if (m[1] !== undefined && m[2]) return { ...base, from: `h${m[1]}`, to: 'controller', kind: 'uplink', host: Number(m[1]) };
+  if (m[1] !== undefined) return { ...base, from: `r${m[3]}`, to: `h${m[1]}`, kind: 'loopback', host: Number(m[1]), rank: Number(m[3]) };
+  return { ...base, from: `r${m[4]}`, to: 'controller', kind: 'uplink', host: -1, rank: Number(m[4]) };
 }

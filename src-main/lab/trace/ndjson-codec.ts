@@ -11,7 +11,7 @@ import {
   type TraceLink,
 } from './format';
 
-const EVENT_TYPES = new Set(['record', 'round', 'finding', 'lifecycle', 'links', 'log', 'end']);
+const EVENT_TYPES = new Set(['record', 'round', 'finding', 'lifecycle', 'link', 'links', 'log', 'end']);
 const UNIT_LAYERS = new Set(['channelMagic', 'handshake', 'lenframe', 'mux']);
 const LIFECYCLE_ACTIONS: ReadonlySet<LifecycleAction> = new Set<LifecycleAction>([
   'start',
@@ -96,9 +96,9 @@ class Fields {
   }
 }
 
-function checkLink(v: unknown, i: number, line: number): TraceLink {
-  if (typeof v !== 'object' || v === null) throw new TraceError('BAD_EVENT', `header.links[${i}] must be an object`, line);
-  const f = new Fields(v as Record<string, unknown>, `header.links[${i}]`, line);
+function checkLink(v: unknown, where: string, line: number): TraceLink {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TraceError('BAD_EVENT', `${where} must be an object`, line);
+  const f = new Fields(v as Record<string, unknown>, where, line);
   f.str('id');
   f.oneOf('channel', new Set(['data', 'control']));
   f.oneOf('kind', new Set(['loopback', 'uplink']));
@@ -130,7 +130,7 @@ export function decodeHeaderLine(text: string, line = 1): TraceHeader {
   if (!/^[0-9a-f]{32}$/.test(f.str('saltHex'))) f.fail('saltHex', '32 lowercase hex chars');
   const config = f.obj_('config');
   if (!Array.isArray(config.ranksPerHost)) f.fail('config.ranksPerHost', 'an array');
-  f.arr('links').forEach((l, i) => checkLink(l, i, line));
+  f.arr('links').forEach((l, i) => checkLink(l, `header.links[${i}]`, line));
   return obj as unknown as TraceHeader;
 }
 
@@ -181,6 +181,9 @@ export function decodeEventLine(text: string, line: number): TraceEvent {
     }
     case 'lifecycle':
       f.oneOf('action', LIFECYCLE_ACTIONS);
+      break;
+    case 'link':
+      checkLink(obj.link, 'link', line);
       break;
     case 'links':
       f.arr('links');

@@ -54,6 +54,12 @@ describe('trace NDJSON', () => {
     }
   });
 
+  it('round-trips a link declared mid-trace', async () => {
+    const link = { ...sampleHeader().links[2]!, id: 'h1.uplink.data', host: 1, clientPort: 47100 };
+    const back = await loadTrace([headerLine, encodeEventLine({ type: 'link', t: 3, link })]);
+    expect(back.events).toEqual([{ type: 'link', t: 3, link }]);
+  });
+
   it('writes one JSON object per line with the header first', async () => {
     const lines = (await writeSample()).split('\n');
     expect(lines.at(-1)).toBe('');
@@ -114,6 +120,7 @@ describe('trace NDJSON', () => {
     expect(await errorOf(headerLine + '{"type":"log","t":"soon","level":"info","message":"m"}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
     expect(await errorOf(headerLine + '[1,2]\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
     expect(await errorOf(headerLine + '{"type":"lifecycle","t":1,"action":"explode"}\n')).toMatchObject({ code: 'BAD_EVENT' });
+    expect(await errorOf(headerLine + '{"type":"link","t":1,"link":{"id":"h1.uplink.data"}}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
   });
 
   it('rejects record bytes that are not base64 or disagree with captured', async () => {

@@ -22,7 +22,7 @@ export class TraceWriter {
 
   constructor(
     private readonly out: Writable,
-    header: TraceHeader,
+    readonly header: TraceHeader,
   ) {
     out.write(encodeHeaderLine(header));
   }

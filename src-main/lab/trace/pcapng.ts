@@ -83,6 +83,10 @@ export class PcapngExporter {
       }
       this.stats.units += 1;
       if (r.captured < r.length) this.stats.shortUnits += 1;
+    } else if (ev.type === 'link') {
+      // A link declared mid-trace; a redeclared id takes effect at its next connection.
+      this.links.set(ev.link.id, ev.link);
+      if (!this.conversations.get(ev.link.id)?.isOpen) this.conversations.delete(ev.link.id);
     } else if (ev.type === 'lifecycle' && ev.action === 'linkClosed' && ev.link) {
       const conv = this.conversations.get(ev.link);
       if (!conv) return;

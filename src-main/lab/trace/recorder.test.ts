@@ -43,6 +43,11 @@ async function recordSession(snapLen = 64) {
   // A model-sized HostFrame delivered in two pieces: the tap keeps snapLen bytes.
   const host = muxRecord(3, 0, new Uint8Array(300).fill(7));
   tap.unit({ link: links[0]!, dir: 'up', layer: 'mux', kind: 'HostFrame', length: host.length, summary: 'HostFrame', bytes: [host.subarray(0, 25), host.subarray(25)] });
+  // A link that appears after the header (a late leg): declared in the trace before its first record.
+  const late = tap.link({ id: 'h1.uplink.data', from: 'h1', to: 'controller', channel: 'data', kind: 'uplink', host: 1 });
+  tap.unit({ link: late, dir: 'up', layer: 'channelMagic', kind: 'DATA magic', length: 4, summary: 'magic', bytes: [magic] });
+  // And a record handed over directly for a link no tap knows: its shape comes from its id.
+  rec.record({ seq: 50, t: 3, link: 'h2.r5.control', dir: 'down', layer: 'handshake', kind: 'controlAck', length: 16, captured: 16, verdict: 'ok', summary: 'ack' }, vectorBytes('handshake control ack v2'));
   clock = 4;
   listener!({ events: [{ type: 'round', report: { round: 0, accepted: [0], verdict: 'ok', durationMs: 3, uplinkBytesPerHost: [329] } }, { type: 'records', records: [], droppedBefore: 0 }] });
   rec.command({ type: 'pauseRank', rank: 0 });
@@ -60,13 +65,17 @@ describe('TraceRecorder and TraceReplay', () => {
   it('records tap units with their captured bytes, rounds, findings and lifecycle events', async () => {
     const { trace, host } = await recordSession();
     expect(trace.complete).toBe(true);
-    expect(trace.events.map((e) => e.type)).toEqual(['lifecycle', 'record', 'record', 'record', 'round', 'lifecycle', 'finding', 'links', 'lifecycle', 'end']);
+    expect(trace.events.map((e) => e.type)).toEqual(['lifecycle', 'record', 'record', 'record', 'link', 'record', 'link', 'record', 'round', 'lifecycle', 'finding', 'links', 'lifecycle', 'end']);
+    const declared = trace.events.filter((e) => e.type === 'link').map((e) => e.link);
+    expect(declared[0]).toMatchObject({ id: 'h1.uplink.data', kind: 'uplink', host: 1, serverPort: 1337, syntheticEndpoints: true });
+    expect(declared[1]).toMatchObject({ id: 'h2.r5.control', kind: 'loopback', channel: 'control', host: 2, rank: 5, from: 'r5', to: 'h2' });
+    expect(new Set([...trace.header.links, ...declared].map((l) => l.clientPort)).size).toBe(4);
     const recs = trace.events.filter((e) => e.type === 'record');
     const big = recs[2]!;
     expect(big.record).toMatchObject({ seq: 2, kind: 'HostFrame', length: host.length, captured: 64 });
     expect(Buffer.from(big.bytes).equals(Buffer.from(host.subarray(0, 64)))).toBe(true);
-    expect(trace.events[5]).toMatchObject({ type: 'lifecycle', action: 'pauseRank', rank: 0, t: 4 });
-    expect(trace.events[8]).toMatchObject({ action: 'faultApplied', fault: { kind: 'slicer' }, t: 5 });
+    expect(trace.events[9]).toMatchObject({ type: 'lifecycle', action: 'pauseRank', rank: 0, t: 4 });
+    expect(trace.events[12]).toMatchObject({ action: 'faultApplied', fault: { kind: 'slicer' }, t: 5 });
     expect(trace.header.links.every((l) => l.syntheticEndpoints)).toBe(true);
   });
 
@@ -81,6 +90,8 @@ describe('TraceRecorder and TraceReplay', () => {
     expect(seen).toHaveLength(1);
     expect(early.events[0]).toMatchObject({ type: 'snapshot', snapshot: { running: false, roundsCompleted: 0, ranks: [{ rank: 0, state: 'alive' }] } });
     expect(early.events[1]).toMatchObject({ type: 'records', records: [{ seq: 0 }, { seq: 1 }] });
+    // The session's own link counters win where the trace has them.
+    expect(replay.snapshotAt(100).links.map((l) => l.id)).toEqual(['h0.uplink.data', 'h0.r0.data', 'h1.uplink.data']);
     const snap = (early.events[0] as { snapshot: { links: LinkView[] } }).snapshot;
     expect(snap.links.find((l) => l.id === 'h0.uplink.data')).toMatchObject({ bytesUp: 4, units: 1 });
 
@@ -88,6 +99,14 @@ describe('TraceRecorder and TraceReplay', () => {
     expect(replay.time).toBe(6);
     expect(late.events[0]).toMatchObject({ snapshot: { roundsCompleted: 1, round: 1, ranks: [{ state: 'paused' }] } });
     expect(late.events.map((e) => e.type)).toEqual(['snapshot', 'records', 'round', 'finding', 'links']);
+    // Without a links event, the counters come from the records, late links included.
+    const noCounters = new TraceReplay({ ...trace, events: trace.events.filter((e) => e.type !== 'links') });
+    expect(noCounters.snapshotAt(100).links.map((l) => [l.id, l.bytesUp, l.bytesDown, l.units])).toEqual([
+      ['h0.uplink.data', 4 + 325, 0, 2],
+      ['h0.r0.data', 16, 0, 1],
+      ['h1.uplink.data', 4, 0, 1],
+      ['h2.r5.control', 0, 16, 1],
+    ]);
     expect(replay.lifecycleUntil(6).map((e) => e.action)).toEqual(['start', 'pauseRank', 'faultApplied']);
 
     expect(await replay.command({ type: 'getRecordBytes', seq: 1 })).toEqual({ ok: true, bytes: { seq: 1, hex: Buffer.from(magic).toString('hex'), length: 4, captured: 4, saltHex: '0102030405060708090a0b0c0d0e0f10' } });
@@ -106,5 +125,18 @@ describe('TraceRecorder and TraceReplay', () => {
     const hostSeg = packets.find((p) => p.payloadLen === host.length)!;
     expect(hostSeg).toMatchObject({ dstPort: 1337, srcPort: uplink.clientPort });
     expect(hostSeg.payload.length).toBe(64);
+    // The late links were exported as connections of their own.
+    expect(ex.stats.connections).toBe(4);
+  });
+});
+
+describe('linkViewFromId', () => {
+  it('reads the three link id shapes and refuses others', async () => {
+    const { linkViewFromId } = await import('./links');
+    expect(linkViewFromId('h0.uplink.control')).toMatchObject({ kind: 'uplink', channel: 'control', host: 0, from: 'h0', to: 'controller' });
+    expect(linkViewFromId('h3.r12.data')).toMatchObject({ kind: 'loopback', channel: 'data', host: 3, rank: 12, from: 'r12', to: 'h3' });
+    expect(linkViewFromId('r7.uplink.data')).toMatchObject({ kind: 'uplink', rank: 7, from: 'r7', to: 'controller' });
+    expect(linkViewFromId('h0.uplink')).toBeNull();
+    expect(linkViewFromId('x.r1.data')).toBeNull();
   });
 });

@@ -5,7 +5,9 @@
 // records under load.
 import type { LabBatch, LabCommand, LabEvent } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
-import type { LifecycleAction, LifecycleEvent } from './format';
+import type { LinkView } from '@shared/lab/state';
+import type { LifecycleAction, LifecycleEvent, TraceLink } from './format';
+import { linkViewFromId, syntheticTraceLinks } from './links';
 import type { TraceWriter } from './ndjson';
 
 /** What the recorder needs of the engine's Tap (src-main/engine/tap.ts). */
@@ -14,6 +16,12 @@ export interface TapSource {
   bytesOf(seq: number): { bytes: Uint8Array; record: UnitRecord } | undefined;
   /** Records so far (seq 0 .. recordCount - 1). */
   readonly recordCount: number;
+  linkViews(): LinkView[];
+}
+
+export interface RecorderOptions {
+  /** The endpoints of a link that appears after the header (default: synthetic ones, marked so). */
+  linkFor?: (view: LinkView) => TraceLink;
 }
 
 const COMMAND_ACTIONS: Partial<Record<LabCommand['type'], LifecycleAction>> = {
@@ -29,12 +37,27 @@ const COMMAND_ACTIONS: Partial<Record<LabCommand['type'], LifecycleAction>> = {
 
 export class TraceRecorder {
   private readonly detach: (() => void)[] = [];
+  private readonly known: Set<string>;
+  private tap: TapSource | null = null;
 
   /** `now` = the session clock (ms since the tap's t0), for events that carry no time of their own. */
   constructor(
     private readonly writer: TraceWriter,
     private readonly now: () => number,
-  ) {}
+    private readonly opts: RecorderOptions = {},
+  ) {
+    this.known = new Set(writer.header.links.map((l) => l.id));
+  }
+
+  /** A record on a link the header does not list: declare the link first, so the trace stays exportable. */
+  private declareLink(id: string, t: number): void {
+    const view = this.tap?.linkViews().find((v) => v.id === id) ?? linkViewFromId(id);
+    if (!view) return;
+    const controllerPort = this.writer.header.links.find((l) => l.kind === 'uplink')?.serverPort ?? 1337;
+    const link = this.opts.linkFor?.(view) ?? syntheticTraceLinks([view], controllerPort, this.known.size)[0]!;
+    this.known.add(id);
+    this.writer.write({ type: 'link', t, link });
+  }
 
   /**
    * Records every unit the tap sees from now on; with `backfill`, first the
@@ -43,6 +66,7 @@ export class TraceRecorder {
    * so no unit falls between them.
    */
   attachTap(tap: TapSource, opts: { backfill?: boolean } = {}): this {
+    this.tap = tap;
     if (opts.backfill) {
       for (let seq = 0; seq < tap.recordCount; seq++) {
         const held = tap.bytesOf(seq);
@@ -60,6 +84,7 @@ export class TraceRecorder {
   }
 
   record(r: UnitRecord, bytes: Uint8Array | undefined): void {
+    if (!this.known.has(r.link)) this.declareLink(r.link, r.t);
     // The bytes still held decide what was captured (the tap may have let them go).
     const kept = (bytes ?? new Uint8Array(0)).subarray(0, r.length);
     this.writer.write({ type: 'record', t: r.t, record: kept.length === r.captured ? r : { ...r, captured: kept.length }, bytes: kept });
@@ -102,4 +127,9 @@ export class TraceRecorder {
     for (const d of this.detach.splice(0)) d();
     await this.writer.close(this.now());
   }
+}
+
+/** The wall-clock time (epoch ms) of a performance.now() origin such as the tap's t0: the trace header's startedAt. */
+export function wallClockOf(t0: number): number {
+  return Date.now() - (performance.now() - t0);
 }

@@ -8,10 +8,16 @@ import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply } from '@shared/l
 import type { UnitRecord } from '@shared/lab/records';
 import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
-import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader } from './format';
+import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader, TraceLink } from './format';
 import { loadTraceFile, type LoadedTrace } from './ndjson';
 
 const RECORDS_PER_EVENT = 5000;
+
+function emptyView(l: TraceLink): LinkView {
+  const v: LinkView = { id: l.id, from: l.from, to: l.to, channel: l.channel, kind: l.kind, host: l.host, bytesUp: 0, bytesDown: 0, units: 0 };
+  if (l.rank !== undefined) v.rank = l.rank;
+  return v;
+}
 
 export class TraceReplay implements LabApi {
   private readonly events: TraceEvent[];
@@ -88,6 +94,8 @@ export class TraceReplay implements LabApi {
         if (records.length >= RECORDS_PER_EVENT) flushRecords();
         continue;
       }
+      // Link declarations and lifecycle events have no window event (see lifecycleUntil): records run on.
+      if (e.type === 'link' || e.type === 'lifecycle') continue;
       flushRecords();
       if (e.type === 'round') out.push({ type: 'round', report: e.report });
       else if (e.type === 'finding') out.push({ type: 'finding', finding: e.finding });
@@ -113,7 +121,7 @@ export class TraceReplay implements LabApi {
     let lastRound = -1;
     let links: LinkView[] | null = null;
     const counted = new Map<string, LinkView>();
-    for (const l of this.header.links) counted.set(l.id, { id: l.id, from: l.from, to: l.to, channel: l.channel, kind: l.kind, host: l.host, ...(l.rank !== undefined ? { rank: l.rank } : {}), bytesUp: 0, bytesDown: 0, units: 0 });
+    for (const l of this.header.links) counted.set(l.id, emptyView(l));
     for (const e of this.events) {
       if (e.t > t) break;
       if (e.type === 'lifecycle') {
@@ -131,6 +139,8 @@ export class TraceReplay implements LabApi {
       } else if (e.type === 'round') {
         roundsCompleted += 1;
         lastRound = Math.max(lastRound, e.report.round);
+      } else if (e.type === 'link') {
+        if (!counted.has(e.link.id)) counted.set(e.link.id, emptyView(e.link));
       } else if (e.type === 'links') {
         links = e.links;
       } else if (e.type === 'record') {

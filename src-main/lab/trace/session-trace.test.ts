@@ -8,7 +8,7 @@ import { loadTrace, makeTraceHeader, TraceWriter, type LoadedTrace } from './ndj
 import { syntheticTraceLinks } from './links';
 import { PcapngExporter } from './pcapng';
 import { decodeIpv4Tcp, readPcapng } from './pcapng-reader';
-import { TraceRecorder } from './recorder';
+import { TraceRecorder, wallClockOf } from './recorder';
 import { TSHARK_REQUIRED, tsharkAvailable, tsharkFields, writeTemp } from './testing/tshark';
 
 const ROUNDS = 2;
@@ -22,7 +22,7 @@ async function recordRealSession(): Promise<LoadedTrace> {
   const chunks: Buffer[] = [];
   out.on('data', (b: Buffer) => chunks.push(b));
   const snap = session.snapshot();
-  const header = makeTraceHeader({ startedAt: snap.startedAt, saltHex: snap.saltHex, config: snap.config, links: syntheticTraceLinks(cluster.tap.linkViews(), cluster.port), producer: 'relay-lab test', snapLen: cluster.tap.snapLen });
+  const header = makeTraceHeader({ startedAt: wallClockOf(cluster.tap.t0), saltHex: snap.saltHex, config: snap.config, links: syntheticTraceLinks(cluster.tap.linkViews(), cluster.port), producer: 'relay-lab test', snapLen: cluster.tap.snapLen });
   const recorder = new TraceRecorder(new TraceWriter(out, header), () => performance.now() - cluster.tap.t0)
     .attachTap(cluster.tap, { backfill: true })
     .attachEvents((l) => session.subscribe(l));

@@ -122,6 +122,10 @@ export class TcpConversation {
     return out;
   }
 
+  get isOpen(): boolean {
+    return this.open;
+  }
+
   /** The connection ends: FIN handshake from `by`, or a RST. The next unit opens a new one. */
   close(by: 'client' | 'server', reset: boolean): BuiltPacket[] {
     if (!this.open) return [];
