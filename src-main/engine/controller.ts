@@ -17,7 +17,7 @@ import { encodeMuxHeader, encodeMuxRecord, finishMuxRecord, type MuxHeader } fro
 import { encodeRoundFrame } from '@shared/wire/round-frame';
 import type { Conn } from './conn';
 import type { DeadRanks } from './dead-ranks';
-import { FoldAcc, encodeFoldedTensor, normalizeInPlace } from './fold-acc';
+import { reduceRealizedWork } from '@shared/fold';
 import { FrameCollector, type CollectedFrame } from './frame-collector';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
@@ -426,22 +426,19 @@ export class Controller {
       while (await this.waitForRound()) {
         const t0 = performance.now();
         const accepted = this.sources.filter((s) => this.liveRanks(s).length > 0);
-        const acc = new FoldAcc();
+        const frames: CollectedFrame[] = [];
         const ranks: number[] = [];
+        // Connection-index order, then rank order within a connection (forward mode).
         for (const s of accepted) {
-          const keys = [...s.frames.keys()].sort((a, b) => a - b);
-          for (const k of keys) {
-            const f = s.frames.get(k)!;
-            acc.addFrame(k >= 0 ? k : this.opts.worldSize + s.index, f.roundKind, f.weight, f.tensors);
+          for (const k of [...s.frames.keys()].sort((a, b) => a - b)) {
+            frames.push(s.frames.get(k)!);
             if (k >= 0) ranks.push(k);
-            // Yield between model-sized contributions so the event loop keeps breathing.
-            if (f.wireLen > 1 << 20) await new Promise((r) => setImmediate(r));
           }
           s.frames.clear();
         }
-        const { roundKind, weight, tensors } = acc.result();
-        normalizeInPlace(roundKind, weight, tensors);
-        const payload = encodeRoundFrame({ roundKind, weight, tensors: tensors.map(encodeFoldedTensor) }, this.opts.mac);
+        const consensus = reduceRealizedWork(frames);
+        const weight = consensus.weight;
+        const payload = encodeRoundFrame(consensus, this.opts.mac);
         this.scatter(payload);
         const round = this.round++;
         this.emit({

@@ -10,14 +10,14 @@ import type net from 'node:net';
 import type { Direction } from '@shared/lab/state';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { COMMITTED_READ_STARVATION_MS, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
-import { isWireError } from '@shared/wire/errors';
+import { WireError, isWireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
 import { encodeMuxHeader, encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
-import { encodeRoundFrame, type RoundFrame } from '@shared/wire/round-frame';
+import { encodeRoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
-import { FoldAcc, FoldError, encodeFoldedTensor } from './fold-acc';
+import { FoldAccumulator } from '@shared/fold';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
 import type { Tap, TapLink } from './tap';
@@ -140,8 +140,8 @@ class RelayChannel {
   readonly finished: Promise<void> = new Promise((r) => (this.finish = r));
   // Data channel fold state.
   private round = 0;
-  private acc = new FoldAcc();
-  private deposited = new Set<number>();
+  /** The incremental fold (seed held verbatim, then f32 sums; WIRE.md 4.4). */
+  private readonly acc = new FoldAccumulator();
   private pausedForRoom = false;
   private starveTimer: NodeJS.Timeout | null = null;
   private upReader: MuxSplitter | null = null;
@@ -299,7 +299,7 @@ class RelayChannel {
           parser = new RoundFrameStreamParser(this.o.mac, {
             ceiling: this.o.ceiling,
             totalLen: len,
-            sink: this.acc.depositSink(rank, () => this.deposited.add(rank)),
+            sink: this.acc.beginDeposit(rank),
           });
         }
       },
@@ -338,24 +338,22 @@ class RelayChannel {
   /** Ships the round when every local alive rank has deposited (and one deposit exists). */
   private maybeShip(): void {
     if (this.channel !== 'data' || this.o.mode !== 'fold' || this.shut) return;
-    if (this.deposited.size === 0) return;
-    for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.deposited.has(r)) return;
-    const { roundKind, weight, tensors } = this.acc.result();
-    const frame: RoundFrame = { roundKind, weight, tensors: tensors.map(encodeFoldedTensor) };
-    const payload = encodeRoundFrame(frame, this.o.mac);
-    const depositors = [...this.deposited].sort((a, b) => a - b);
+    if (this.acc.depositCount === 0) return;
+    for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.acc.hasDeposited(r)) return;
+    // Re-encode the sum in the round's dtype and re-sign it with the salt.
+    const payload = encodeRoundFrame(this.acc.result()!, this.o.mac);
+    const depositors = this.acc.ranks;
     const round = this.round;
     this.round++;
-    this.acc = new FoldAcc();
-    this.deposited = new Set();
+    this.acc.reset();
     this.sendUp([encodeMuxHeader(REC_HOST_FRAME, 0, payload, this.o.mac), payload]);
     this.relay.emit({ type: 'folded', round, depositors, bytes: payload.length });
   }
 
   waitingFor(): number[] {
     // Before any deposit the barrier has not started: nobody is being waited for yet.
-    if (this.shut || this.o.mode !== 'fold' || this.deposited.size === 0) return [];
-    return [...this.ranks.keys()].filter((r) => !this.dead.has(r) && !this.deposited.has(r));
+    if (this.shut || this.o.mode !== 'fold' || this.acc.depositCount === 0) return [];
+    return [...this.ranks.keys()].filter((r) => !this.dead.has(r) && !this.acc.hasDeposited(r));
   }
 
   /** WIRE.md 4.4: a local rank's death removes it from the barrier; its finished deposit stays. */
@@ -369,7 +367,7 @@ class RelayChannel {
   }
 
   private rankFailed(rs: RankSock, e: Error): void {
-    const code = isWireError(e) ? e.code : e instanceof FoldError ? 'BAD_PAYLOAD' : undefined;
+    const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
     this.unitFor(rs, 'up', 'RoundFrame', 0, null, `rejected: ${e.message}`, code ?? 'BAD_PAYLOAD');
     this.relay.emit({ type: 'error', channel: this.channel, message: `rank ${rs.rank}: ${e.message}`, code, rank: rs.rank });
     if (this.channel === 'data') {
@@ -386,7 +384,7 @@ class RelayChannel {
     if (midFrame && this.channel === 'data' && this.o.mode === 'fold' && !this.dead.has(rs.rank)) {
       // Part of its frame may already be in the host's sums (merged before the
       // footer MAC, WIRE.md 4.4): the round cannot be trusted, as in flodl.
-      this.rankFailed(rs, new FoldError(`rank ${rs.rank} closed mid-frame after part of its frame was folded`));
+      this.rankFailed(rs, new WireError('TRUNCATED', `rank ${rs.rank} closed mid-frame after part of its frame was folded`));
       return;
     }
     if (this.channel === 'data') {
