@@ -2,14 +2,16 @@
 // plain JS loop. The module is 150-odd bytes, written out below opcode by
 // opcode (no toolchain needed), compiled synchronously (small enough for any
 // browser's main thread) and used from Node, Electron and the browser alike.
-// Accumulator and payload blocks are staged through the module's memory in
-// cache-sized blocks; tails of fewer than 4 elements go to the JS kernel.
+// The fold's accumulators are allocated in a module memory of their own, so
+// only payload bytes are staged (one memcpy per cache-sized block) before the
+// in-place SIMD add; an accumulator from elsewhere is staged block by block
+// too. Tails of fewer than 4 elements go to the JS kernel.
 // Where WebAssembly or SIMD is unavailable, bestFoldKernel() returns the JS one.
 import { jsFoldKernel, type FoldKernel } from './fold-kernel';
 import { LITTLE_ENDIAN_HOST } from './wire/tensor';
 
 /* The module, in WebAssembly binary format:
- *   (memory (export "memory") 3)
+ *   (import "env" "memory" (memory 1))
  *   (func (export "add_f32") (param $acc i32) (param $src i32) (param $n i32)   ;; n % 4 == 0
  *     (local $end i32)  end = acc + n*4
  *     loop: while acc < end: v128.store(acc, f32x4.add(v128.load(acc), v128.load(src))); acc += 16; src += 16
@@ -71,54 +73,84 @@ const bf16Body = body([...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL], 8);
 export const FOLD_WASM_BYTES = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [0x01, 0x60, 0x03, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> ()
+  ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
   ...section(3, [0x02, 0x00, 0x00]), // two functions of type 0
-  ...section(5, [0x01, 0x00, 0x03]), // one memory, 3 pages (192 KiB)
-  ...section(7, [0x03, ...name('memory'), 0x02, 0x00, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01]),
+  ...section(7, [0x02, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01]),
   ...section(10, [0x02, ...f32Body, ...bf16Body]),
 ]);
+
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
 
 interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (desc: { initial: number; maximum?: number }) => WasmMemory;
 }
 
 type AddFn = (acc: number, src: number, n: number) => void;
 
-/** Elements per staged block (64 KiB of f32): small enough to stay in cache. */
+interface Bound {
+  addF32: AddFn;
+  addBf16: AddFn;
+  u8: Uint8Array;
+  f32: Float32Array;
+}
+
+const PAGE = 64 * 1024;
+/** Elements per staged block (16 KiB of f32): small enough to stay in L1/L2. */
 const BLOCK = 4 * 1024;
-const ACC_AT = 0;
-const SRC_AT = 64 * 1024;
+/** Staging area for payload bytes at the start of every memory. */
+const STAGE_AT = 0;
+const STAGE_BYTES = PAGE;
+/** Accumulator below this many elements stay plain Float32Arrays (a memory per tensor costs 128 KiB). */
+const MIN_WASM_ACCUMULATOR = 64 * 1024;
 
 /** The SIMD kernel, or null where WebAssembly SIMD is unavailable (or the host is big-endian). */
 export function createWasmFoldKernel(): FoldKernel | null {
   const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (!wa || !LITTLE_ENDIAN_HOST) return null;
-  let exports: Record<string, unknown>;
+  let module: object;
+  const bind = (pages: number): Bound => {
+    // The memory never grows, so views of it stay valid.
+    const memory = new wa.Memory({ initial: pages, maximum: pages });
+    const exports = new wa.Instance(module, { env: { memory } }).exports;
+    return { addF32: exports.add_f32 as AddFn, addBf16: exports.add_bf16 as AddFn, u8: new Uint8Array(memory.buffer), f32: new Float32Array(memory.buffer) };
+  };
+  let scratch: Bound;
   try {
     if (!wa.validate(FOLD_WASM_BYTES)) return null;
-    exports = new wa.Instance(new wa.Module(FOLD_WASM_BYTES), {}).exports;
+    module = new wa.Module(FOLD_WASM_BYTES);
+    // Staging for payloads plus one block of a caller's accumulator.
+    scratch = bind(2);
   } catch {
     return null;
   }
-  const memory = exports.memory as { buffer: ArrayBuffer };
-  const addF32 = exports.add_f32 as AddFn;
-  const addBf16 = exports.add_bf16 as AddFn;
-  // The memory never grows, so these views stay valid.
-  const memF32 = new Float32Array(memory.buffer);
-  const memU8 = new Uint8Array(memory.buffer);
+  /** Accumulators living in their own module memory, found by their buffer. */
+  const owners = new WeakMap<ArrayBufferLike, Bound>();
+  const ACC_AT = STAGE_BYTES;
 
-  const run = (acc: Float32Array, src: Uint8Array, accOffset: number, elemBytes: number, add: AddFn, tail: FoldKernel['addF32Into']) => {
+  const run = (acc: Float32Array, src: Uint8Array, accOffset: number, elemBytes: number, pick: (b: Bound) => AddFn, tail: FoldKernel['addF32Into']) => {
     const n = Math.floor(src.length / elemBytes);
+    const own = owners.get(acc.buffer);
     for (let base = 0; base < n; base += BLOCK) {
       const m = Math.min(BLOCK, n - base);
       const m4 = m & ~3;
       const at = accOffset + base;
       if (m4 > 0) {
-        memF32.set(acc.subarray(at, at + m4), ACC_AT / 4);
-        memU8.set(src.subarray(base * elemBytes, (base + m4) * elemBytes), SRC_AT);
-        add(ACC_AT, SRC_AT, m4);
-        acc.set(memF32.subarray(ACC_AT / 4, ACC_AT / 4 + m4), at);
+        if (own) {
+          // The accumulator is in module memory: stage the payload only, add in place.
+          if (at + m4 > acc.length) throw new RangeError('fold kernel: accumulator overrun');
+          own.u8.set(src.subarray(base * elemBytes, (base + m4) * elemBytes), STAGE_AT);
+          pick(own)(acc.byteOffset + at * 4, STAGE_AT, m4);
+        } else {
+          scratch.f32.set(acc.subarray(at, at + m4), ACC_AT / 4);
+          scratch.u8.set(src.subarray(base * elemBytes, (base + m4) * elemBytes), STAGE_AT);
+          pick(scratch)(ACC_AT, STAGE_AT, m4);
+          acc.set(scratch.f32.subarray(ACC_AT / 4, ACC_AT / 4 + m4), at);
+        }
       }
       if (m4 < m) tail(acc, src.subarray((base + m4) * elemBytes, (base + m) * elemBytes), at + m4);
     }
@@ -126,11 +158,23 @@ export function createWasmFoldKernel(): FoldKernel | null {
 
   return {
     name: 'wasm-simd',
-    addF32Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 4, addF32, jsFoldKernel.addF32Into),
-    addBf16Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 2, addBf16, jsFoldKernel.addBf16Into),
+    addF32Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 4, (b) => b.addF32, jsFoldKernel.addF32Into),
+    addBf16Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 2, (b) => b.addBf16, jsFoldKernel.addBf16Into),
+    allocAccumulator: (n) => {
+      if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
+      const pages = Math.ceil((STAGE_BYTES + n * 4) / PAGE);
+      let b: Bound;
+      try {
+        b = bind(pages);
+      } catch {
+        return new Float32Array(n); // memory refused (too large): the staged path still works
+      }
+      const acc = new Float32Array(b.u8.buffer, STAGE_BYTES, n);
+      owners.set(acc.buffer, b);
+      return acc;
+    },
   };
 }
-
 let best: FoldKernel | null = null;
 
 /** The fastest kernel this runtime supports (WebAssembly SIMD, else the JS loop). */

@@ -33,16 +33,20 @@ describe('fold kernel throughput (4 x 16 MiB)', () => {
     const copyMs = bestOf(9, () => {
       for (const f of frames) f.copy(dst, 0, 0, SIZE);
     });
-    const kernels: FoldKernel[] = [jsFoldKernel, createWasmFoldKernel() ?? jsFoldKernel];
-    for (const k of kernels) {
-      const acc = new Float32Array(SIZE / 4);
+    const wasm = createWasmFoldKernel();
+    const runs: [string, FoldKernel, Float32Array][] = [['js', jsFoldKernel, new Float32Array(SIZE / 4)]];
+    if (wasm) {
+      runs.push(['wasm-simd (plain accumulator, staged)', wasm, new Float32Array(SIZE / 4)]);
+      runs.push(['wasm-simd (accumulator in module memory, as the fold allocates it)', wasm, wasm.allocAccumulator!(SIZE / 4)]);
+    }
+    for (const [label, k, acc] of runs) {
       const foldMs = bestOf(k === jsFoldKernel ? 3 : 9, () => {
         acc.fill(0);
         for (const f of frames) k.addF32Into(acc, f);
       });
       expect(acc[0]).toBe(10);
       expect(acc[acc.length - 1]).toBe(10);
-      console.log(`[fold-kernel] ${k.name}: fold ${foldMs.toFixed(2)} ms, Buffer.copy ${copyMs.toFixed(2)} ms, ratio ${(copyMs / foldMs).toFixed(3)}x`);
+      console.log(`[fold-kernel] ${label}: fold ${foldMs.toFixed(2)} ms, Buffer.copy ${copyMs.toFixed(2)} ms, ratio ${(copyMs / foldMs).toFixed(3)}x`);
     }
   });
 });

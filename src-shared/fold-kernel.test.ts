@@ -62,6 +62,28 @@ describe('fold kernels', () => {
     expect(b).toEqual(a);
   });
 
+  it('accumulators allocated in module memory take the in-place path and agree with the JS kernel', () => {
+    const wasm = createWasmFoldKernel()!;
+    const n = 70_001;
+    const owned = wasm.allocAccumulator!(n);
+    expect(owned.buffer).not.toBe(new Float32Array(1).buffer);
+    expect(owned.every((x) => x === 0)).toBe(true);
+    const plain = new Float32Array(n);
+    let seed = 11;
+    const rnd = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+    for (let r = 0; r < 4; r++) {
+      const src = Uint8Array.from({ length: n * 4 + r }, () => Math.floor(rnd() * 256) & 0xbf).subarray(r);
+      wasm.addF32Into(owned, src.subarray(0, (n - r) * 4), r);
+      jsFoldKernel.addF32Into(plain, src.subarray(0, (n - r) * 4), r);
+      wasm.addBf16Into(owned, src.subarray(0, n * 2));
+      jsFoldKernel.addBf16Into(plain, src.subarray(0, n * 2));
+    }
+    expect(owned).toEqual(plain);
+    expect(() => wasm.addF32Into(owned, new Uint8Array(16), n - 2)).toThrow(RangeError);
+    // Small accumulators stay plain arrays.
+    expect(wasm.allocAccumulator!(10).length).toBe(10);
+  });
+
   it('the fold uses the fastest kernel available', () => {
     expect(bestFoldKernel().name).toBe('wasm-simd');
     expect(getFoldKernel().name).toBe('wasm-simd');

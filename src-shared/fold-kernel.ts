@@ -11,6 +11,13 @@ export interface FoldKernel {
   addF32Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
   /** acc[accOffset + i] += bf16 element i of `src` widened exactly (LE bytes, length a multiple of 2). */
   addBf16Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
+  /** Optional: a zeroed accumulator of n elements that this kernel adds into fastest. */
+  allocAccumulator?(n: number): Float32Array;
+}
+
+/** A zeroed accumulator from the active kernel (or a plain Float32Array). */
+export function allocAccumulator(n: number): Float32Array {
+  return active.allocAccumulator?.(n) ?? new Float32Array(n);
 }
 
 const STAGE_ELEMS = 16 * 1024;

@@ -69,6 +69,17 @@ describe('relay fold (5.2)', () => {
     }
   });
 
+  it('a model-sized tensor folds through the kernel in place, chunk by chunk, exactly as the sum', () => {
+    const n = 100_000;
+    const xs = [1, 2, 3].map((k) => Float32Array.from({ length: n }, (_, i) => ((i * 7 + k * 13) % 1000) / 8 - 60));
+    const want = Float32Array.from({ length: n }, (_, i) => Math.fround(Math.fround(xs[0][i] + xs[1][i]) + xs[2][i]));
+    for (const step of [999, 65_536]) {
+      const got = streamFold(xs.map((x, k) => model(k + 1, [DTYPE_F32, Array.from(x)])), step);
+      expect(tensorValues(got.tensors[0])).toEqual(want);
+      expect(got.weight).toBe(6);
+    }
+  });
+
   it('13, 5.4-20. an all-elided round stays elided', () => {
     const r = sumFrames([elided(0, DTYPE_F32, 3), elided(0, DTYPE_F32, 3)]);
     expect(r.tensors[0].data).toBeNull();

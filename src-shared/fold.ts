@@ -15,7 +15,7 @@ import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
 import type { RoundFrameSink } from './wire/round-frame-stream';
 import { dtypeName, elementSize, encodeValues, numel, tensorValues, type TensorEntry } from './wire/tensor';
-import { getFoldKernel, isFoldKernelChosen, setFoldKernel } from './fold-kernel';
+import { allocAccumulator, getFoldKernel, isFoldKernelChosen, setFoldKernel } from './fold-kernel';
 import { bestFoldKernel } from './fold-kernel-wasm';
 
 // Use the SIMD kernel where the runtime has it, unless a kernel was chosen explicitly.
@@ -172,7 +172,7 @@ export class FoldAccumulator {
             this.states[t.index] = seed;
             target = seed;
           } else if (st.kind === 'seed') {
-            const acc = new Float32Array(n);
+            const acc = allocAccumulator(n);
             addBytes(acc, st.bytes, 0, t.dtype);
             const sum: TensorState = { kind: 'sum', acc };
             this.states[t.index] = sum;
