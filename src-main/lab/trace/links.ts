@@ -41,3 +41,34 @@ export function linkViewFromId(id: string): LinkView | null {
   if (m[1] !== undefined) return { ...base, from: `r${m[3]}`, to: `h${m[1]}`, kind: 'loopback', host: Number(m[1]), rank: Number(m[3]) };
   return { ...base, from: `r${m[4]}`, to: 'controller', kind: 'uplink', host: -1, rank: Number(m[4]) };
 }
+
+/** What engineTraceLinks reads of a running Cluster (src-main/engine/cluster.ts). */
+export interface ClusterPorts {
+  /** The controller's one listening port (uplinks of every channel). */
+  port: number;
+  /** Per host, its relay's loopback listeners (null for a host without a relay). */
+  relays: readonly ({ dataPort: number; controlPort: number } | null)[];
+  tap: { linkViews(): LinkView[] };
+}
+
+/**
+ * The links of a running cluster with the real listening ports the engine
+ * still exposes: the controller's, and a relay's loopback ports while its
+ * listeners are open (it closes them once its ranks are in, so after start
+ * these fall back to stand-ins). The dialing side's ephemeral port is not
+ * exposed by the engine yet, so client ports are stand-ins (40000 + index)
+ * and the links stay marked syntheticEndpoints.
+ */
+export function engineTraceLinks(cluster: ClusterPorts): TraceLink[] {
+  const stand = syntheticTraceLinks(cluster.tap.linkViews(), cluster.port);
+  return stand.map((link) => {
+    const relay = link.host >= 0 ? cluster.relays[link.host] : null;
+    if (link.kind === 'uplink' || !relay) return link;
+    try {
+      return { ...link, serverPort: link.channel === 'data' ? relay.dataPort : relay.controlPort };
+    } catch {
+      // A relay closes its loopback listeners once every local rank has connected.
+      return link;
+    }
+  });
+}

@@ -4,11 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { LabSession } from '../session';
-import { loadTrace, makeTraceHeader, TraceWriter, type LoadedTrace } from './ndjson';
-import { syntheticTraceLinks } from './links';
+import { loadTrace, type LoadedTrace } from './ndjson';
 import { PcapngExporter } from './pcapng';
 import { decodeIpv4Tcp, readPcapng } from './pcapng-reader';
-import { TraceRecorder, wallClockOf } from './recorder';
+import { recordSession } from './session-recording';
 import { TSHARK_REQUIRED, tsharkAvailable, tsharkFields, writeTemp } from './testing/tshark';
 
 const ROUNDS = 2;
@@ -17,15 +16,10 @@ const RANKS_PER_HOST = [2, 1];
 async function recordRealSession(): Promise<LoadedTrace> {
   const session = new LabSession({});
   await session.start({ ranksPerHost: RANKS_PER_HOST, modelBytes: 256 * 1024, rounds: ROUNDS, roundIntervalMs: 0 });
-  const cluster = session.activeCluster!;
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (b: Buffer) => chunks.push(b));
-  const snap = session.snapshot();
-  const header = makeTraceHeader({ startedAt: wallClockOf(cluster.tap.t0), saltHex: snap.saltHex, config: snap.config, links: syntheticTraceLinks(cluster.tap.linkViews(), cluster.port), producer: 'relay-lab test', snapLen: cluster.tap.snapLen });
-  const recorder = new TraceRecorder(new TraceWriter(out, header), () => performance.now() - cluster.tap.t0)
-    .attachTap(cluster.tap, { backfill: true })
-    .attachEvents((l) => session.subscribe(l));
+  const recorder = recordSession(session, out, { producer: 'relay-lab test' });
   try {
     await session.finished();
   } finally {
@@ -40,6 +34,10 @@ describe('a real session, traced and exported', () => {
     const trace = await recordRealSession();
     expect(trace.complete).toBe(true);
     const records = trace.events.filter((e) => e.type === 'record');
+    // Loopback legs go to their relay's real listening port, uplinks to the controller's.
+    const relayPorts = new Set(trace.header.links.filter((l) => l.kind === 'loopback').map((l) => l.serverPort));
+    expect(relayPorts.size).toBe(2 * RANKS_PER_HOST.length);
+    expect(new Set(trace.header.links.filter((l) => l.kind === 'uplink').map((l) => l.serverPort)).size).toBe(1);
     const rounds = trace.events.filter((e) => e.type === 'round');
     expect(rounds.length).toBe(ROUNDS);
     // Handshakes recorded before the recorder attached came in through the backfill.
