@@ -26,3 +26,4 @@ export * from './len-frame';
 export * from './units-json';
 export * from './readers';
 export * from './dissect';
+export * from './frame-ceiling';

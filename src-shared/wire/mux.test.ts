@@ -90,6 +90,12 @@ describe('MuxRecord (5.1)', () => {
     expect(roundTrip(junk, macB)).toEqual(junk);
   });
 
+  it('20. Data, Control and len-framed records are each one buffer (one write); Hello{"h",[0,1]} pinned', () => {
+    const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h', ranks: [0, 1] } }, macA);
+    expect(bytesToHex(hello)).toBe('d0170df101000000' + '02' + '00000000' + '06000000' + 'a5101cae9b111218' + '000168020001');
+    expect(encodeMuxRecord({ kind: 'Data', rank: 1, payload: hexToBytes('0909') }, macA)).toBeInstanceOf(Uint8Array);
+  });
+
   it('21. the split header+payload write yields the same bytes as one buffer', () => {
     for (const [kind, kindByte, payload] of [
       ['HostFrame', REC_HOST_FRAME, hexToBytes('070809')],

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bytesToHex, hexToBytes } from './bytes';
 import { channelOfMagic, encodeChannelMagic, expectChannelMagic } from './channel';
 import { DEFAULT_FRAME_CEILING, FRAME_CEILING_FLOOR, deriveFrameCeiling } from './constants';
+import { FrameCeiling } from './frame-ceiling';
 import { WireError, type WireErrorCode } from './errors';
 import {
   decodeControlAck,
@@ -120,5 +121,15 @@ describe('frame ceiling (5.3 items 27-28)', () => {
     expect(deriveFrameCeiling(100 * 1024 * 1024)).toBe(200 * 1024 * 1024);
     expect(deriveFrameCeiling(Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
     expect(DEFAULT_FRAME_CEILING).toBe(1024 ** 3);
+  });
+
+  it('28. defaults to 1 GiB when unset; 0 is ignored; the first install wins', () => {
+    const c = new FrameCeiling();
+    expect(c.value).toBe(1024 ** 3);
+    expect(c.install(0)).toBe(false);
+    expect(c.isSet).toBe(false);
+    expect(c.installForModel(100 * 1024 * 1024)).toBe(true);
+    expect(c.install(5)).toBe(false);
+    expect(c.value).toBe(200 * 1024 * 1024);
   });
 });
