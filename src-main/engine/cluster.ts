@@ -23,9 +23,6 @@ import { Tap, type TapOptions } from './tap';
 
 export interface ClusterConfig extends TopologyConfig {
   saltHex: string;
-  /** Ranks that ship mass 0 (elided tensors) every round. */
-  idleRanks?: number[];
-  shapes?: number[][];
   /** Heartbeat cadence of the ranks; default a quarter of the staleness, at most 500 ms. */
   heartbeatMs?: number;
   tap?: TapOptions;

@@ -64,6 +64,16 @@ describe('a whole topology with real rank processes', () => {
     }
   });
 
+  it('bf16 wire, several shapes, and an idle rank shipping elided tensors: verified, nothing poisoned', async () => {
+    const shapes = [[8, 16], [5], [3, 3, 3]];
+    const { report } = await run({ ranksPerHost: [3], rounds: 2, dtype: 'bf16', shapes, idleRanks: [1] });
+    expect(report.verdict).toBe('ok');
+    expect(report.rounds.map((r) => r.accepted)).toEqual([[0, 1, 2], [0, 1, 2]]);
+    const elided = roundFrameWireLen({ roundKind: 0, weight: 0, tensors: shapes.map((dims) => ({ dtype: 1, dims, data: null })) });
+    const idleLink = report.links.find((l) => l.id === 'h0.r1.data')!;
+    expect(idleLink.bytesUp).toBe(16 + 2 * (4 + elided));
+  });
+
   it('fold against direct: the uplink carries 1/K of the frames, exactly as counted', async () => {
     const fold = await run({ ranksPerHost: [3], rounds: 2 });
     const direct = await run({ ranksPerHost: [3], rounds: 2, mode: 'direct' });

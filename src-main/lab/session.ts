@@ -298,5 +298,13 @@ export function validateConfig(c: TopologyConfig): TopologyConfig {
   if (!(c.stalenessMs >= 50)) bad('stalenessMs must be at least 50');
   if (!(c.roundIntervalMs >= 0)) bad('roundIntervalMs must be >= 0');
   if (c.saltHex !== undefined) saltFromHex(c.saltHex);
+  if (c.shapes !== undefined) {
+    if (!Array.isArray(c.shapes) || c.shapes.length === 0 || c.shapes.length > 1024) bad('shapes must list 1..1024 tensors');
+    if (c.shapes.some((d) => !Array.isArray(d) || d.length > 8 || d.some((x) => !Number.isInteger(x) || x < 1))) bad('every shape needs up to 8 positive dims');
+    const total = c.shapes.reduce((a, d) => a + d.reduce((x, y) => x * y, 1), 0);
+    if (total * 4 > 512 * 1024 * 1024) bad('shapes exceed 512 MiB');
+  }
+  const world = c.ranksPerHost.reduce((a, b) => a + b, 0);
+  if (c.idleRanks?.some((r) => !Number.isInteger(r) || r < 0 || r >= world)) bad('idleRanks must be ranks of the world');
   return c;
 }

@@ -29,6 +29,10 @@ export interface TopologyConfig {
   stalenessMs: number;
   controlVersion: number;
   dataVersion: number;
+  /** Tensor shapes of the model (their element counts replace modelBytes / 4); absent: derived from modelBytes. */
+  shapes?: number[][];
+  /** Ranks that ship mass 0 with elided tensors every round (an idle rank cannot poison the consensus). */
+  idleRanks?: number[];
 }
 
 export const DEFAULT_TOPOLOGY: TopologyConfig = {

@@ -1,0 +1,63 @@
+// The single writer's bounded queue: 64 records, then the producer must wait
+// for room, which only comes as the peer drains the socket (backpressure).
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeServer, listen, serverPort } from './conn';
+import { OutboundWriter } from './outbound';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function pair() {
+  const server = await listen();
+  const accepted = new Promise<net.Socket>((r) => server.once('connection', r));
+  const client = net.connect({ port: serverPort(server), host: '127.0.0.1' });
+  const peer = await accepted;
+  peer.pause();
+  cleanups.push(async () => {
+    client.destroy();
+    peer.destroy();
+    await closeServer(server);
+  });
+  await new Promise((r) => client.once('connect', r));
+  return { client, peer };
+}
+
+describe('outbound writer', () => {
+  it('reports the bound, holds the producer until the peer reads, and delivers every record in order', async () => {
+    const { client, peer } = await pair();
+    let written = 0;
+    const w = new OutboundWriter(client, { onWritten: (n) => (written += n) });
+    const record = new Uint8Array(256 * 1024);
+    let accepted = 0;
+    while (w.enqueue([record])) accepted++;
+    // The peer reads nothing: the queue fills to its bound and stays full.
+    expect(accepted + 1).toBeGreaterThanOrEqual(63);
+    expect(w.full).toBe(true);
+    let roomed = false;
+    void w.room().then(() => (roomed = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(roomed).toBe(false);
+    let received = 0;
+    peer.on('data', (c) => (received += c.length));
+    peer.resume();
+    await w.room();
+    await w.idle();
+    await expect.poll(() => received, { timeout: 10_000 }).toBe((accepted + 1) * record.length);
+    expect(written).toBe(received);
+  });
+
+  it('reports a write to a closed peer once', async () => {
+    const { client, peer } = await pair();
+    const errors: Error[] = [];
+    const w = new OutboundWriter(client, { onError: (e) => errors.push(e) });
+    peer.destroy();
+    client.destroy();
+    w.enqueue([new Uint8Array(10)]);
+    await w.idle();
+    expect(errors.length).toBe(1);
+    expect(w.enqueue([new Uint8Array(1)])).toBe(false);
+  });
+});
