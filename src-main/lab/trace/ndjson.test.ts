@@ -159,3 +159,34 @@ describe('trace NDJSON', () => {
     expect(rec.type === 'record' && Buffer.from(rec.bytes).toString('hex')).toBe('e1170df1');
   });
 });
+
+describe('TraceWriter on a failing stream', () => {
+  it('never throws from write, counts what it dropped, and close rejects with the error', async () => {
+    const { Writable } = await import('node:stream');
+    let writes = 0;
+    const out = new Writable({
+      write(_chunk, _enc, cb) {
+        writes += 1;
+        // The header and one event get through; then the disk is full.
+        cb(writes > 2 ? Object.assign(new Error('no space left on device'), { code: 'ENOSPC' }) : null);
+      },
+    });
+    const w = new TraceWriter(out, sampleHeader());
+    const events = sampleEvents().filter((e) => e.type === 'log' || e.type === 'lifecycle');
+    for (const e of events) {
+      expect(() => w.write(e as Exclude<TraceEvent, { type: 'end' }>)).not.toThrow();
+      await new Promise((r) => setImmediate(r));
+    }
+    await w.drained();
+    expect(w.error).toMatchObject({ code: 'ENOSPC' });
+    expect(w.dropped).toBeGreaterThan(0);
+    await expect(w.close()).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(w.write(events[0] as Exclude<TraceEvent, { type: 'end' }>)).toBe(false);
+  });
+
+  it('rejects close on a file that cannot be created', async () => {
+    const w = TraceWriter.toFile('/nonexistent-dir/x/trace.ndjson', sampleHeader());
+    w.write({ type: 'log', t: 1, level: 'info', message: 'x' });
+    await expect(w.close()).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});

@@ -19,11 +19,22 @@ export class TraceWriter {
   private events = 0;
   private lastT = 0;
   private closed = false;
+  private failure: Error | null = null;
+  /** Events not written: after a stream error or after close. */
+  dropped = 0;
 
+  /**
+   * Never throws from write(): the recorder calls it from the tap's
+   * listener, and a full disk must not take the session down. A stream
+   * error is kept (see `error`) and close() rejects with it.
+   */
   constructor(
     private readonly out: Writable,
     readonly header: TraceHeader,
   ) {
+    out.on('error', (e: Error) => {
+      this.failure ??= e;
+    });
     out.write(encodeHeaderLine(header));
   }
 
@@ -31,9 +42,17 @@ export class TraceWriter {
     return new TraceWriter(createWriteStream(path), header);
   }
 
-  /** Appends one event. false = the stream's buffer is full: await drained() before writing much more. */
+  /** The stream's error, if writing failed. */
+  get error(): Error | null {
+    return this.failure;
+  }
+
+  /** Appends one event. false = not written, or the stream's buffer is full: await drained() before writing much more. */
   write(event: Exclude<TraceEvent, EndEvent>): boolean {
-    if (this.closed) throw new Error('TraceWriter: write after close');
+    if (this.closed || this.failure) {
+      this.dropped += 1;
+      return false;
+    }
     this.events += 1;
     if (event.type === 'record') this.records += 1;
     this.lastT = Math.max(this.lastT, event.t);
@@ -41,16 +60,24 @@ export class TraceWriter {
   }
 
   async drained(): Promise<void> {
-    if (this.out.writableNeedDrain) await once(this.out, 'drain');
+    if (this.failure || !this.out.writableNeedDrain) return;
+    // once() rejects if the stream errors while we wait; the listener above keeps the error.
+    await once(this.out, 'drain').catch(() => {});
   }
 
-  /** Writes the end line (a trace without one was cut short) and ends the stream. */
+  /** Writes the end line (a trace without one was cut short) and ends the stream; rejects if writing failed. */
   async close(t = this.lastT): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const end: EndEvent = { type: 'end', t, records: this.records, events: this.events };
-    this.out.end(encodeEventLine(end));
-    if (!this.out.writableFinished) await once(this.out, 'finish');
+    if (!this.failure) {
+      const end: EndEvent = { type: 'end', t, records: this.records, events: this.events };
+      this.out.end(encodeEventLine(end));
+      if (!this.out.writableFinished) await once(this.out, 'finish').catch(() => {});
+    }
+    if (this.failure) {
+      this.out.destroy();
+      throw this.failure;
+    }
   }
 }
 
