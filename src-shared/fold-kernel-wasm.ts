@@ -130,6 +130,10 @@ export function createWasmFoldKernel(): FoldKernel | null {
   }
   /** Accumulators living in their own module memory, found by their buffer. */
   const owners = new WeakMap<ArrayBufferLike, Bound>();
+  // Released memories are reused: a fresh one per tensor per round would be a
+  // new model-sized allocation every round, freed only whenever the GC runs.
+  const free: Bound[] = [];
+  const FREE_MAX = 16;
   const ACC_AT = STAGE_BYTES;
 
   const run = (acc: Float32Array, src: Uint8Array, accOffset: number, elemBytes: number, pick: (b: Bound) => AddFn, tail: FoldKernel['addF32Into']) => {
@@ -162,16 +166,29 @@ export function createWasmFoldKernel(): FoldKernel | null {
     addBf16Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 2, (b) => b.addBf16, jsFoldKernel.addBf16Into),
     allocAccumulator: (n) => {
       if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
-      const pages = Math.ceil((STAGE_BYTES + n * 4) / PAGE);
+      const need = STAGE_BYTES + n * 4;
+      // Reuse a released memory that fits without wasting more than half of it.
+      const i = free.findIndex((b) => b.u8.length >= need && b.u8.length <= 2 * need);
       let b: Bound;
-      try {
-        b = bind(pages);
-      } catch {
-        return new Float32Array(n); // memory refused (too large): the staged path still works
+      if (i >= 0) {
+        b = free.splice(i, 1)[0];
+        b.f32.fill(0, STAGE_BYTES / 4, STAGE_BYTES / 4 + n);
+      } else {
+        try {
+          b = bind(Math.ceil(need / PAGE));
+        } catch {
+          return new Float32Array(n); // memory refused (too large): the staged path still works
+        }
       }
       const acc = new Float32Array(b.u8.buffer, STAGE_BYTES, n);
       owners.set(acc.buffer, b);
       return acc;
+    },
+    releaseAccumulator: (acc) => {
+      const b = owners.get(acc.buffer);
+      if (!b || free.includes(b)) return;
+      free.push(b);
+      if (free.length > FREE_MAX) free.shift();
     },
   };
 }

@@ -13,11 +13,18 @@ export interface FoldKernel {
   addBf16Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
   /** Optional: a zeroed accumulator of n elements that this kernel adds into fastest. */
   allocAccumulator?(n: number): Float32Array;
+  /** Optional: hands back an accumulator from allocAccumulator for reuse (the caller must not touch it again). */
+  releaseAccumulator?(acc: Float32Array): void;
 }
 
 /** A zeroed accumulator from the active kernel (or a plain Float32Array). */
 export function allocAccumulator(n: number): Float32Array {
   return active.allocAccumulator?.(n) ?? new Float32Array(n);
+}
+
+/** Returns an accumulator to the kernel that made it (a no-op for plain arrays). */
+export function releaseAccumulator(acc: Float32Array): void {
+  active.releaseAccumulator?.(acc);
 }
 
 const STAGE_ELEMS = 16 * 1024;

@@ -80,6 +80,20 @@ describe('relay fold (5.2)', () => {
     }
   });
 
+  it('many rounds of model-sized tensors stay exact while the kernel recycles its memories', () => {
+    const acc = new FoldAccumulator();
+    const a = f32(1, new Array(70_000).fill(1));
+    const b = f32(1, new Array(70_000).fill(2));
+    for (let round = 0; round < 300; round++) {
+      acc.deposit(0, a);
+      acc.deposit(1, b);
+      const r = acc.result()!;
+      acc.reset();
+      const v = tensorValues(r.tensors[0]);
+      if (v[0] !== 3 || v[69_999] !== 3) expect.fail(`round ${round}: ${v[0]}, ${v[69_999]}`);
+    }
+  });
+
   it('13, 5.4-20. an all-elided round stays elided', () => {
     const r = sumFrames([elided(0, DTYPE_F32, 3), elided(0, DTYPE_F32, 3)]);
     expect(r.tensors[0].data).toBeNull();

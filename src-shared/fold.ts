@@ -15,7 +15,7 @@ import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
 import type { RoundFrameSink } from './wire/round-frame-stream';
 import { dtypeName, elementSize, encodeValues, numel, tensorValues, type TensorEntry } from './wire/tensor';
-import { allocAccumulator, getFoldKernel, isFoldKernelChosen, setFoldKernel } from './fold-kernel';
+import { allocAccumulator, getFoldKernel, isFoldKernelChosen, releaseAccumulator, setFoldKernel } from './fold-kernel';
 import { bestFoldKernel } from './fold-kernel-wasm';
 
 // Use the SIMD kernel where the runtime has it, unless a kernel was chosen explicitly.
@@ -70,8 +70,12 @@ export class FoldAccumulator {
     return this.deposited.has(rank);
   }
 
-  /** Starts the next round (the relay calls this after shipping its HostFrame). */
+  /**
+   * Starts the next round (the relay calls this after shipping its HostFrame).
+   * The sums go back to the kernel for reuse: result() copied what it returned.
+   */
   reset(): void {
+    for (const st of this.states) if (st.kind === 'sum') releaseAccumulator(st.acc);
     this.roundKindValue = null;
     this.schema = [];
     this.states = [];
