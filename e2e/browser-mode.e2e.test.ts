@@ -153,6 +153,28 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await shot('07-theme-after-reload');
   });
 
+  it('starts a new topology from the form, kills a host, and stops', async () => {
+    await page.getByText('New topology (used by Start)').click();
+    await page.getByLabel('Hosts').fill('3');
+    await page.getByLabel('Ranks per host').fill('2');
+    await page.getByLabel('Model (MiB)').fill('0.25');
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    const topology = page.getByRole('region', { name: 'Topology' });
+    await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(6);
+    for (let r = 0; r < 6; r++) await expect.poll(() => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'), WAIT).toBe('alive');
+    await expect.poll(() => page.getByRole('row', { name: 'savings h2' }).getAttribute('data-k'), WAIT).toBe('2');
+    await page.getByRole('button', { name: 'relay h2' }).click();
+    await page.getByRole('button', { name: 'Kill host' }).click();
+    await expect.poll(() => page.getByRole('group', { name: 'host h2' }).getAttribute('data-state'), WAIT).toBe('dead');
+    for (const r of [4, 5]) await expect.poll(() => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'), WAIT).toBe('dead');
+    const rounds = async () => Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
+    const after = await rounds();
+    await expect.poll(rounds, WAIT).toBeGreaterThan(after + 1);
+    await shot('08-new-topology-host-killed');
+    await page.getByRole('button', { name: 'Stop' }).click();
+    await expect.poll(() => page.getByRole('toolbar', { name: 'Run controls' }).textContent(), WAIT).toContain('stopped');
+  });
+
   it('refuses the page without the token, and the window ran without a CSP violation', async () => {
     const origin = new URL(app.url).origin;
     const res = await page.request.get(`${origin}/`);

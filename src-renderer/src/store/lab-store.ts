@@ -6,6 +6,7 @@ import { applyBatches, emptyLabData, type LabData } from './apply-batch';
 import { RecordRing } from './record-ring';
 import type { UnitRecord } from '@shared/lab/records';
 import type { ConnectionState } from '../bridge/ws-bridge';
+import { useUi } from './ui-store';
 
 export interface LabStore extends LabData {
   connection: ConnectionState;
@@ -42,6 +43,8 @@ export function flushBatches(now = performance.now()): void {
   const batches = queue;
   queue = [];
   const { data, newRecords, reset } = applyBatches(useLab.getState(), batches, recordRing, now);
+  // A new session numbers its records afresh: an old selection would point at the wrong one.
+  if (reset) useUi.getState().set({ selectedSeq: null, selectedField: null });
   for (const l of recordsListeners) l(newRecords, reset);
   useLab.setState(data);
 }

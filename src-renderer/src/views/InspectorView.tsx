@@ -34,8 +34,8 @@ export function InspectorView() {
   const selectedField = useUi((s) => s.selectedField);
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
-  useLab((s) => s.recordsVersion);
-  const record = selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined;
+  // Look the record up when the selection changes (not on every frame of new records).
+  const record = useMemo(() => (selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined), [selectedSeq]);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());

@@ -5,6 +5,7 @@ import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { buildLadder } from '../lib/ladder';
+import { useThrottled } from '../lib/use-throttled';
 
 const LANE_W = 46;
 const ROW_H = 16;
@@ -14,7 +15,8 @@ export function LadderView() {
   const snapshot = useLab((s) => s.snapshot);
   const rounds = useLab((s) => s.rounds);
   const selectedSeq = useUi((s) => s.selectedSeq);
-  const lastRound = rounds.at(-1)?.round;
+  // At full speed rounds finish many times a second: redraw at most twice a second.
+  const lastRound = useThrottled(rounds.at(-1)?.round, 500);
   // Redraw once per completed round (not per record): a ladder is read, not watched scrolling.
   const ladder = useMemo(() => {
     if (!snapshot) return null;

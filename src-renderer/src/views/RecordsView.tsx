@@ -70,9 +70,11 @@ export function RecordsView() {
     [view],
   );
 
-  // Follow the newest records while the list is scrolled to its end.
+  // Follow the newest records while the list is scrolled to its end. A plain
+  // scrollTop write (no layout read) keeps this to one layout per frame.
   useEffect(() => {
-    if (!displayPaused && stickToEnd.current && view.length > 0) virtualizer.scrollToIndex(view.length - 1, { align: 'end' });
+    const el = scrollRef.current;
+    if (el && !displayPaused && stickToEnd.current && view.length > 0) el.scrollTop = virtualizer.getTotalSize();
   });
 
   // A finding or a shortcut asked to show a record.

@@ -4,6 +4,7 @@
 // workload in fold, forward and direct.
 import { useEffect, useState } from 'react';
 import { useLab, runCompare } from '../store/lab-store';
+import { useThrottled } from '../lib/use-throttled';
 import { useUi } from '../store/ui-store';
 import { recentSavings } from '../store/apply-batch';
 import { formatBytes, formatRatio } from '../lib/format';
@@ -11,7 +12,7 @@ import { SavingsChart } from './SavingsChart';
 
 export function SavingsView() {
   const snapshot = useLab((s) => s.snapshot);
-  const savings = useLab((s) => s.savings);
+  const savings = useThrottled(useLab((s) => s.savings), 250);
   const compare = useLab((s) => s.compare);
   const theme = useUi((s) => s.theme);
   const hosts = snapshot?.hosts ?? [];
