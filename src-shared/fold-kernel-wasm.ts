@@ -30,6 +30,7 @@ const F32X4_ADD = [SIMD, 0xe4, 0x01];
 const I32X4_SHL = [SIMD, 0xab, 0x01];
 
 function body(loadSrc: number[], srcStep: number): number[] {
+  // prettier-ignore
   const code = [
     0x01, 0x01, I32, // one local: $end
     GET, 0, GET, 2, CONST, 2, 0x74 /* i32.shl */, ADD, SET, 3,
@@ -70,6 +71,7 @@ const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))]
 const f32Body = body(V128_LOAD, 16);
 const bf16Body = body([...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL], 8);
 
+// prettier-ignore
 export const FOLD_WASM_BYTES = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [0x01, 0x60, 0x03, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> ()
@@ -117,7 +119,12 @@ export function createWasmFoldKernel(): FoldKernel | null {
     // The memory never grows, so views of it stay valid.
     const memory = new wa.Memory({ initial: pages, maximum: pages });
     const exports = new wa.Instance(module, { env: { memory } }).exports;
-    return { addF32: exports.add_f32 as AddFn, addBf16: exports.add_bf16 as AddFn, u8: new Uint8Array(memory.buffer), f32: new Float32Array(memory.buffer) };
+    return {
+      addF32: exports.add_f32 as AddFn,
+      addBf16: exports.add_bf16 as AddFn,
+      u8: new Uint8Array(memory.buffer),
+      f32: new Float32Array(memory.buffer),
+    };
   };
   let scratch: Bound;
   try {
@@ -136,7 +143,14 @@ export function createWasmFoldKernel(): FoldKernel | null {
   const FREE_MAX = 16;
   const ACC_AT = STAGE_BYTES;
 
-  const run = (acc: Float32Array, src: Uint8Array, accOffset: number, elemBytes: number, pick: (b: Bound) => AddFn, tail: FoldKernel['addF32Into']) => {
+  const run = (
+    acc: Float32Array,
+    src: Uint8Array,
+    accOffset: number,
+    elemBytes: number,
+    pick: (b: Bound) => AddFn,
+    tail: FoldKernel['addF32Into'],
+  ) => {
     const n = Math.floor(src.length / elemBytes);
     const own = owners.get(acc.buffer);
     for (let base = 0; base < n; base += BLOCK) {
@@ -162,8 +176,10 @@ export function createWasmFoldKernel(): FoldKernel | null {
 
   return {
     name: 'wasm-simd',
-    addF32Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 4, (b) => b.addF32, jsFoldKernel.addF32Into),
-    addBf16Into: (acc, src, accOffset = 0) => run(acc, src, accOffset, 2, (b) => b.addBf16, jsFoldKernel.addBf16Into),
+    addF32Into: (acc, src, accOffset = 0) =>
+      run(acc, src, accOffset, 4, (b) => b.addF32, jsFoldKernel.addF32Into),
+    addBf16Into: (acc, src, accOffset = 0) =>
+      run(acc, src, accOffset, 2, (b) => b.addBf16, jsFoldKernel.addBf16Into),
     allocAccumulator: (n) => {
       if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
       const need = STAGE_BYTES + n * 4;

@@ -37,7 +37,11 @@ describe('fold kernel throughput (4 x 16 MiB)', () => {
     const runs: [string, FoldKernel, Float32Array][] = [['js', jsFoldKernel, new Float32Array(SIZE / 4)]];
     if (wasm) {
       runs.push(['wasm-simd (plain accumulator, staged)', wasm, new Float32Array(SIZE / 4)]);
-      runs.push(['wasm-simd (accumulator in module memory, as the fold allocates it)', wasm, wasm.allocAccumulator!(SIZE / 4)]);
+      runs.push([
+        'wasm-simd (accumulator in module memory, as the fold allocates it)',
+        wasm,
+        wasm.allocAccumulator!(SIZE / 4),
+      ]);
     }
     for (const [label, k, acc] of runs) {
       const foldMs = bestOf(k === jsFoldKernel ? 3 : 9, () => {
@@ -46,7 +50,9 @@ describe('fold kernel throughput (4 x 16 MiB)', () => {
       });
       expect(acc[0]).toBe(10);
       expect(acc[acc.length - 1]).toBe(10);
-      console.log(`[fold-kernel] ${label}: fold ${foldMs.toFixed(2)} ms, Buffer.copy ${copyMs.toFixed(2)} ms, ratio ${(copyMs / foldMs).toFixed(3)}x`);
+      console.log(
+        `[fold-kernel] ${label}: fold ${foldMs.toFixed(2)} ms, Buffer.copy ${copyMs.toFixed(2)} ms, ratio ${(copyMs / foldMs).toFixed(3)}x`,
+      );
     }
   });
 });

@@ -5,7 +5,14 @@ import { bytesToHex } from './wire/bytes';
 import { DTYPE_BF16, DTYPE_F32, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './wire/constants';
 import { WireError } from './wire/errors';
 import { nobleMac } from './wire/mac';
-import { decodeRoundFrame, encodeRoundFrame, elidedTensor, tensorFromValues, tensorValues, type RoundFrame } from './wire/round-frame';
+import {
+  decodeRoundFrame,
+  encodeRoundFrame,
+  elidedTensor,
+  tensorFromValues,
+  tensorValues,
+  type RoundFrame,
+} from './wire/round-frame';
 import { RoundFrameStreamParser } from './wire/round-frame-stream';
 import { FoldAccumulator, firstMismatch, reduceRealizedWork, roundsAlmostEqual, sumFrames } from './fold';
 
@@ -19,7 +26,11 @@ const model = (weight: number, ...tensors: [number, number[]][]): RoundFrame => 
 const f32 = (w: number, v: number[]) => model(w, [DTYPE_F32, v]);
 const bf16 = (w: number, v: number[]) => model(w, [DTYPE_BF16, v]);
 const control = (v: number[]) => ({ ...f32(0, v), roundKind: ROUND_KIND_CONTROL });
-const elided = (w: number, dtype: number, n: number): RoundFrame => ({ roundKind: ROUND_KIND_MODEL, weight: w, tensors: [elidedTensor(dtype, [n])] });
+const elided = (w: number, dtype: number, n: number): RoundFrame => ({
+  roundKind: ROUND_KIND_MODEL,
+  weight: w,
+  tensors: [elidedTensor(dtype, [n])],
+});
 const values = (f: RoundFrame, i = 0) => Array.from(tensorValues(f.tensors[i]));
 const frameHex = (f: RoundFrame) => bytesToHex(encodeRoundFrame(f, mac));
 
@@ -71,10 +82,17 @@ describe('relay fold (5.2)', () => {
 
   it('a model-sized tensor folds through the kernel in place, chunk by chunk, exactly as the sum', () => {
     const n = 100_000;
-    const xs = [1, 2, 3].map((k) => Float32Array.from({ length: n }, (_, i) => ((i * 7 + k * 13) % 1000) / 8 - 60));
-    const want = Float32Array.from({ length: n }, (_, i) => Math.fround(Math.fround(xs[0][i] + xs[1][i]) + xs[2][i]));
+    const xs = [1, 2, 3].map((k) =>
+      Float32Array.from({ length: n }, (_, i) => ((i * 7 + k * 13) % 1000) / 8 - 60),
+    );
+    const want = Float32Array.from({ length: n }, (_, i) =>
+      Math.fround(Math.fround(xs[0][i] + xs[1][i]) + xs[2][i]),
+    );
     for (const step of [999, 65_536]) {
-      const got = streamFold(xs.map((x, k) => model(k + 1, [DTYPE_F32, Array.from(x)])), step);
+      const got = streamFold(
+        xs.map((x, k) => model(k + 1, [DTYPE_F32, Array.from(x)])),
+        step,
+      );
       expect(tensorValues(got.tensors[0])).toEqual(want);
       expect(got.weight).toBe(6);
     }
@@ -98,7 +116,9 @@ describe('relay fold (5.2)', () => {
     const r = sumFrames([elided(0, DTYPE_F32, 3), elided(0, DTYPE_F32, 3)]);
     expect(r.tensors[0].data).toBeNull();
     expect(r.weight).toBe(0);
-    expect(frameHex(streamFold([elided(0, DTYPE_BF16, 3), elided(0, DTYPE_BF16, 3)], 2))).toBe(frameHex(elided(0, DTYPE_BF16, 3)));
+    expect(frameHex(streamFold([elided(0, DTYPE_BF16, 3), elided(0, DTYPE_BF16, 3)], 2))).toBe(
+      frameHex(elided(0, DTYPE_BF16, 3)),
+    );
   });
 
   it('14. elided deposits merge with full ones in any order, both dtypes', () => {
@@ -132,9 +152,15 @@ describe('relay fold (5.2)', () => {
 
   it('rejects desynced kinds and tensor counts, shapes and byte lengths', () => {
     expect(message(() => sumFrames([f32(1, [1]), control([1])]))).toMatch(/desynced reduce rounds/);
-    expect(message(() => sumFrames([f32(1, [1]), model(1, [DTYPE_F32, [1]], [DTYPE_F32, [2]])]))).toMatch(/desynced reduce rounds/);
+    expect(message(() => sumFrames([f32(1, [1]), model(1, [DTYPE_F32, [1]], [DTYPE_F32, [2]])]))).toMatch(
+      /desynced reduce rounds/,
+    );
     expect(message(() => sumFrames([f32(1, [1, 2]), f32(1, [1, 2, 3])]))).toMatch(/shape/);
-    const badLen: RoundFrame = { roundKind: 0, weight: 1, tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }] };
+    const badLen: RoundFrame = {
+      roundKind: 0,
+      weight: 1,
+      tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }],
+    };
     expect(message(() => sumFrames([badLen]))).toMatch(/does not match numel/);
   });
 
@@ -150,7 +176,11 @@ describe('relay fold (5.2)', () => {
 
 describe('controller reduce (5.4)', () => {
   it('5. an unknown dtype is rejected ("dtype tag 7")', () => {
-    const f: RoundFrame = { roundKind: 0, weight: 1, tensors: [{ dtype: 7, dims: [1], data: new Uint8Array(4) }] };
+    const f: RoundFrame = {
+      roundKind: 0,
+      weight: 1,
+      tensors: [{ dtype: 7, dims: [1], data: new Uint8Array(4) }],
+    };
     expect(message(() => reduceRealizedWork([f]))).toMatch(/dtype tag 7/);
   });
 
@@ -217,8 +247,22 @@ describe('controller reduce (5.4)', () => {
     for (let trial = 0; trial < 20; trial++) {
       const ws = [1, 2, 3];
       const xs = ws.map(() => Array.from({ length: 64 }, rnd));
-      const f = reduceRealizedWork(xs.map((x, i) => f32(ws[i], x.map((v) => v * ws[i]))));
-      const b = reduceRealizedWork(xs.map((x, i) => bf16(ws[i], x.map((v) => v * ws[i]))));
+      const f = reduceRealizedWork(
+        xs.map((x, i) =>
+          f32(
+            ws[i],
+            x.map((v) => v * ws[i]),
+          ),
+        ),
+      );
+      const b = reduceRealizedWork(
+        xs.map((x, i) =>
+          bf16(
+            ws[i],
+            x.map((v) => v * ws[i]),
+          ),
+        ),
+      );
       const fv = values(f);
       // Cancellation in the sum makes element-relative error meaningless near zero: allow 2/256 of the tensor's scale.
       const scale = Math.max(...fv.map(Math.abs));

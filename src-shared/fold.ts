@@ -15,16 +15,20 @@ import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
 import type { RoundFrameSink } from './wire/round-frame-stream';
 import { dtypeName, elementSize, encodeValues, numel, tensorValues, type TensorEntry } from './wire/tensor';
-import { allocAccumulator, getFoldKernel, isFoldKernelChosen, releaseAccumulator, setFoldKernel } from './fold-kernel';
+import {
+  allocAccumulator,
+  getFoldKernel,
+  isFoldKernelChosen,
+  releaseAccumulator,
+  setFoldKernel,
+} from './fold-kernel';
 import { bestFoldKernel } from './fold-kernel-wasm';
 
 // Use the SIMD kernel where the runtime has it, unless a kernel was chosen explicitly.
 if (!isFoldKernelChosen()) setFoldKernel(bestFoldKernel(), false);
 
 type TensorState =
-  | { kind: 'elided' }
-  | { kind: 'seed'; bytes: Uint8Array }
-  | { kind: 'sum'; acc: Float32Array };
+  { kind: 'elided' } | { kind: 'seed'; bytes: Uint8Array } | { kind: 'sum'; acc: Float32Array };
 
 interface Schema {
   dtype: number;
@@ -32,7 +36,8 @@ interface Schema {
   numel: number;
 }
 
-const kindName = (k: number) => (k === ROUND_KIND_MODEL ? 'Model' : k === ROUND_KIND_CONTROL ? 'Control' : `kind ${k}`);
+const kindName = (k: number) =>
+  k === ROUND_KIND_MODEL ? 'Model' : k === ROUND_KIND_CONTROL ? 'Control' : `kind ${k}`;
 const shape = (d: number[]) => `[${d.join(', ')}]`;
 
 function foldError(message: string): WireError {
@@ -138,9 +143,13 @@ export class FoldAccumulator {
             isFirst = true;
             this.roundKindValue = h.roundKind;
           } else if (h.roundKind !== this.roundKindValue) {
-            throw foldError(`desynced reduce rounds: rank ${rank} sent a ${kindName(h.roundKind)} frame into a ${kindName(this.roundKindValue)} round`);
+            throw foldError(
+              `desynced reduce rounds: rank ${rank} sent a ${kindName(h.roundKind)} frame into a ${kindName(this.roundKindValue)} round`,
+            );
           } else if (h.numTensors !== this.schema.length) {
-            throw foldError(`desynced reduce rounds: rank ${rank} sent ${h.numTensors} tensors, the round has ${this.schema.length}`);
+            throw foldError(
+              `desynced reduce rounds: rank ${rank} sent ${h.numTensors} tensors, the round has ${this.schema.length}`,
+            );
           }
         }),
       onTensor: (t) =>
@@ -151,7 +160,9 @@ export class FoldAccumulator {
           carryLen = 0;
           const n = numel(t.dims);
           if (t.nbytes !== 0 && t.nbytes !== n * size) {
-            throw foldError(`tensor ${t.index}: payload of ${t.nbytes} bytes does not match numel ${n} x ${size} bytes`);
+            throw foldError(
+              `tensor ${t.index}: payload of ${t.nbytes} bytes does not match numel ${n} x ${size} bytes`,
+            );
           }
           if (isFirst) {
             this.schema.push({ dtype: t.dtype, dims: [...t.dims], numel: n });
@@ -164,7 +175,9 @@ export class FoldAccumulator {
               );
             }
             if (t.dims.length !== s.dims.length || t.dims.some((d, i) => d !== s.dims[i])) {
-              throw foldError(`tensor ${t.index}: shape ${shape(t.dims)} from rank ${rank} differs from the round's ${shape(s.dims)}`);
+              throw foldError(
+                `tensor ${t.index}: shape ${shape(t.dims)} from rank ${rank} differs from the round's ${shape(s.dims)}`,
+              );
             }
           }
           target = null;
@@ -185,7 +198,8 @@ export class FoldAccumulator {
         }),
       onData: (index, offset, bytes) =>
         this.guard(() => {
-          if (index !== tensorIndex || target === null) throw foldError(`tensor ${index}: data without its header`);
+          if (index !== tensorIndex || target === null)
+            throw foldError(`tensor ${index}: data without its header`);
           if (target.kind === 'seed') {
             target.bytes.set(bytes, offset);
             return;
@@ -214,7 +228,8 @@ export class FoldAccumulator {
         }),
       onComplete: () =>
         this.guard(() => {
-          if (isFirst && numTensors !== this.schema.length) throw foldError('deposit ended before all its tensors');
+          if (isFirst && numTensors !== this.schema.length)
+            throw foldError('deposit ended before all its tensors');
           this.inFlight.delete(rank);
           this.deposited.add(rank);
           this.massValue += weight;
@@ -233,7 +248,8 @@ export class FoldAccumulator {
       const tensors: TensorEntry[] = this.schema.map((s, i) => {
         const st = this.states[i];
         const dims = [...s.dims];
-        if (st.kind === 'elided') return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
+        if (st.kind === 'elided')
+          return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
         if (st.kind === 'seed') return { dtype: s.dtype, dims, data: st.bytes };
         return { dtype: s.dtype, dims, data: encodeValues(s.dtype, st.acc) };
       });
@@ -288,7 +304,12 @@ export function foldTolerance(dtype: number): number {
  * be identical. Never byte-for-byte: summation order differs across fold
  * topologies.
  */
-export function roundsAlmostEqual(a: ArrayLike<number>, b: ArrayLike<number>, dtype: number, absTol = 0): boolean {
+export function roundsAlmostEqual(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  dtype: number,
+  absTol = 0,
+): boolean {
   return firstMismatch(a, b, dtype, absTol) === -1;
 }
 

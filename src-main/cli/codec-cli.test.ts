@@ -20,7 +20,9 @@ interface Run {
 function run(args: string[], stdin?: string, viaBin = false): Promise<Run> {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  const argv = viaBin ? [path.join(root, 'bin/relay-lab.mjs'), ...args] : ['--input-type=module', '-e', RUNNER, '--', ...args];
+  const argv = viaBin
+    ? [path.join(root, 'bin/relay-lab.mjs'), ...args]
+    : ['--input-type=module', '-e', RUNNER, '--', ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, argv, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -73,8 +75,16 @@ describe('relay-lab encode/decode details', () => {
   it('adds the inner RoundFrame of a HostFrame, with offsets in the record', async () => {
     const salt = '42424242424242424242424242424242';
     const rf = VECTORS.find((x) => x.name === 'roundframe elided 57 bytes')!;
-    const enc = await run(['encode', '--salt', salt, '--json', JSON.stringify({ layer: 'mux', kind: 'HostFrame', payload: rf.hex })]);
-    const dec = JSON.parse((await run(['decode', '--salt', salt, '--layer', 'mux', '--hex', enc.stdout.trim()])).stdout);
+    const enc = await run([
+      'encode',
+      '--salt',
+      salt,
+      '--json',
+      JSON.stringify({ layer: 'mux', kind: 'HostFrame', payload: rf.hex }),
+    ]);
+    const dec = JSON.parse(
+      (await run(['decode', '--salt', salt, '--layer', 'mux', '--hex', enc.stdout.trim()])).stdout,
+    );
     expect(dec.inner).toMatchObject({ offset: 25, layer: 'roundframe', verdict: 'ok' });
     const payload = dec.fields.find((f: { name: string }) => f.name === 'payload');
     expect(payload.children[0]).toMatchObject({ name: 'magic', offset: 25, length: 4 });

@@ -14,7 +14,9 @@ describe('node-mac vs noble', () => {
     const sample = Buffer.from('112233445566778899aabbccddeeff00', 'hex');
     expect(hex(nodeMac(zero).tag(Buffer.from('hello')))).toBe('4352b26e33fe0d76');
     expect(hex(nodeMac(sample).tag(Buffer.from('hello')))).toBe('f30bcf7e92f7d2ea');
-    expect(hex(nodeMac(sample).tag(Buffer.from('some payload bytes for verification')))).toBe('99b61ff395172d53');
+    expect(hex(nodeMac(sample).tag(Buffer.from('some payload bytes for verification')))).toBe(
+      '99b61ff395172d53',
+    );
   });
 
   it('agree on random messages of every length 0..4096', () => {
@@ -37,7 +39,9 @@ describe('node-mac vs noble', () => {
     const b = nobleMac(salt);
     for (let trial = 0; trial < 300; trial++) {
       const msg = randomBytes(Math.floor(Math.random() * 4097));
-      const cuts = Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () => Math.floor(Math.random() * (msg.length + 1))).sort((x, y) => x - y);
+      const cuts = Array.from({ length: 1 + Math.floor(Math.random() * 6) }, () =>
+        Math.floor(Math.random() * (msg.length + 1)),
+      ).sort((x, y) => x - y);
       const parts: Uint8Array[] = [];
       let prev = 0;
       for (const c of [...cuts, msg.length]) {

@@ -90,7 +90,9 @@ describe('bincode values', () => {
 
   it('a hostile length is rejected against the bytes left, before any allocation', () => {
     expect(() => new BincodeReader(hexToBytes('fdffffffffffff0000')).string()).toThrow(WireError);
-    expect(() => new BincodeReader(hexToBytes('fcffffffff00')).vec((r) => r.u8())).toThrow(/exceeds the 1 bytes left/);
+    expect(() => new BincodeReader(hexToBytes('fcffffffff00')).vec((r) => r.u8())).toThrow(
+      /exceeds the 1 bytes left/,
+    );
   });
 
   it('rejects bad bool and Option tags', () => {

@@ -97,7 +97,8 @@ export class BincodeWriter {
 }
 
 function checkUnsigned(v: number): number {
-  if (!Number.isSafeInteger(v) || v < 0) throw new WireError('BAD_PAYLOAD', `varint must be a non-negative safe integer, got ${v}`);
+  if (!Number.isSafeInteger(v) || v < 0)
+    throw new WireError('BAD_PAYLOAD', `varint must be a non-negative safe integer, got ${v}`);
   return v;
 }
 
@@ -115,7 +116,10 @@ export class BincodeReader {
 
   private need(n: number, what: string): number {
     if (this.remaining < n) {
-      throw new WireError('BAD_PAYLOAD', `bincode: unexpected end of input reading ${what} at byte ${this.offset}`);
+      throw new WireError(
+        'BAD_PAYLOAD',
+        `bincode: unexpected end of input reading ${what} at byte ${this.offset}`,
+      );
     }
     const at = this.offset;
     this.offset += n;

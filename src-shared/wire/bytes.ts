@@ -13,7 +13,8 @@ export function bytesToHex(bytes: Uint8Array): string {
 /** Lowercase or uppercase hex, whitespace ignored. Throws BAD_PAYLOAD on bad text. */
 export function hexToBytes(hex: string): Uint8Array {
   const clean = hex.replace(/\s+/g, '');
-  if (clean.length % 2 !== 0) throw new WireError('BAD_PAYLOAD', `hex has an odd number of digits (${clean.length})`);
+  if (clean.length % 2 !== 0)
+    throw new WireError('BAD_PAYLOAD', `hex has an odd number of digits (${clean.length})`);
   if (!/^[0-9a-fA-F]*$/.test(clean)) throw new WireError('BAD_PAYLOAD', 'hex contains a non-hex character');
   const out = new Uint8Array(clean.length / 2);
   for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.substr(i * 2, 2), 16);

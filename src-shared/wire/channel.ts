@@ -56,9 +56,13 @@ export function channelOfMagic(bytes4: Uint8Array): Channel | null {
 
 /** Strict form for a subsystem's first read: the magic must be exactly `expected`. */
 export function expectChannelMagic(bytes4: Uint8Array, expected: Exclude<Channel, 'http'>): void {
-  if (bytes4.length !== CHANNEL_MAGIC_LEN) throw new WireError('TRUNCATED', `channel magic needs 4 bytes, got ${bytes4.length}`);
+  if (bytes4.length !== CHANNEL_MAGIC_LEN)
+    throw new WireError('TRUNCATED', `channel magic needs 4 bytes, got ${bytes4.length}`);
   const got = readU32LE(bytes4, 0);
   if (got !== MAGIC_OF[expected]) {
-    throw new WireError('BAD_MAGIC', `channel magic 0x${got.toString(16).padStart(8, '0')} is not the ${expected} magic 0x${MAGIC_OF[expected].toString(16)}`);
+    throw new WireError(
+      'BAD_MAGIC',
+      `channel magic 0x${got.toString(16).padStart(8, '0')} is not the ${expected} magic 0x${MAGIC_OF[expected].toString(16)}`,
+    );
   }
 }

@@ -2,8 +2,21 @@
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, hexToBytes, writeU32LE } from './bytes';
 import { MAX_CONTROL_PAYLOAD } from './constants';
-import { controlFrameTag, decodeControlFrame, encodeControlFrame, MSG_KIND_CONTROL, MSG_KIND_TIMING } from './control-frame';
-import { decodeControlMsg, decodeTimingMsg, encodeControlMsg, encodeTimingMsg, type ControlMsg, type TimingMsg } from './control-msgs';
+import {
+  controlFrameTag,
+  decodeControlFrame,
+  encodeControlFrame,
+  MSG_KIND_CONTROL,
+  MSG_KIND_TIMING,
+} from './control-frame';
+import {
+  decodeControlMsg,
+  decodeTimingMsg,
+  encodeControlMsg,
+  encodeTimingMsg,
+  type ControlMsg,
+  type TimingMsg,
+} from './control-msgs';
 import { WireError, type WireErrorCode } from './errors';
 import { nobleMac } from './mac';
 import { SAMPLE_SALT, SALT_A } from './test-helpers';
@@ -47,8 +60,14 @@ describe('ControlFrame (5.3)', () => {
   });
 
   it('6. ShutdownWithSave{reason 1}', () => {
-    const b = encodeControlFrame({ version: 2, msgKind: 1, payload: encodeControlMsg({ type: 'ShutdownWithSave', reason: 1 }) }, mac);
-    expect(decodeControlMsg(decodeControlFrame(b, mac).payload)).toEqual({ type: 'ShutdownWithSave', reason: 1 });
+    const b = encodeControlFrame(
+      { version: 2, msgKind: 1, payload: encodeControlMsg({ type: 'ShutdownWithSave', reason: 1 }) },
+      mac,
+    );
+    expect(decodeControlMsg(decodeControlFrame(b, mac).payload)).toEqual({
+      type: 'ShutdownWithSave',
+      reason: 1,
+    });
   });
 
   it('7. a wrong salt is HMAC_MISMATCH', () => {
@@ -74,7 +93,11 @@ describe('ControlFrame (5.3)', () => {
 
   it('23. an empty-payload frame is exactly 24 bytes; an oversized payload errors on write', () => {
     expect(encodeControlFrame({ version: 2, msgKind: 1, payload: new Uint8Array(0) }, mac).length).toBe(24);
-    expect(codeOf(() => encodeControlFrame({ version: 2, msgKind: 1, payload: new Uint8Array(MAX_CONTROL_PAYLOAD + 1) }, mac))).toBe('OVER_CEILING');
+    expect(
+      codeOf(() =>
+        encodeControlFrame({ version: 2, msgKind: 1, payload: new Uint8Array(MAX_CONTROL_PAYLOAD + 1) }, mac),
+      ),
+    ).toBe('OVER_CEILING');
   });
 
   it('the length cap is checked before the payload is read (and before the MAC)', () => {
@@ -129,8 +152,26 @@ describe('ControlMsgWire and TimingMsgWire (v2 indices)', () => {
   });
 
   const timings: TimingMsg[] = [
-    { type: 'Batch', rank: 2, batchMs: 12.5, dataMs: 1.25, stepCount: 9, paramNorm: null, batchLoss: 0.75, syncDivergence: 0.01 },
-    { type: 'Batch', rank: 0, batchMs: 0, dataMs: 0, stepCount: 0, paramNorm: 3.5, batchLoss: NaN, syncDivergence: null },
+    {
+      type: 'Batch',
+      rank: 2,
+      batchMs: 12.5,
+      dataMs: 1.25,
+      stepCount: 9,
+      paramNorm: null,
+      batchLoss: 0.75,
+      syncDivergence: 0.01,
+    },
+    {
+      type: 'Batch',
+      rank: 0,
+      batchMs: 0,
+      dataMs: 0,
+      stepCount: 0,
+      paramNorm: 3.5,
+      batchLoss: NaN,
+      syncDivergence: null,
+    },
     { type: 'SyncAck', rank: 1, stepCount: 100, divergence: null, postNorm: 2, preNorm: null },
     { type: 'Exiting', rank: 7 },
     { type: 'LrUpdate', rank: 1, lr: 0.001 },

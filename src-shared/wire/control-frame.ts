@@ -1,7 +1,12 @@
 // ControlFrame (WIRE.md 3.5): the control-channel body. 24-byte header
 // (magic, version, tag, msg_kind, payload_len) + bincode payload. v2+ MACs
 // kind || len || payload; v1 (historical, bug 6.8) MACs the payload only.
-import { CONTROL_FRAME_HEADER_LEN, CONTROL_FRAME_MAGIC, DEFAULT_CONTROL_VERSION, MAX_CONTROL_PAYLOAD } from './constants';
+import {
+  CONTROL_FRAME_HEADER_LEN,
+  CONTROL_FRAME_MAGIC,
+  DEFAULT_CONTROL_VERSION,
+  MAX_CONTROL_PAYLOAD,
+} from './constants';
 import { readU32LE, writeU32LE } from './bytes';
 import { WireError } from './errors';
 import { TAG_LEN, tagsEqual, type Mac } from './mac';
@@ -53,7 +58,10 @@ export function controlFrameTag(version: number, msgKind: number, payload: Uint8
 export function encodeControlFrame(frame: ControlFrame, mac: Mac): Uint8Array {
   const version = frame.version ?? DEFAULT_CONTROL_VERSION;
   if (frame.payload.length > MAX_CONTROL_PAYLOAD) {
-    throw new WireError('OVER_CEILING', `ControlFrame payload of ${frame.payload.length} bytes exceeds MAX_CONTROL_PAYLOAD ${MAX_CONTROL_PAYLOAD}`);
+    throw new WireError(
+      'OVER_CEILING',
+      `ControlFrame payload of ${frame.payload.length} bytes exceeds MAX_CONTROL_PAYLOAD ${MAX_CONTROL_PAYLOAD}`,
+    );
   }
   const out = new Uint8Array(CONTROL_FRAME_HEADER_LEN + frame.payload.length);
   writeU32LE(out, 0, CONTROL_FRAME_MAGIC);
@@ -70,17 +78,26 @@ export function encodeControlFrame(frame: ControlFrame, mac: Mac): Uint8Array {
  * magic (4), version (8), kind (20), length cap (24). Returns the payload
  * length once the whole header is in, else null.
  */
-export function checkControlHeaderPrefix(bytes: Uint8Array, opts: ControlFrameDecodeOptions = {}): number | null {
+export function checkControlHeaderPrefix(
+  bytes: Uint8Array,
+  opts: ControlFrameDecodeOptions = {},
+): number | null {
   if (bytes.length >= 4) {
     const magic = readU32LE(bytes, 0);
     if (magic !== CONTROL_FRAME_MAGIC) {
-      throw new WireError('BAD_MAGIC', `ControlFrame magic 0x${magic.toString(16).padStart(8, '0')} is not 0x${CONTROL_FRAME_MAGIC.toString(16)}`);
+      throw new WireError(
+        'BAD_MAGIC',
+        `ControlFrame magic 0x${magic.toString(16).padStart(8, '0')} is not 0x${CONTROL_FRAME_MAGIC.toString(16)}`,
+      );
     }
   }
   if (bytes.length >= 8) {
     const version = readU32LE(bytes, 4);
     if (opts.version !== undefined ? version !== opts.version : version < 1) {
-      throw new WireError('BAD_VERSION', `ControlFrame version ${version}${opts.version !== undefined ? ` is not ${opts.version}` : ' is not a protocol version'}`);
+      throw new WireError(
+        'BAD_VERSION',
+        `ControlFrame version ${version}${opts.version !== undefined ? ` is not ${opts.version}` : ' is not a protocol version'}`,
+      );
     }
   }
   if (bytes.length >= 20) {
@@ -90,17 +107,32 @@ export function checkControlHeaderPrefix(bytes: Uint8Array, opts: ControlFrameDe
   if (bytes.length < CONTROL_FRAME_HEADER_LEN) return null;
   const len = readU32LE(bytes, 20);
   if (len > MAX_CONTROL_PAYLOAD) {
-    throw new WireError('OVER_CEILING', `ControlFrame payload_len ${len} exceeds MAX_CONTROL_PAYLOAD ${MAX_CONTROL_PAYLOAD}`);
+    throw new WireError(
+      'OVER_CEILING',
+      `ControlFrame payload_len ${len} exceeds MAX_CONTROL_PAYLOAD ${MAX_CONTROL_PAYLOAD}`,
+    );
   }
   return len;
 }
 
 /** Decodes exactly one whole frame: magic, version, kind, length cap, payload (TRUNCATED), MAC, trailing bytes. */
-export function decodeControlFrame(bytes: Uint8Array, mac: Mac, opts: ControlFrameDecodeOptions = {}): ControlFrame & { tag: Uint8Array } {
+export function decodeControlFrame(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: ControlFrameDecodeOptions = {},
+): ControlFrame & { tag: Uint8Array } {
   const len = checkControlHeaderPrefix(bytes, opts);
-  if (len === null) throw new WireError('TRUNCATED', `ControlFrame header needs ${CONTROL_FRAME_HEADER_LEN} bytes, got ${bytes.length}`);
+  if (len === null)
+    throw new WireError(
+      'TRUNCATED',
+      `ControlFrame header needs ${CONTROL_FRAME_HEADER_LEN} bytes, got ${bytes.length}`,
+    );
   const end = CONTROL_FRAME_HEADER_LEN + len;
-  if (bytes.length < end) throw new WireError('TRUNCATED', `ControlFrame payload needs ${len} bytes, got ${bytes.length - CONTROL_FRAME_HEADER_LEN}`);
+  if (bytes.length < end)
+    throw new WireError(
+      'TRUNCATED',
+      `ControlFrame payload needs ${len} bytes, got ${bytes.length - CONTROL_FRAME_HEADER_LEN}`,
+    );
   const version = readU32LE(bytes, 4);
   const msgKind = readU32LE(bytes, 16);
   const payload = bytes.subarray(CONTROL_FRAME_HEADER_LEN, end);
@@ -108,6 +140,7 @@ export function decodeControlFrame(bytes: Uint8Array, mac: Mac, opts: ControlFra
   if (!tagsEqual(controlFrameTag(version, msgKind, payload, mac), tag)) {
     throw new WireError('HMAC_MISMATCH', 'ControlFrame HMAC verification failed');
   }
-  if (bytes.length > end) throw new WireError('TRAILING_BYTES', `${bytes.length - end} bytes after the ControlFrame`);
+  if (bytes.length > end)
+    throw new WireError('TRAILING_BYTES', `${bytes.length - end} bytes after the ControlFrame`);
   return { version, msgKind, payload, tag };
 }

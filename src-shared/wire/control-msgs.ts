@@ -108,9 +108,13 @@ export function decodeControlMsg(payload: Uint8Array): ControlMsg {
       msg = { type: 'ShutdownWithSave', reason: r.u8() };
       break;
     default:
-      throw new WireError('BAD_PAYLOAD', `ControlMsgWire variant ${idx} is not one the lab decodes (v2 indices)`);
+      throw new WireError(
+        'BAD_PAYLOAD',
+        `ControlMsgWire variant ${idx} is not one the lab decodes (v2 indices)`,
+      );
   }
-  if (r.remaining > 0) throw new WireError('TRAILING_BYTES', `${r.remaining} bytes after the ControlMsgWire ${msg.type}`);
+  if (r.remaining > 0)
+    throw new WireError('TRAILING_BYTES', `${r.remaining} bytes after the ControlMsgWire ${msg.type}`);
   return msg;
 }
 
@@ -214,8 +218,12 @@ export function decodeTimingMsg(payload: Uint8Array): TimingMsg {
       msg = { type: 'SnapshotReady', rank: r.varintU64() };
       break;
     default:
-      throw new WireError('BAD_PAYLOAD', `TimingMsgWire variant ${idx} is not one the lab decodes (v2 indices)`);
+      throw new WireError(
+        'BAD_PAYLOAD',
+        `TimingMsgWire variant ${idx} is not one the lab decodes (v2 indices)`,
+      );
   }
-  if (r.remaining > 0) throw new WireError('TRAILING_BYTES', `${r.remaining} bytes after the TimingMsgWire ${msg.type}`);
+  if (r.remaining > 0)
+    throw new WireError('TRAILING_BYTES', `${r.remaining} bytes after the TimingMsgWire ${msg.type}`);
   return msg;
 }

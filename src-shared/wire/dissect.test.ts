@@ -38,7 +38,10 @@ describe('dissect', () => {
   });
 
   it('a HostFrame shows its RoundFrame and tensors at record offsets', () => {
-    const rf = encodeRoundFrame({ roundKind: 0, weight: 2, tensors: [tensorFromValues(DTYPE_F32, [2], [1.5, 2.5])] }, mac);
+    const rf = encodeRoundFrame(
+      { roundKind: 0, weight: 2, tensors: [tensorFromValues(DTYPE_F32, [2], [1.5, 2.5])] },
+      mac,
+    );
     const rec = encodeMuxRecord({ kind: 'HostFrame', payload: rf }, mac);
     const d = dissect('mux', rec, { mac });
     expect(d).toMatchObject({ kind: 'HostFrame', verdict: 'ok', innerOffset: 25 });
@@ -50,17 +53,36 @@ describe('dissect', () => {
   });
 
   it('a Data record shows its ControlFrame and message; a len-framed blob its inner unit', () => {
-    const cf = encodeControlFrame({ version: 2, msgKind: 1, payload: encodeControlMsg({ type: 'StartEpoch', epoch: 7, partitionOffset: 100, partitionSize: 256 }) }, mac);
+    const cf = encodeControlFrame(
+      {
+        version: 2,
+        msgKind: 1,
+        payload: encodeControlMsg({ type: 'StartEpoch', epoch: 7, partitionOffset: 100, partitionSize: 256 }),
+      },
+      mac,
+    );
     const d = dissect('mux', encodeMuxRecord({ kind: 'Data', rank: 3, payload: cf }, mac), { mac });
     expect(d.inner?.kind).toBe('ControlFrame Control');
     const msg = d.inner!.fields.find((f) => f.name === 'payload')!.children![0];
-    expect(JSON.parse(msg.value)).toEqual({ type: 'StartEpoch', epoch: 7, partitionOffset: 100, partitionSize: 256 });
+    expect(JSON.parse(msg.value)).toEqual({
+      type: 'StartEpoch',
+      epoch: 7,
+      partitionOffset: 100,
+      partitionSize: 256,
+    });
     const l = dissect('lenframe', encodeLenFrame(cf), { mac });
-    expect(l).toMatchObject({ verdict: 'ok', innerOffset: 4, inner: { layer: 'controlframe', verdict: 'ok' } });
+    expect(l).toMatchObject({
+      verdict: 'ok',
+      innerOffset: 4,
+      inner: { layer: 'controlframe', verdict: 'ok' },
+    });
   });
 
   it('a tampered inner RoundFrame fails inside a mux record whose own MAC is fine', () => {
-    const rf = encodeRoundFrame({ roundKind: 0, weight: 1, tensors: [] }, nobleMac(new Uint8Array(16).fill(0xaa)));
+    const rf = encodeRoundFrame(
+      { roundKind: 0, weight: 1, tensors: [] },
+      nobleMac(new Uint8Array(16).fill(0xaa)),
+    );
     const d = dissect('mux', encodeMuxRecord({ kind: 'Broadcast', payload: rf }, mac), { mac });
     expect(d.verdict).toBe('ok');
     expect(d.inner?.verdict).toBe('HMAC_MISMATCH');
@@ -68,7 +90,11 @@ describe('dissect', () => {
 
   it('never throws on prefixes, garbage and hostile lengths', () => {
     const samples = VECTORS.map((v) => hexToBytes(v.hex));
-    samples.push(hexToBytes('f1170df1ffffffff00000000000000f03f'), hexToBytes('d0170df1010000000300000000ffffff7f'), new Uint8Array(0));
+    samples.push(
+      hexToBytes('f1170df1ffffffff00000000000000f03f'),
+      hexToBytes('d0170df1010000000300000000ffffff7f'),
+      new Uint8Array(0),
+    );
     for (const layer of ['mux', 'roundframe', 'controlframe', 'lenframe', 'handshake'] as const) {
       for (const s of samples) {
         for (let cut = 0; cut <= s.length; cut++) {

@@ -104,16 +104,27 @@ class Walker {
   /** Remaining bytes as one field. */
   rest(name: string, show: (b: Uint8Array) => string): Field | null {
     if (this.pos >= this.bytes.length) return null;
-    const f = { name, offset: this.base + this.pos, length: this.bytes.length - this.pos, value: show(this.bytes.subarray(this.pos)) };
+    const f = {
+      name,
+      offset: this.base + this.pos,
+      length: this.bytes.length - this.pos,
+      value: show(this.bytes.subarray(this.pos)),
+    };
     this.fields.push(f);
     this.pos = this.bytes.length;
     return f;
   }
 }
 
-const preview = (b: Uint8Array, max = 32) => (b.length <= max ? bytesToHex(b) : `${bytesToHex(b.subarray(0, max))}… (${b.length} bytes)`);
+const preview = (b: Uint8Array, max = 32) =>
+  b.length <= max ? bytesToHex(b) : `${bytesToHex(b.subarray(0, max))}… (${b.length} bytes)`;
 
-function verdictOf(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOptions): Pick<Dissection, 'verdict' | 'message'> {
+function verdictOf(
+  layer: Layer,
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: DissectOptions,
+): Pick<Dissection, 'verdict' | 'message'> {
   try {
     decodeUnit(layer, bytes, mac, { ceiling: opts.ceiling, controlVersion: opts.controlVersion });
     return { verdict: 'ok' };
@@ -123,7 +134,11 @@ function verdictOf(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOptio
   }
 }
 
-function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectMux(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: DissectOptions,
+): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
   const w = new Walker(bytes);
   w.field('magic', 4, (a) => hex32(w.u32(a)));
   w.field('version', 4, (a) => String(w.u32(a)));
@@ -135,7 +150,10 @@ function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Omit<Dis
   const out: Omit<Dissection, 'verdict' | 'message' | 'layer'> = { kind, fields: w.fields };
   if (l < 0 || w.truncated) return out;
   const declared = w.u32(l);
-  const payload = bytes.subarray(MUX_HEADER_LEN, Math.min(bytes.length, MUX_HEADER_LEN + Math.min(declared, opts.ceiling ?? DEFAULT_FRAME_CEILING)));
+  const payload = bytes.subarray(
+    MUX_HEADER_LEN,
+    Math.min(bytes.length, MUX_HEADER_LEN + Math.min(declared, opts.ceiling ?? DEFAULT_FRAME_CEILING)),
+  );
   const pf: Field = {
     name: 'payload',
     offset: MUX_HEADER_LEN,
@@ -144,14 +162,33 @@ function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Omit<Dis
   };
   w.fields.push(pf);
   if (bytes.length > MUX_HEADER_LEN + declared) {
-    w.fields.push({ name: 'trailing', offset: MUX_HEADER_LEN + declared, length: bytes.length - MUX_HEADER_LEN - declared, value: preview(bytes.subarray(MUX_HEADER_LEN + declared)) });
+    w.fields.push({
+      name: 'trailing',
+      offset: MUX_HEADER_LEN + declared,
+      length: bytes.length - MUX_HEADER_LEN - declared,
+      value: preview(bytes.subarray(MUX_HEADER_LEN + declared)),
+    });
   }
   if (payload.length < declared) return out;
   if (kind === 'Control') {
     try {
-      pf.children = [{ name: 'msg', offset: MUX_HEADER_LEN, length: payload.length, value: JSON.stringify(decodeRelayControl(payload)) }];
+      pf.children = [
+        {
+          name: 'msg',
+          offset: MUX_HEADER_LEN,
+          length: payload.length,
+          value: JSON.stringify(decodeRelayControl(payload)),
+        },
+      ];
     } catch (e) {
-      pf.children = [{ name: 'msg', offset: MUX_HEADER_LEN, length: payload.length, value: `undecodable: ${(e as Error).message}` }];
+      pf.children = [
+        {
+          name: 'msg',
+          offset: MUX_HEADER_LEN,
+          length: payload.length,
+          value: `undecodable: ${(e as Error).message}`,
+        },
+      ];
     }
   } else if (payload.length >= 4) {
     const innerLayer = innerLayerOf(payload);
@@ -174,14 +211,25 @@ function innerLayerOf(payload: Uint8Array): Layer | null {
 }
 
 function shift(fields: Field[], by: number): Field[] {
-  return fields.map((f) => ({ ...f, offset: f.offset + by, children: f.children ? shift(f.children, by) : undefined }));
+  return fields.map((f) => ({
+    ...f,
+    offset: f.offset + by,
+    children: f.children ? shift(f.children, by) : undefined,
+  }));
 }
 
-function dissectRoundFrame(bytes: Uint8Array, opts: DissectOptions): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectRoundFrame(
+  bytes: Uint8Array,
+  opts: DissectOptions,
+): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
   const w = new Walker(bytes);
   w.field('magic', 4, (a) => hex32(w.u32(a)));
   const n = w.field('num_tensors', 4, (a) => String(w.u32(a)));
-  w.field('round_kind', 1, (a) => `${w.u8(a)} (${w.u8(a) === 0 ? 'Model' : w.u8(a) === 1 ? 'Control' : 'invalid'})`);
+  w.field(
+    'round_kind',
+    1,
+    (a) => `${w.u8(a)} (${w.u8(a) === 0 ? 'Model' : w.u8(a) === 1 ? 'Control' : 'invalid'})`,
+  );
   w.field('weight', 8, (a) => String(w.f64(a)));
   const out = { kind: 'RoundFrame', fields: w.fields };
   if (n < 0 || w.truncated) return out;
@@ -200,7 +248,12 @@ function dissectRoundFrame(bytes: Uint8Array, opts: DissectOptions): Omit<Dissec
     let dims: number[] = [];
     if (nd >= 0) {
       const ndim = w.u8(nd);
-      const dd = w.field('dims', 4 * ndim, (a) => `[${Array.from({ length: ndim }, (_, j) => w.u32(a + 4 * j)).join(', ')}]`, children);
+      const dd = w.field(
+        'dims',
+        4 * ndim,
+        (a) => `[${Array.from({ length: ndim }, (_, j) => w.u32(a + 4 * j)).join(', ')}]`,
+        children,
+      );
       if (dd >= 0) dims = Array.from({ length: ndim }, (_, j) => w.u32(dd + 4 * j));
     }
     const nb = w.field('nbytes', 8, (a) => String(w.u64(a)), children);
@@ -209,11 +262,21 @@ function dissectRoundFrame(bytes: Uint8Array, opts: DissectOptions): Omit<Dissec
       cumulative += nbytes;
       const elided = nbytes === 0n && dims.reduce((x, y) => x * y, 1) > 0;
       if (cumulative > BigInt(ceiling)) {
-        children.push({ name: 'data', offset: w.pos, length: 0, value: `cumulative nbytes ${cumulative} exceeds the frame ceiling` });
+        children.push({
+          name: 'data',
+          offset: w.pos,
+          length: 0,
+          value: `cumulative nbytes ${cumulative} exceeds the frame ceiling`,
+        });
         w.truncated = true;
       } else {
         const len = Number(nbytes);
-        w.field('data', len, (a) => (elided ? 'elided (all zeros)' : preview(bytes.subarray(a, a + len))), children);
+        w.field(
+          'data',
+          len,
+          (a) => (elided ? 'elided (all zeros)' : preview(bytes.subarray(a, a + len))),
+          children,
+        );
       }
       t.value = `${d >= 0 ? dtypeName(w.u8(d)) : '?'} [${dims.join(', ')}]${elided ? ' elided' : ''}`;
     }
@@ -233,7 +296,10 @@ function dissectControlFrame(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'm
   w.field('auth_tag', 8, (a) => w.hex(a, 8));
   const k = w.field('msg_kind', 4, (a) => `${w.u32(a)} (${MSG_KIND_NAMES[w.u32(a)] ?? 'unknown MsgKind'})`);
   const l = w.field('payload_len', 4, (a) => String(w.u32(a)));
-  const out = { kind: k >= 0 ? `ControlFrame ${MSG_KIND_NAMES[w.u32(k)] ?? ''}`.trim() : 'ControlFrame', fields: w.fields };
+  const out = {
+    kind: k >= 0 ? `ControlFrame ${MSG_KIND_NAMES[w.u32(k)] ?? ''}`.trim() : 'ControlFrame',
+    fields: w.fields,
+  };
   if (l < 0) return out;
   const len = w.u32(l);
   const p = w.field('payload', len, (a) => preview(bytes.subarray(a, a + len)));
@@ -247,20 +313,30 @@ function dissectControlFrame(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'm
     } catch (e) {
       msg = `undecodable: ${(e as Error).message}`;
     }
-    if (msg !== null) w.fields[w.fields.length - 1].children = [{ name: 'msg', offset: p, length: len, value: msg }];
+    if (msg !== null)
+      w.fields[w.fields.length - 1].children = [{ name: 'msg', offset: p, length: len, value: msg }];
     w.rest('trailing', (b) => preview(b));
   }
   return out;
 }
 
-function dissectLenFrame(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectLenFrame(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: DissectOptions,
+): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
   const w = new Walker(bytes);
   const l = w.field('len', 4, (a) => String(w.u32(a)));
   const out: Omit<Dissection, 'verdict' | 'message' | 'layer'> = { kind: 'LenFrame', fields: w.fields };
   if (l < 0) return out;
   const len = w.u32(l);
   if (len > (opts.ceiling ?? DEFAULT_FRAME_CEILING)) {
-    w.fields.push({ name: 'blob', offset: 4, length: bytes.length - 4, value: `length ${len} exceeds the frame ceiling` });
+    w.fields.push({
+      name: 'blob',
+      offset: 4,
+      length: bytes.length - 4,
+      value: `length ${len} exceeds the frame ceiling`,
+    });
     return out;
   }
   const b = w.field('blob', len, (a) => preview(bytes.subarray(a, a + len)));
@@ -298,7 +374,8 @@ function dissectHandshake(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'mess
     w.field('rank', 4, (a) => String(w.u32(a)));
     w.field('world_size', 4, (a) => String(w.u32(a)));
   }
-  if (magic === CONTROL_HANDSHAKE_MAGIC_RANK || magic === CONTROL_HANDSHAKE_MAGIC_ACK) w.field('auth_tag', 8, (a) => w.hex(a, 8));
+  if (magic === CONTROL_HANDSHAKE_MAGIC_RANK || magic === CONTROL_HANDSHAKE_MAGIC_ACK)
+    w.field('auth_tag', 8, (a) => w.hex(a, 8));
   w.rest('trailing', (b) => preview(b));
   return { kind, fields: w.fields };
 }
@@ -327,7 +404,10 @@ function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOpt
     }
   } catch (e) {
     // The walk is written not to throw; this keeps the promise if it ever does.
-    body = { kind: 'unknown', fields: [{ name: 'error', offset: 0, length: bytes.length, value: String(e) }] };
+    body = {
+      kind: 'unknown',
+      fields: [{ name: 'error', offset: 0, length: bytes.length, value: String(e) }],
+    };
   }
   return { layer, ...body, ...verdictOf(layer, bytes, mac, opts) };
 }

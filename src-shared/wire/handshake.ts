@@ -55,13 +55,24 @@ export function encodeControlAck(version: number, mac: Mac): Uint8Array {
   return withTag(words(CONTROL_HANDSHAKE_MAGIC_ACK, version), mac);
 }
 
-function checkFixed(bytes: Uint8Array, len: number, magic: number, what: string, opts: HandshakeDecodeOptions): number {
+function checkFixed(
+  bytes: Uint8Array,
+  len: number,
+  magic: number,
+  what: string,
+  opts: HandshakeDecodeOptions,
+): number {
   if (bytes.length >= 4) {
     const m = readU32LE(bytes, 0);
-    if (m !== magic) throw new WireError('BAD_MAGIC', `${what} magic 0x${m.toString(16).padStart(8, '0')} is not 0x${magic.toString(16)}`);
+    if (m !== magic)
+      throw new WireError(
+        'BAD_MAGIC',
+        `${what} magic 0x${m.toString(16).padStart(8, '0')} is not 0x${magic.toString(16)}`,
+      );
   }
   if (bytes.length < len) throw new WireError('TRUNCATED', `${what} needs ${len} bytes, got ${bytes.length}`);
-  if (bytes.length > len) throw new WireError('TRAILING_BYTES', `${bytes.length - len} bytes after the ${len}-byte ${what}`);
+  if (bytes.length > len)
+    throw new WireError('TRAILING_BYTES', `${bytes.length - len} bytes after the ${len}-byte ${what}`);
   const version = readU32LE(bytes, 4);
   if (opts.version !== undefined && version !== opts.version) {
     throw new WireError('BAD_VERSION', `${what} version ${version} is not ${opts.version}`);
@@ -71,7 +82,8 @@ function checkFixed(bytes: Uint8Array, len: number, magic: number, what: string,
 
 function checkTag(bytes: Uint8Array, bodyLen: number, mac: Mac, what: string): Uint8Array {
   const tag = bytes.slice(bodyLen, bodyLen + 8);
-  if (!tagsEqual(mac.tag(bytes.subarray(0, bodyLen)), tag)) throw new WireError('HMAC_MISMATCH', `${what} HMAC verification failed`);
+  if (!tagsEqual(mac.tag(bytes.subarray(0, bodyLen)), tag))
+    throw new WireError('HMAC_MISMATCH', `${what} HMAC verification failed`);
   return tag;
 }
 
@@ -81,16 +93,38 @@ export function decodeDataHandshake(bytes: Uint8Array, opts: HandshakeDecodeOpti
 }
 
 export function decodeDataAck(bytes: Uint8Array, opts: HandshakeDecodeOptions = {}): { version: number } {
-  return { version: checkFixed(bytes, DATA_ACK_LEN, HANDSHAKE_MAGIC_CONTROLLER_ACK, 'data handshake ack', opts) };
+  return {
+    version: checkFixed(bytes, DATA_ACK_LEN, HANDSHAKE_MAGIC_CONTROLLER_ACK, 'data handshake ack', opts),
+  };
 }
 
-export function decodeControlHandshake(bytes: Uint8Array, mac: Mac, opts: HandshakeDecodeOptions = {}): HandshakeHello & { tag: Uint8Array } {
-  const version = checkFixed(bytes, CONTROL_HANDSHAKE_LEN, CONTROL_HANDSHAKE_MAGIC_RANK, 'control handshake', opts);
+export function decodeControlHandshake(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: HandshakeDecodeOptions = {},
+): HandshakeHello & { tag: Uint8Array } {
+  const version = checkFixed(
+    bytes,
+    CONTROL_HANDSHAKE_LEN,
+    CONTROL_HANDSHAKE_MAGIC_RANK,
+    'control handshake',
+    opts,
+  );
   const tag = checkTag(bytes, 16, mac, 'control handshake');
   return { version, rank: readU32LE(bytes, 8), worldSize: readU32LE(bytes, 12), tag };
 }
 
-export function decodeControlAck(bytes: Uint8Array, mac: Mac, opts: HandshakeDecodeOptions = {}): { version: number; tag: Uint8Array } {
-  const version = checkFixed(bytes, CONTROL_ACK_LEN, CONTROL_HANDSHAKE_MAGIC_ACK, 'control handshake ack', opts);
+export function decodeControlAck(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: HandshakeDecodeOptions = {},
+): { version: number; tag: Uint8Array } {
+  const version = checkFixed(
+    bytes,
+    CONTROL_ACK_LEN,
+    CONTROL_HANDSHAKE_MAGIC_ACK,
+    'control handshake ack',
+    opts,
+  );
   return { version, tag: checkTag(bytes, 8, mac, 'control handshake ack') };
 }

@@ -10,8 +10,13 @@ export interface LenFrameOptions {
 
 /** write_len_prefix: rejects len > ceiling, like the reader. */
 export function encodeLenPrefix(len: number, ceiling: number = DEFAULT_FRAME_CEILING): Uint8Array {
-  if (!Number.isInteger(len) || len < 0) throw new WireError('BAD_PAYLOAD', `len-frame length ${len} is not a u32`);
-  if (len > ceiling) throw new WireError('OVER_CEILING', `len-framed blob of ${len} bytes exceeds the frame ceiling ${ceiling}`);
+  if (!Number.isInteger(len) || len < 0)
+    throw new WireError('BAD_PAYLOAD', `len-frame length ${len} is not a u32`);
+  if (len > ceiling)
+    throw new WireError(
+      'OVER_CEILING',
+      `len-framed blob of ${len} bytes exceeds the frame ceiling ${ceiling}`,
+    );
   const b = new Uint8Array(LEN_PREFIX_LEN);
   writeU32LE(b, 0, len);
   return b;
@@ -28,16 +33,26 @@ export function encodeLenFrame(blob: Uint8Array, ceiling: number = DEFAULT_FRAME
 /** Checks a length prefix against the ceiling (before anything is buffered). */
 export function checkLenPrefix(bytes4: Uint8Array, ceiling: number = DEFAULT_FRAME_CEILING): number {
   const len = readU32LE(bytes4, 0);
-  if (len > ceiling) throw new WireError('OVER_CEILING', `len-framed blob of ${len} bytes exceeds the frame ceiling ${ceiling}`);
+  if (len > ceiling)
+    throw new WireError(
+      'OVER_CEILING',
+      `len-framed blob of ${len} bytes exceeds the frame ceiling ${ceiling}`,
+    );
   return len;
 }
 
 /** Exactly one whole len-framed blob; the blob is a view into `bytes`. */
 export function decodeLenFrame(bytes: Uint8Array, opts: LenFrameOptions = {}): Uint8Array {
-  if (bytes.length < LEN_PREFIX_LEN) throw new WireError('TRUNCATED', `length prefix needs 4 bytes, got ${bytes.length}`);
+  if (bytes.length < LEN_PREFIX_LEN)
+    throw new WireError('TRUNCATED', `length prefix needs 4 bytes, got ${bytes.length}`);
   const len = checkLenPrefix(bytes, opts.ceiling ?? DEFAULT_FRAME_CEILING);
   const end = LEN_PREFIX_LEN + len;
-  if (bytes.length < end) throw new WireError('TRUNCATED', `len-framed blob needs ${len} bytes, got ${bytes.length - LEN_PREFIX_LEN}`);
-  if (bytes.length > end) throw new WireError('TRAILING_BYTES', `${bytes.length - end} bytes after the len-framed blob`);
+  if (bytes.length < end)
+    throw new WireError(
+      'TRUNCATED',
+      `len-framed blob needs ${len} bytes, got ${bytes.length - LEN_PREFIX_LEN}`,
+    );
+  if (bytes.length > end)
+    throw new WireError('TRAILING_BYTES', `${bytes.length - end} bytes after the len-framed blob`);
   return bytes.subarray(LEN_PREFIX_LEN, end);
 }

@@ -113,7 +113,11 @@ export class MuxReader extends ReaderBase {
       if (!tagsEqual(ms.finish(), this.header.subarray(MUX_MAC_PREFIX_LEN, MUX_HEADER_LEN))) {
         throw new WireError('HMAC_MISMATCH', 'mux record HMAC verification failed');
       }
-      if (!muxKindOfByte(this.header[8])) throw new WireError('UNKNOWN_KIND', `unknown mux record kind 0x${this.header[8].toString(16).padStart(2, '0')}`);
+      if (!muxKindOfByte(this.header[8]))
+        throw new WireError(
+          'UNKNOWN_KIND',
+          `unknown mux record kind 0x${this.header[8].toString(16).padStart(2, '0')}`,
+        );
     }
     this.sink!.onEnd();
     return null;

@@ -26,7 +26,11 @@ describe('MuxRecord (5.1)', () => {
   it('1-2. Data round-trips, including an empty payload, and consumes the whole buffer', () => {
     const rec: MuxRecord = { kind: 'Data', rank: 7, payload: hexToBytes('deadbeef001122') };
     expect(roundTrip(rec)).toEqual(rec);
-    expect(roundTrip({ kind: 'Data', rank: 0, payload: new Uint8Array(0) })).toEqual({ kind: 'Data', rank: 0, payload: new Uint8Array(0) });
+    expect(roundTrip({ kind: 'Data', rank: 0, payload: new Uint8Array(0) })).toEqual({
+      kind: 'Data',
+      rank: 0,
+      payload: new Uint8Array(0),
+    });
   });
 
   it('3-4. Control Hello, RankExit, HelloAck, DeclareDead (SALT_B)', () => {
@@ -91,9 +95,16 @@ describe('MuxRecord (5.1)', () => {
   });
 
   it('20. Data, Control and len-framed records are each one buffer (one write); Hello{"h",[0,1]} pinned', () => {
-    const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h', ranks: [0, 1] } }, macA);
-    expect(bytesToHex(hello)).toBe('d0170df101000000' + '02' + '00000000' + '06000000' + 'a5101cae9b111218' + '000168020001');
-    expect(encodeMuxRecord({ kind: 'Data', rank: 1, payload: hexToBytes('0909') }, macA)).toBeInstanceOf(Uint8Array);
+    const hello = encodeMuxRecord(
+      { kind: 'Control', msg: { type: 'Hello', host: 'h', ranks: [0, 1] } },
+      macA,
+    );
+    expect(bytesToHex(hello)).toBe(
+      'd0170df101000000' + '02' + '00000000' + '06000000' + 'a5101cae9b111218' + '000168020001',
+    );
+    expect(encodeMuxRecord({ kind: 'Data', rank: 1, payload: hexToBytes('0909') }, macA)).toBeInstanceOf(
+      Uint8Array,
+    );
   });
 
   it('21. the split header+payload write yields the same bytes as one buffer', () => {

@@ -65,8 +65,10 @@ export function muxPayloadOf(rec: MuxRecord): Uint8Array {
  * HostFrame and Broadcast (the bytes are identical to encodeMuxRecord's).
  */
 export function encodeMuxHeader(kindByte: number, rank: number, payload: Uint8Array, mac: Mac): Uint8Array {
-  if (payload.length > U32_MAX) throw new WireError('BAD_PAYLOAD', `mux payload of ${payload.length} bytes exceeds u32::MAX`);
-  if (!Number.isInteger(rank) || rank < 0 || rank > U32_MAX) throw new WireError('BAD_PAYLOAD', `mux rank out of u32 range: ${rank}`);
+  if (payload.length > U32_MAX)
+    throw new WireError('BAD_PAYLOAD', `mux payload of ${payload.length} bytes exceeds u32::MAX`);
+  if (!Number.isInteger(rank) || rank < 0 || rank > U32_MAX)
+    throw new WireError('BAD_PAYLOAD', `mux rank out of u32 range: ${rank}`);
   const h = new Uint8Array(MUX_HEADER_LEN);
   writeU32LE(h, 0, MUX_RECORD_MAGIC);
   writeU32LE(h, 4, MUX_PROTOCOL_VERSION);
@@ -119,7 +121,10 @@ export function checkMuxHeaderPrefix(bytes: Uint8Array, ceiling: number): void {
   if (bytes.length >= 4) {
     const magic = readU32LE(bytes, 0);
     if (magic !== MUX_RECORD_MAGIC) {
-      throw new WireError('BAD_MAGIC', `record magic 0x${magic.toString(16).padStart(8, '0')} is not 0x${MUX_RECORD_MAGIC.toString(16)}`);
+      throw new WireError(
+        'BAD_MAGIC',
+        `record magic 0x${magic.toString(16).padStart(8, '0')} is not 0x${MUX_RECORD_MAGIC.toString(16)}`,
+      );
     }
   }
   if (bytes.length >= 8) {
@@ -130,12 +135,18 @@ export function checkMuxHeaderPrefix(bytes: Uint8Array, ceiling: number): void {
   }
   if (bytes.length >= MUX_MAC_PREFIX_LEN) {
     const len = readU32LE(bytes, 13);
-    if (len > ceiling) throw new WireError('OVER_CEILING', `mux payload_len ${len} exceeds the frame ceiling ${ceiling}`);
+    if (len > ceiling)
+      throw new WireError('OVER_CEILING', `mux payload_len ${len} exceeds the frame ceiling ${ceiling}`);
   }
 }
 
 /** MAC check of a complete record, then the kind dispatch (steps 6 and 7). */
-export function finishMuxRecord(header: Uint8Array, payload: Uint8Array, mac: Mac, opts: MuxDecodeOptions = {}): MuxRecord {
+export function finishMuxRecord(
+  header: Uint8Array,
+  payload: Uint8Array,
+  mac: Mac,
+  opts: MuxDecodeOptions = {},
+): MuxRecord {
   const expected = mac.tag(header.subarray(0, MUX_MAC_PREFIX_LEN), payload);
   if (!tagsEqual(expected, header.subarray(MUX_MAC_PREFIX_LEN, MUX_MAC_PREFIX_LEN + TAG_LEN))) {
     throw new WireError('HMAC_MISMATCH', 'mux record HMAC verification failed');
@@ -150,7 +161,10 @@ export function finishMuxRecord(header: Uint8Array, payload: Uint8Array, mac: Ma
     case 'Broadcast':
       return { kind, payload };
     default:
-      throw new WireError('UNKNOWN_KIND', `unknown mux record kind 0x${header[8].toString(16).padStart(2, '0')}`);
+      throw new WireError(
+        'UNKNOWN_KIND',
+        `unknown mux record kind 0x${header[8].toString(16).padStart(2, '0')}`,
+      );
   }
 }
 
@@ -163,9 +177,18 @@ export function decodeMuxRecord(bytes: Uint8Array, mac: Mac, opts: MuxDecodeOpti
   const h = parseMuxHeader(bytes, opts);
   const end = MUX_HEADER_LEN + h.payloadLen;
   if (bytes.length < end) {
-    throw new WireError('TRUNCATED', `mux payload needs ${h.payloadLen} bytes, got ${bytes.length - MUX_HEADER_LEN}`);
+    throw new WireError(
+      'TRUNCATED',
+      `mux payload needs ${h.payloadLen} bytes, got ${bytes.length - MUX_HEADER_LEN}`,
+    );
   }
-  const rec = finishMuxRecord(bytes.subarray(0, MUX_HEADER_LEN), bytes.subarray(MUX_HEADER_LEN, end), mac, opts);
-  if (bytes.length > end) throw new WireError('TRAILING_BYTES', `${bytes.length - end} bytes after the mux record`);
+  const rec = finishMuxRecord(
+    bytes.subarray(0, MUX_HEADER_LEN),
+    bytes.subarray(MUX_HEADER_LEN, end),
+    mac,
+    opts,
+  );
+  if (bytes.length > end)
+    throw new WireError('TRAILING_BYTES', `${bytes.length - end} bytes after the mux record`);
   return rec;
 }

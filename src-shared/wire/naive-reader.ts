@@ -8,7 +8,8 @@ import { LenFrameReader } from './len-frame-reader';
 import { MuxReader } from './mux-reader';
 import type { ReaderClock, ReaderStatus } from './reader-core';
 
-export const NAIVE_READER_LABEL = 'historical bug (flodl pre-fix, WIRE.md 6.1): drops a partial frame on a read timeout';
+export const NAIVE_READER_LABEL =
+  'historical bug (flodl pre-fix, WIRE.md 6.1): drops a partial frame on a read timeout';
 
 export interface NaiveReaderOptions extends ReaderClock {
   framing: 'mux' | 'len';
@@ -24,7 +25,10 @@ export class NaiveReader {
   droppedBytes = 0;
 
   constructor(opts: NaiveReaderOptions) {
-    this.inner = opts.framing === 'mux' ? new MuxReader({ ceiling: opts.ceiling, now: opts.now }) : new LenFrameReader({ ceiling: opts.ceiling, now: opts.now });
+    this.inner =
+      opts.framing === 'mux'
+        ? new MuxReader({ ceiling: opts.ceiling, now: opts.now })
+        : new LenFrameReader({ ceiling: opts.ceiling, now: opts.now });
   }
 
   push(chunk: Uint8Array): Uint8Array[] {

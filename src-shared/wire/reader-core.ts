@@ -52,7 +52,8 @@ export class ChunkAccumulator {
 
   /** The first `n` bytes joined (n <= length), for small header fields. */
   peek(n: number): Uint8Array {
-    if (this.parts.length === 1 || (this.parts.length > 0 && this.parts[0].length >= n)) return this.parts[0].subarray(0, n);
+    if (this.parts.length === 1 || (this.parts.length > 0 && this.parts[0].length >= n))
+      return this.parts[0].subarray(0, n);
     return this.join().subarray(0, n);
   }
 
@@ -104,7 +105,10 @@ export abstract class ReaderBase {
    * The committed-read starvation rule: a partial unit with no byte for
    * `deadlineMs` means the peer is presumed gone. Idle readers never starve.
    */
-  checkStarvation(now: number = this.now(), deadlineMs: number = COMMITTED_READ_STARVATION_MS): WireError | null {
+  checkStarvation(
+    now: number = this.now(),
+    deadlineMs: number = COMMITTED_READ_STARVATION_MS,
+  ): WireError | null {
     const s = this.status();
     if (s.state !== 'committed' || now - s.lastProgressAt < deadlineMs) return null;
     return new WireError(
@@ -135,7 +139,8 @@ export abstract class ReaderBase {
   end(): void {
     this.guarded(() => {
       const held = this.heldBytes();
-      if (held > 0) throw new WireError('TRUNCATED', `peer closed mid-frame with ${held} bytes of a partial unit held`);
+      if (held > 0)
+        throw new WireError('TRUNCATED', `peer closed mid-frame with ${held} bytes of a partial unit held`);
     });
   }
 }

@@ -3,12 +3,26 @@
 // mode, and the labelled historical NaiveReader.
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, concatBytes, hexToBytes, writeU32LE } from './bytes';
-import { CONTROL_HANDSHAKE_LEN, DATA_ACK_LEN, DATA_HANDSHAKE_LEN, CONTROL_ACK_LEN, DEFAULT_FRAME_CEILING, REC_HOST_FRAME } from './constants';
+import {
+  CONTROL_HANDSHAKE_LEN,
+  DATA_ACK_LEN,
+  DATA_HANDSHAKE_LEN,
+  CONTROL_ACK_LEN,
+  DEFAULT_FRAME_CEILING,
+  REC_HOST_FRAME,
+} from './constants';
 import { WireError, type WireErrorCode } from './errors';
 import { encodeLenFrame } from './len-frame';
 import { nobleMac } from './mac';
 import { decodeMuxRecord, encodeMuxRecord, streamModelSizedKinds } from './index';
-import { FixedReader, LenFrameReader, MuxReader, NaiveReader, NAIVE_READER_LABEL, type FrameSink } from './readers';
+import {
+  FixedReader,
+  LenFrameReader,
+  MuxReader,
+  NaiveReader,
+  NAIVE_READER_LABEL,
+  type FrameSink,
+} from './readers';
 import { RoundFrameStreamParser } from './round-frame-stream';
 import { SALT_A, VECTORS } from './test-helpers';
 
@@ -23,7 +37,11 @@ function codeOf(f: () => unknown): WireErrorCode | 'none' {
 }
 
 /** Splits at `cut`, pushes both parts, then signals the end of the stream. */
-function feedSplit(reader: { push(c: Uint8Array): Uint8Array[]; end(): void }, bytes: Uint8Array, cut: number): Uint8Array[] {
+function feedSplit(
+  reader: { push(c: Uint8Array): Uint8Array[]; end(): void },
+  bytes: Uint8Array,
+  cut: number,
+): Uint8Array[] {
   const out = [...reader.push(bytes.subarray(0, cut)), ...reader.push(bytes.subarray(cut))];
   reader.end();
   return out;
@@ -79,7 +97,9 @@ describe('every vector split at every byte offset', () => {
             const unit = a.unit ?? b.unit;
             expect(bytesToHex(unit!)).toBe(v.hex);
             expect(bytesToHex(b.rest)).toBe('abcd');
-            expect([DATA_HANDSHAKE_LEN, DATA_ACK_LEN, CONTROL_HANDSHAKE_LEN, CONTROL_ACK_LEN]).toContain(bytes.length);
+            expect([DATA_HANDSHAKE_LEN, DATA_ACK_LEN, CONTROL_HANDSHAKE_LEN, CONTROL_ACK_LEN]).toContain(
+              bytes.length,
+            );
             break;
           }
         }
@@ -88,7 +108,9 @@ describe('every vector split at every byte offset', () => {
   }
 
   it('one byte at a time', () => {
-    const all = VECTORS.filter((v) => v.expect === 'ok' && v.unit.layer === 'mux').map((v) => hexToBytes(v.hex));
+    const all = VECTORS.filter((v) => v.expect === 'ok' && v.unit.layer === 'mux').map((v) =>
+      hexToBytes(v.hex),
+    );
     const stream = concatBytes(...all);
     const r = new MuxReader();
     const got: string[] = [];
@@ -99,7 +121,9 @@ describe('every vector split at every byte offset', () => {
 });
 
 describe('records back to back', () => {
-  const mux = VECTORS.filter((v) => v.expect === 'ok' && v.unit.layer === 'mux').map((v) => hexToBytes(v.hex));
+  const mux = VECTORS.filter((v) => v.expect === 'ok' && v.unit.layer === 'mux').map((v) =>
+    hexToBytes(v.hex),
+  );
 
   it('many mux records in one buffer come out in order (5.1 item 7)', () => {
     const units = Array.from({ length: 50 }, (_, i) => mux[i % mux.length]);
@@ -117,7 +141,7 @@ describe('records back to back', () => {
     for (let trial = 0; trial < 20; trial++) {
       const r = new MuxReader();
       const got: Uint8Array[] = [];
-      for (let pos = 0; pos < stream.length; ) {
+      for (let pos = 0; pos < stream.length;) {
         const n = 1 + rand(60);
         got.push(...r.push(stream.subarray(pos, pos + n)));
         pos += n;
@@ -215,7 +239,8 @@ describe('streamed mode', () => {
     const events: string[] = [];
     const parts: Uint8Array[] = [];
     const sink: FrameSink = {
-      onStart: (len, header) => events.push(`start ${len} header ${header.length}${header.length > 8 ? ` kind ${header[8]}` : ''}`),
+      onStart: (len, header) =>
+        events.push(`start ${len} header ${header.length}${header.length > 8 ? ` kind ${header[8]}` : ''}`),
       onChunk: (b) => parts.push(b.slice()),
       onEnd: () => events.push('end'),
     };

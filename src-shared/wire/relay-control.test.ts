@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, hexToBytes } from './bytes';
 import type { WireError } from './errors';
-import { decodeRelayControl, decodeRelayControlWithLength, encodeRelayControl, type RelayControlMsg } from './relay-control';
+import {
+  decodeRelayControl,
+  decodeRelayControlWithLength,
+  encodeRelayControl,
+  type RelayControlMsg,
+} from './relay-control';
 
 describe('RelayControlMsg', () => {
   it.each<[RelayControlMsg, string]>([
@@ -21,7 +26,12 @@ describe('RelayControlMsg', () => {
     expect(bytesToHex(encodeRelayControl(msg))).toBe('00036578610300030400');
     const sig = new Uint8Array(32).fill(0xcd);
     const withSig = encodeRelayControl({ type: 'Hello', host: 'h', ranks: [1], modelSigs: [sig] });
-    expect(decodeRelayControl(withSig, { modelSigs: true })).toEqual({ type: 'Hello', host: 'h', ranks: [1], modelSigs: [sig] });
+    expect(decodeRelayControl(withSig, { modelSigs: true })).toEqual({
+      type: 'Hello',
+      host: 'h',
+      ranks: [1],
+      modelSigs: [sig],
+    });
   });
 
   it('ignores trailing bytes after the message, as flodl does', () => {

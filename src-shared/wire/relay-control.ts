@@ -19,7 +19,8 @@ export function encodeRelayControl(msg: RelayControlMsg): Uint8Array {
       w.string(msg.host).vec(msg.ranks, (w, r) => w.varint(r));
       if (msg.modelSigs) {
         w.vec(msg.modelSigs, (w, sig) => {
-          if (sig.length !== MODEL_SIG_LEN) throw new WireError('BAD_PAYLOAD', `model signature must be 32 bytes, got ${sig.length}`);
+          if (sig.length !== MODEL_SIG_LEN)
+            throw new WireError('BAD_PAYLOAD', `model signature must be 32 bytes, got ${sig.length}`);
           w.raw(sig);
         });
       }

@@ -14,7 +14,11 @@ const frame: RoundFrame = {
   roundKind: 0,
   weight: 2,
   tensors: [
-    tensorFromValues(DTYPE_F32, [3, 50], Array.from({ length: 150 }, (_, i) => i * 0.5)),
+    tensorFromValues(
+      DTYPE_F32,
+      [3, 50],
+      Array.from({ length: 150 }, (_, i) => i * 0.5),
+    ),
     elidedTensor(DTYPE_BF16, [8]),
     tensorFromValues(DTYPE_BF16, [7], [1, 2, 3, 4, 5, 6, 7]),
   ],

@@ -95,7 +95,8 @@ export class RoundFrameStreamParser {
   push(chunk: Uint8Array): number {
     let pos = 0;
     // With a length prefix, never read past it: what follows is the next unit.
-    const limit = this.totalLen === undefined ? chunk.length : Math.min(chunk.length, this.totalLen - this.consumedTotal);
+    const limit =
+      this.totalLen === undefined ? chunk.length : Math.min(chunk.length, this.totalLen - this.consumedTotal);
     while (pos < limit && this.phase !== 'done') {
       if (this.phase === 'data') {
         const n = Math.min(this.dataLeft, limit - pos);
@@ -117,8 +118,16 @@ export class RoundFrameStreamParser {
       if (this.phase === 'header') this.checkHeaderPrefix();
       if (this.scratchLen === this.want) this.fieldComplete();
     }
-    if (this.totalLen !== undefined && this.phase !== 'done' && this.consumedTotal >= this.totalLen && chunk.length > 0) {
-      throw new WireError('TRUNCATED', `stream ended inside a len-framed RoundFrame body: the frame extends past its ${this.totalLen}-byte length prefix`);
+    if (
+      this.totalLen !== undefined &&
+      this.phase !== 'done' &&
+      this.consumedTotal >= this.totalLen &&
+      chunk.length > 0
+    ) {
+      throw new WireError(
+        'TRUNCATED',
+        `stream ended inside a len-framed RoundFrame body: the frame extends past its ${this.totalLen}-byte length prefix`,
+      );
     }
     return pos;
   }
@@ -142,17 +151,29 @@ export class RoundFrameStreamParser {
     if (this.headerChecked < 4 && this.scratchLen >= 4) {
       this.headerChecked = 4;
       const magic = dv.getUint32(0, true);
-      if (magic !== ROUND_FRAME_MAGIC) throw new WireError('BAD_MAGIC', `RoundFrame magic ${hex32(magic)} is not ${hex32(ROUND_FRAME_MAGIC)}`);
+      if (magic !== ROUND_FRAME_MAGIC)
+        throw new WireError(
+          'BAD_MAGIC',
+          `RoundFrame magic ${hex32(magic)} is not ${hex32(ROUND_FRAME_MAGIC)}`,
+        );
     }
     if (this.headerChecked < 8 && this.scratchLen >= 8) {
       this.headerChecked = 8;
       const n = dv.getUint32(4, true);
-      if (n > MAX_ROUND_FRAME_TENSORS) throw new WireError('TOO_MANY_TENSORS', `RoundFrame declares ${n} tensors, more than ${MAX_ROUND_FRAME_TENSORS}`);
+      if (n > MAX_ROUND_FRAME_TENSORS)
+        throw new WireError(
+          'TOO_MANY_TENSORS',
+          `RoundFrame declares ${n} tensors, more than ${MAX_ROUND_FRAME_TENSORS}`,
+        );
     }
     if (this.headerChecked < 9 && this.scratchLen >= 9) {
       this.headerChecked = 9;
       const k = s[8];
-      if (k !== ROUND_KIND_MODEL && k !== ROUND_KIND_CONTROL) throw new WireError('BAD_ROUND_KIND', `RoundFrame round_kind ${k} is neither 0 (Model) nor 1 (Control)`);
+      if (k !== ROUND_KIND_MODEL && k !== ROUND_KIND_CONTROL)
+        throw new WireError(
+          'BAD_ROUND_KIND',
+          `RoundFrame round_kind ${k} is neither 0 (Model) nor 1 (Control)`,
+        );
     }
   }
 
@@ -166,7 +187,8 @@ export class RoundFrameStreamParser {
         this.numTensors = dv.getUint32(4, true);
         const roundKind = s[8];
         const weight = dv.getFloat64(9, true);
-        if (!Number.isFinite(weight) || !(weight >= 0)) throw new WireError('BAD_WEIGHT', `RoundFrame weight ${weight} must be finite and >= 0`);
+        if (!Number.isFinite(weight) || !(weight >= 0))
+          throw new WireError('BAD_WEIGHT', `RoundFrame weight ${weight} must be finite and >= 0`);
         this.macStream.update(field);
         this.sink.onHeader?.({ roundKind, weight, numTensors: this.numTensors });
         this.tensorIndex = -1;
@@ -186,12 +208,21 @@ export class RoundFrameStreamParser {
         const nb = dv.getBigUint64(4 * this.ndim, true);
         const total = BigInt(this.cumulativeNbytes) + nb;
         if (total > BigInt(this.ceiling)) {
-          throw new WireError('OVER_CEILING', `RoundFrame tensor ${this.tensorIndex}: cumulative nbytes ${total} exceeds the frame ceiling ${this.ceiling}`);
+          throw new WireError(
+            'OVER_CEILING',
+            `RoundFrame tensor ${this.tensorIndex}: cumulative nbytes ${total} exceeds the frame ceiling ${this.ceiling}`,
+          );
         }
         const nbytes = Number(nb);
         this.cumulativeNbytes = Number(total);
-        if (this.totalLen !== undefined && this.consumedTotal + nbytes + ROUND_FRAME_FOOTER_LEN > this.totalLen) {
-          throw new WireError('TRUNCATED', `RoundFrame tensor ${this.tensorIndex} (${nbytes} bytes) extends past the ${this.totalLen}-byte length prefix`);
+        if (
+          this.totalLen !== undefined &&
+          this.consumedTotal + nbytes + ROUND_FRAME_FOOTER_LEN > this.totalLen
+        ) {
+          throw new WireError(
+            'TRUNCATED',
+            `RoundFrame tensor ${this.tensorIndex} (${nbytes} bytes) extends past the ${this.totalLen}-byte length prefix`,
+          );
         }
         this.sink.onTensor?.({ index: this.tensorIndex, dtype: this.dtype, dims, nbytes });
         if (nbytes === 0) {
@@ -207,10 +238,14 @@ export class RoundFrameStreamParser {
       }
       case 'footer': {
         const expected = this.macStream.finish();
-        if (!tagsEqual(expected, field)) throw new WireError('HMAC_MISMATCH', 'RoundFrame footer HMAC verification failed');
+        if (!tagsEqual(expected, field))
+          throw new WireError('HMAC_MISMATCH', 'RoundFrame footer HMAC verification failed');
         this.phase = 'done';
         if (this.totalLen !== undefined && this.consumedTotal !== this.totalLen) {
-          throw new WireError('TRAILING_BYTES', `RoundFrame consumed ${this.totalLen - this.consumedTotal} bytes fewer than its length prefix declared`);
+          throw new WireError(
+            'TRAILING_BYTES',
+            `RoundFrame consumed ${this.totalLen - this.consumedTotal} bytes fewer than its length prefix declared`,
+          );
         }
         this.sink.onComplete?.({ tag: Uint8Array.from(field), wireLen: this.consumedTotal });
         return;

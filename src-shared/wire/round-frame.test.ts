@@ -1,7 +1,13 @@
 // RoundFrame layout, limits, bf16 and the 5.4 / 5.7 codec items.
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, concatBytes, hexToBytes, writeU32LE } from './bytes';
-import { DTYPE_BF16, DTYPE_F32, MAX_ROUND_FRAME_TENSORS, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './constants';
+import {
+  DTYPE_BF16,
+  DTYPE_F32,
+  MAX_ROUND_FRAME_TENSORS,
+  ROUND_KIND_CONTROL,
+  ROUND_KIND_MODEL,
+} from './constants';
 import { WireError, type WireErrorCode } from './errors';
 import { nobleMac } from './mac';
 import {
@@ -35,7 +41,10 @@ function codeOf(f: () => unknown): WireErrorCode | 'none' {
 const frame = (over: Partial<RoundFrame> = {}): RoundFrame => ({
   roundKind: ROUND_KIND_MODEL,
   weight: 3,
-  tensors: [tensorFromValues(DTYPE_F32, [2, 3], [1, 2, 3, 4, 5, 6]), tensorFromValues(DTYPE_BF16, [4], [1, -2, 0.5, 256])],
+  tensors: [
+    tensorFromValues(DTYPE_F32, [2, 3], [1, 2, 3, 4, 5, 6]),
+    tensorFromValues(DTYPE_BF16, [4], [1, -2, 0.5, 256]),
+  ],
   ...over,
 });
 
@@ -47,7 +56,8 @@ describe('bf16 (5.4 item 16, 5.7)', () => {
   });
 
   it('bf16 bit patterns survive bf16 -> f32 -> bf16', () => {
-    for (const b of [0x0000, 0x0001, 0x3f80, 0x7f80, 0x8000, 0x4049]) expect(f32ToBf16Bits(bf16BitsToF32(b))).toBe(b);
+    for (const b of [0x0000, 0x0001, 0x3f80, 0x7f80, 0x8000, 0x4049])
+      expect(f32ToBf16Bits(bf16BitsToF32(b))).toBe(b);
   });
 
   it('exact values stay exact', () => {
@@ -78,7 +88,11 @@ describe('RoundFrame layout', () => {
   });
 
   it('21. an elided frame is 57 bytes and round-trips its schema', () => {
-    const f: RoundFrame = { roundKind: ROUND_KIND_MODEL, weight: 0, tensors: [elidedTensor(DTYPE_F32, [64, 128]), elidedTensor(DTYPE_BF16, [512])] };
+    const f: RoundFrame = {
+      roundKind: ROUND_KIND_MODEL,
+      weight: 0,
+      tensors: [elidedTensor(DTYPE_F32, [64, 128]), elidedTensor(DTYPE_BF16, [512])],
+    };
     const b = encodeRoundFrame(f, nobleMac(TEST_SALT));
     expect(b.length).toBe(57);
     const d = decodeRoundFrame(b, nobleMac(TEST_SALT));
@@ -100,7 +114,11 @@ describe('RoundFrame layout', () => {
   });
 
   it('a zero-element tensor is empty, not elided', () => {
-    const f: RoundFrame = { roundKind: ROUND_KIND_CONTROL, weight: 0, tensors: [tensorFromValues(DTYPE_F32, [0, 4], [])] };
+    const f: RoundFrame = {
+      roundKind: ROUND_KIND_CONTROL,
+      weight: 0,
+      tensors: [tensorFromValues(DTYPE_F32, [0, 4], [])],
+    };
     expect(decodeRoundFrame(encodeRoundFrame(f, mac), mac).tensors[0].data).toEqual(new Uint8Array(0));
   });
 
@@ -138,7 +156,9 @@ describe('RoundFrame checks before the MAC', () => {
   it('cumulative nbytes above the ceiling is OVER_CEILING, before reading data', () => {
     const b = breakTag(valid());
     expect(codeOf(() => decodeRoundFrame(b, mac, { ceiling: 24 + 7 }))).toBe('OVER_CEILING');
-    expect(codeOf(() => decodeRoundFrame(b.subarray(0, 17 + 42 + 14), mac, { ceiling: 24 + 7 }))).toBe('OVER_CEILING');
+    expect(codeOf(() => decodeRoundFrame(b.subarray(0, 17 + 42 + 14), mac, { ceiling: 24 + 7 }))).toBe(
+      'OVER_CEILING',
+    );
     expect(codeOf(() => decodeRoundFrame(b, mac, { ceiling: 24 + 8 }))).toBe('HMAC_MISMATCH');
   });
 
@@ -151,19 +171,28 @@ describe('RoundFrame checks before the MAC', () => {
 
   it('truncation and trailing bytes', () => {
     const b = valid();
-    for (const cut of [0, 3, 10, 17, 30, b.length - 1]) expect(codeOf(() => decodeRoundFrame(b.subarray(0, cut), mac))).toBe('TRUNCATED');
+    for (const cut of [0, 3, 10, 17, 30, b.length - 1])
+      expect(codeOf(() => decodeRoundFrame(b.subarray(0, cut), mac))).toBe('TRUNCATED');
     expect(codeOf(() => decodeRoundFrame(concatBytes(b, hexToBytes('00')), mac))).toBe('TRAILING_BYTES');
   });
 
   it('the parser accepts any dtype; the payload codec rejects unknown ones (17)', () => {
-    const f: RoundFrame = { roundKind: 0, weight: 1, tensors: [{ dtype: 9, dims: [2], data: new Uint8Array(8) }] };
+    const f: RoundFrame = {
+      roundKind: 0,
+      weight: 1,
+      tensors: [{ dtype: 9, dims: [2], data: new Uint8Array(8) }],
+    };
     const d = decodeRoundFrame(encodeRoundFrame(f, mac), mac);
     expect(d.tensors[0].dtype).toBe(9);
     expect(() => tensorValues(d.tensors[0])).toThrow(/dtype tag 9/);
   });
 
   it('a full payload whose size is not numel x element size fails at decode time', () => {
-    const f: RoundFrame = { roundKind: 0, weight: 1, tensors: [{ dtype: DTYPE_F32, dims: [3], data: new Uint8Array(8) }] };
+    const f: RoundFrame = {
+      roundKind: 0,
+      weight: 1,
+      tensors: [{ dtype: DTYPE_F32, dims: [3], data: new Uint8Array(8) }],
+    };
     const d = decodeRoundFrame(encodeRoundFrame(f, mac), mac);
     expect(codeOf(() => tensorValues(d.tensors[0]))).toBe('BAD_PAYLOAD');
   });

@@ -66,17 +66,27 @@ export function roundFrameWireLen(frame: RoundFrame): number {
 
 function checkEncodable(frame: RoundFrame): void {
   if (frame.roundKind !== ROUND_KIND_MODEL && frame.roundKind !== ROUND_KIND_CONTROL) {
-    throw new WireError('BAD_ROUND_KIND', `round_kind ${frame.roundKind} is neither 0 (Model) nor 1 (Control)`);
+    throw new WireError(
+      'BAD_ROUND_KIND',
+      `round_kind ${frame.roundKind} is neither 0 (Model) nor 1 (Control)`,
+    );
   }
-  if (!Number.isFinite(frame.weight) || !(frame.weight >= 0)) throw new WireError('BAD_WEIGHT', `weight ${frame.weight} must be finite and >= 0`);
+  if (!Number.isFinite(frame.weight) || !(frame.weight >= 0))
+    throw new WireError('BAD_WEIGHT', `weight ${frame.weight} must be finite and >= 0`);
   if (frame.tensors.length > MAX_ROUND_FRAME_TENSORS) {
-    throw new WireError('TOO_MANY_TENSORS', `${frame.tensors.length} tensors, more than ${MAX_ROUND_FRAME_TENSORS}`);
+    throw new WireError(
+      'TOO_MANY_TENSORS',
+      `${frame.tensors.length} tensors, more than ${MAX_ROUND_FRAME_TENSORS}`,
+    );
   }
   frame.tensors.forEach((t, i) => {
-    if (!Number.isInteger(t.dtype) || t.dtype < 0 || t.dtype > 255) throw new WireError('BAD_PAYLOAD', `tensor ${i}: dtype ${t.dtype} is not a byte`);
-    if (t.dims.length > 255) throw new WireError('BAD_PAYLOAD', `tensor ${i}: ${t.dims.length} dims, at most 255`);
+    if (!Number.isInteger(t.dtype) || t.dtype < 0 || t.dtype > 255)
+      throw new WireError('BAD_PAYLOAD', `tensor ${i}: dtype ${t.dtype} is not a byte`);
+    if (t.dims.length > 255)
+      throw new WireError('BAD_PAYLOAD', `tensor ${i}: ${t.dims.length} dims, at most 255`);
     for (const d of t.dims) {
-      if (!Number.isInteger(d) || d < 0 || d > U32_MAX) throw new WireError('BAD_PAYLOAD', `tensor ${i}: dim ${d} is not a u32`);
+      if (!Number.isInteger(d) || d < 0 || d > U32_MAX)
+        throw new WireError('BAD_PAYLOAD', `tensor ${i}: dim ${d} is not a u32`);
     }
   });
 }
@@ -133,7 +143,11 @@ export function encodeRoundFrame(frame: RoundFrame, mac: Mac): Uint8Array {
  * truncation, footer MAC, trailing bytes). Tensor data are views into `bytes`.
  * Payload sizes and dtypes are not checked here (fold/decode time, WIRE.md 3.4).
  */
-export function decodeRoundFrame(bytes: Uint8Array, mac: Mac, opts: Pick<RoundFrameStreamOptions, 'ceiling'> = {}): DecodedRoundFrame {
+export function decodeRoundFrame(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: Pick<RoundFrameStreamOptions, 'ceiling'> = {},
+): DecodedRoundFrame {
   const out: DecodedRoundFrame = { roundKind: 0, weight: 0, tensors: [], tag: new Uint8Array(0) };
   const parser = new RoundFrameStreamParser(mac, {
     ceiling: opts.ceiling,
@@ -144,7 +158,11 @@ export function decodeRoundFrame(bytes: Uint8Array, mac: Mac, opts: Pick<RoundFr
       },
       onTensor: (t) => {
         // nbytes 0: elided when the shape has elements, else a genuinely empty tensor.
-        out.tensors.push({ dtype: t.dtype, dims: t.dims, data: t.nbytes === 0 && numel(t.dims) === 0 ? new Uint8Array(0) : null });
+        out.tensors.push({
+          dtype: t.dtype,
+          dims: t.dims,
+          data: t.nbytes === 0 && numel(t.dims) === 0 ? new Uint8Array(0) : null,
+        });
       },
       onData: (index, offset, part) => {
         const t = out.tensors[index];
@@ -164,6 +182,7 @@ export function decodeRoundFrame(bytes: Uint8Array, mac: Mac, opts: Pick<RoundFr
   });
   const used = parser.push(bytes);
   parser.end();
-  if (used < bytes.length) throw new WireError('TRAILING_BYTES', `${bytes.length - used} bytes after the RoundFrame`);
+  if (used < bytes.length)
+    throw new WireError('TRAILING_BYTES', `${bytes.length - used} bytes after the RoundFrame`);
   return out;
 }

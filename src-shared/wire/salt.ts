@@ -12,8 +12,10 @@ export const ZERO_SALT: Uint8Array = new Uint8Array(SESSION_SALT_BYTES);
  */
 export function saltFromHex(hex: string): Uint8Array {
   const t = hex.trim();
-  if (t.length !== SESSION_SALT_BYTES * 2) throw new WireError('BAD_PAYLOAD', `salt hex must be 32 chars, got ${t.length}`);
-  if (!/^[0-9a-fA-F]{32}$/.test(t)) throw new WireError('BAD_PAYLOAD', 'salt hex-decode failed: not a hex string');
+  if (t.length !== SESSION_SALT_BYTES * 2)
+    throw new WireError('BAD_PAYLOAD', `salt hex must be 32 chars, got ${t.length}`);
+  if (!/^[0-9a-fA-F]{32}$/.test(t))
+    throw new WireError('BAD_PAYLOAD', 'salt hex-decode failed: not a hex string');
   const out = new Uint8Array(SESSION_SALT_BYTES);
   for (let i = 0; i < SESSION_SALT_BYTES; i++) out[i] = parseInt(t.substr(i * 2, 2), 16);
   return out;

@@ -33,17 +33,31 @@ function codeOf(f: () => unknown): WireErrorCode | 'none' {
 describe('handshakes (3.6)', () => {
   const mac = nobleMac(AGENT_SALT);
   it('data handshake and ack, v2 and v3', () => {
-    expect(bytesToHex(encodeDataHandshake({ version: 3, rank: 0, worldSize: 1 }))).toBe('c0170df1030000000000000001000000');
-    expect(bytesToHex(encodeDataHandshake({ version: 2, rank: 0, worldSize: 1 }))).toBe('c0170df1020000000000000001000000');
+    expect(bytesToHex(encodeDataHandshake({ version: 3, rank: 0, worldSize: 1 }))).toBe(
+      'c0170df1030000000000000001000000',
+    );
+    expect(bytesToHex(encodeDataHandshake({ version: 2, rank: 0, worldSize: 1 }))).toBe(
+      'c0170df1020000000000000001000000',
+    );
     expect(bytesToHex(encodeDataAck(3))).toBe('c1170df103000000');
-    expect(decodeDataHandshake(hexToBytes('c0170df1030000000500000008000000'), { version: 3 })).toEqual({ version: 3, rank: 5, worldSize: 8 });
-    expect(codeOf(() => decodeDataHandshake(hexToBytes('c0170df1020000000000000001000000'), { version: 3 }))).toBe('BAD_VERSION');
+    expect(decodeDataHandshake(hexToBytes('c0170df1030000000500000008000000'), { version: 3 })).toEqual({
+      version: 3,
+      rank: 5,
+      worldSize: 8,
+    });
+    expect(
+      codeOf(() => decodeDataHandshake(hexToBytes('c0170df1020000000000000001000000'), { version: 3 })),
+    ).toBe('BAD_VERSION');
     expect(codeOf(() => decodeDataAck(hexToBytes('c0170df103000000')))).toBe('BAD_MAGIC');
   });
 
   it('control handshake and ack (pre-v4, agent salt, rank 1 of 2)', () => {
-    expect(bytesToHex(encodeControlHandshake({ version: 2, rank: 1, worldSize: 2 }, mac))).toBe('c2170df10200000001000000020000008529fcde6a7fdbd7');
-    expect(bytesToHex(encodeControlHandshake({ version: 3, rank: 1, worldSize: 2 }, mac))).toBe('c2170df10300000001000000020000' + '00b9e05e52fc1b7b8d');
+    expect(bytesToHex(encodeControlHandshake({ version: 2, rank: 1, worldSize: 2 }, mac))).toBe(
+      'c2170df10200000001000000020000008529fcde6a7fdbd7',
+    );
+    expect(bytesToHex(encodeControlHandshake({ version: 3, rank: 1, worldSize: 2 }, mac))).toBe(
+      'c2170df10300000001000000020000' + '00b9e05e52fc1b7b8d',
+    );
     expect(bytesToHex(encodeControlAck(2, mac))).toBe('c3170df10200000014e1dbaf93d842d5');
     expect(bytesToHex(encodeControlAck(3, mac))).toBe('c3170df103000000e96a53d1e00a528b');
     expect(decodeControlAck(encodeControlAck(3, mac), mac, { version: 3 }).version).toBe(3);
@@ -97,7 +111,9 @@ describe('len-framed blobs (3.7, 5.1 items 15-16, 23)', () => {
 
 describe('salt text (5.3 items 19-22)', () => {
   it('20. hex round-trips as 32 lowercase chars, whitespace trimmed', () => {
-    expect(saltToHex(saltFromHex(' 112233445566778899AABBCCDDEEFF00\n'))).toBe('112233445566778899aabbccddeeff00');
+    expect(saltToHex(saltFromHex(' 112233445566778899AABBCCDDEEFF00\n'))).toBe(
+      '112233445566778899aabbccddeeff00',
+    );
   });
   it('21-22. wrong length and bad chars', () => {
     expect(() => saltFromHex('deadbeef')).toThrow(/hex must be 32 chars/);

@@ -92,7 +92,11 @@ export function tensorValues(t: TensorEntry, ceiling = DEFAULT_FRAME_CEILING): F
   const size = elementSize(t.dtype);
   const n = numel(t.dims);
   if (t.data === null) {
-    if (n * 4 > ceiling) throw new WireError('OVER_CEILING', `elided tensor of ${n} elements exceeds the frame ceiling ${ceiling}`);
+    if (n * 4 > ceiling)
+      throw new WireError(
+        'OVER_CEILING',
+        `elided tensor of ${n} elements exceeds the frame ceiling ${ceiling}`,
+      );
     return new Float32Array(n);
   }
   checkTensorPayload(t);

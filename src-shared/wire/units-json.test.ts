@@ -10,7 +10,8 @@ const mac = nobleMac(new Uint8Array(16));
 
 describe('JSON unit form', () => {
   it('every ok vector parses and prints back to the same JSON', () => {
-    for (const v of VECTORS.filter((x) => x.expect === 'ok')) expect(unitToJson(unitFromJson(v.unit)), v.name).toEqual(v.unit);
+    for (const v of VECTORS.filter((x) => x.expect === 'ok'))
+      expect(unitToJson(unitFromJson(v.unit)), v.name).toEqual(v.unit);
   });
 
   it('NaN, infinities and -0 survive as strings; f32 values are rounded with fround, bf16 with RNE', () => {
@@ -37,8 +38,24 @@ describe('JSON unit form', () => {
       [{ layer: 'mux', kind: 'Data', rank: -1, payload: '' }, /'rank'/],
       [{ layer: 'mux', kind: 'Data', rank: 1, payload: 'abc' }, /odd number/],
       [{ layer: 'mux', kind: 'Control', msg: { type: 'Hi' } }, /msg.type/],
-      [{ layer: 'roundframe', roundKind: 'Model', weight: 1, tensors: [{ dtype: 'f16', dims: [1], data: [1] }] }, /dtype/],
-      [{ layer: 'roundframe', roundKind: 'Model', weight: 1, tensors: [{ dtype: 'f32', dims: [2], data: [1] }] }, /do not fill shape/],
+      [
+        {
+          layer: 'roundframe',
+          roundKind: 'Model',
+          weight: 1,
+          tensors: [{ dtype: 'f16', dims: [1], data: [1] }],
+        },
+        /dtype/,
+      ],
+      [
+        {
+          layer: 'roundframe',
+          roundKind: 'Model',
+          weight: 1,
+          tensors: [{ dtype: 'f32', dims: [2], data: [1] }],
+        },
+        /do not fill shape/,
+      ],
       [{ layer: 'handshake', type: 'x', version: 1 }, /handshake 'type'/],
     ];
     for (const [json, re] of cases) {

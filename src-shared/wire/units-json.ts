@@ -5,7 +5,17 @@
 // "-Infinity" and "-0" so they survive a round trip.
 import { bytesToHex, hexToBytes } from './bytes';
 import { channelOfMagic } from './channel';
-import { CONTROL_HANDSHAKE_MAGIC_ACK, CONTROL_HANDSHAKE_MAGIC_RANK, DTYPE_BF16, DTYPE_F32, HANDSHAKE_MAGIC_CONTROLLER_ACK, HANDSHAKE_MAGIC_RANK, MUX_HEADER_LEN, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './constants';
+import {
+  CONTROL_HANDSHAKE_MAGIC_ACK,
+  CONTROL_HANDSHAKE_MAGIC_RANK,
+  DTYPE_BF16,
+  DTYPE_F32,
+  HANDSHAKE_MAGIC_CONTROLLER_ACK,
+  HANDSHAKE_MAGIC_RANK,
+  MUX_HEADER_LEN,
+  ROUND_KIND_CONTROL,
+  ROUND_KIND_MODEL,
+} from './constants';
 import { decodeControlFrame, encodeControlFrame, type ControlFrame } from './control-frame';
 import { WireError, isWireError, type WireErrorCode } from './errors';
 import {
@@ -39,7 +49,9 @@ export type RelayControlJson =
   | { type: 'DeclareDead'; rank: number };
 
 export type ElementJson = number | 'NaN' | 'Infinity' | '-Infinity' | '-0';
-export type TensorJson = { dtype: 'f32' | 'bf16'; dims: number[]; data: ElementJson[] } | { dtype: 'f32' | 'bf16'; dims: number[]; elided: true };
+export type TensorJson =
+  | { dtype: 'f32' | 'bf16'; dims: number[]; data: ElementJson[] }
+  | { dtype: 'f32' | 'bf16'; dims: number[]; elided: true };
 
 export type UnitJson =
   | { layer: 'mux'; kind: 'Data'; rank: number; payload: string }
@@ -81,7 +93,8 @@ function obj(v: unknown, what: string): Obj {
 
 function uint(o: Obj, key: string, max = 0xffff_ffff): number {
   const v = o[key];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max) bad(`'${key}' must be a whole number between 0 and ${max}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max)
+    bad(`'${key}' must be a whole number between 0 and ${max}`);
   return v;
 }
 
@@ -134,7 +147,9 @@ function relayControlFromJson(v: unknown): RelayControlMsg {
       const msg: RelayControlMsg = { type: 'Hello', host: str(m, 'host'), ranks: uintList(m, 'ranks') };
       if (m.modelSigs !== undefined) {
         if (!Array.isArray(m.modelSigs)) bad("'modelSigs' must be a list of hex strings");
-        msg.modelSigs = m.modelSigs.map((s, i) => (typeof s === 'string' ? hexToBytes(s) : bad(`modelSigs[${i}] must be a hex string`)));
+        msg.modelSigs = m.modelSigs.map((s, i) =>
+          typeof s === 'string' ? hexToBytes(s) : bad(`modelSigs[${i}] must be a hex string`),
+        );
       }
       return msg;
     }
@@ -144,7 +159,9 @@ function relayControlFromJson(v: unknown): RelayControlMsg {
     case 'DeclareDead':
       return { type: m.type, rank: uint(m, 'rank') };
     default:
-      return bad(`'msg.type' must be Hello, HelloAck, RankExit or DeclareDead, got ${JSON.stringify(m.type)}`);
+      return bad(
+        `'msg.type' must be Hello, HelloAck, RankExit or DeclareDead, got ${JSON.stringify(m.type)}`,
+      );
   }
 }
 
@@ -169,7 +186,12 @@ function dtypeFromJson(v: unknown): number {
 }
 
 export function roundFrameFromJson(u: Obj): RoundFrame {
-  const roundKind = u.roundKind === 'Model' ? ROUND_KIND_MODEL : u.roundKind === 'Control' ? ROUND_KIND_CONTROL : bad(`'roundKind' must be "Model" or "Control"`);
+  const roundKind =
+    u.roundKind === 'Model'
+      ? ROUND_KIND_MODEL
+      : u.roundKind === 'Control'
+        ? ROUND_KIND_CONTROL
+        : bad(`'roundKind' must be "Model" or "Control"`);
   const weight = typeof u.weight === 'number' ? u.weight : bad("'weight' must be a number");
   if (!Array.isArray(u.tensors)) bad("'tensors' must be a list");
   const tensors: TensorEntry[] = u.tensors.map((tv, i) => {
@@ -202,14 +224,27 @@ export function unitFromJson(json: unknown): ParsedUnit {
     case 'roundframe':
       return { layer: 'roundframe', frame: roundFrameFromJson(u) };
     case 'controlframe':
-      return { layer: 'controlframe', frame: { version: uint(u, 'version'), msgKind: uint(u, 'msgKind'), payload: hexField(u, 'payload') } };
+      return {
+        layer: 'controlframe',
+        frame: { version: uint(u, 'version'), msgKind: uint(u, 'msgKind'), payload: hexField(u, 'payload') },
+      };
     case 'lenframe':
       return { layer: 'lenframe', blob: hexField(u, 'blob') };
     case 'handshake': {
       const version = uint(u, 'version');
-      if (u.type === 'data' || u.type === 'control') return { layer: 'handshake', type: u.type, version, rank: uint(u, 'rank'), worldSize: uint(u, 'worldSize') };
-      if (u.type === 'dataAck' || u.type === 'controlAck') return { layer: 'handshake', type: u.type, version };
-      return bad(`handshake 'type' must be data, dataAck, control or controlAck, got ${JSON.stringify(u.type)}`);
+      if (u.type === 'data' || u.type === 'control')
+        return {
+          layer: 'handshake',
+          type: u.type,
+          version,
+          rank: uint(u, 'rank'),
+          worldSize: uint(u, 'worldSize'),
+        };
+      if (u.type === 'dataAck' || u.type === 'controlAck')
+        return { layer: 'handshake', type: u.type, version };
+      return bad(
+        `handshake 'type' must be data, dataAck, control or controlAck, got ${JSON.stringify(u.type)}`,
+      );
     }
     default:
       return bad(`'layer' must be one of ${LAYERS.join(', ')}, got ${JSON.stringify(u.layer)}`);
@@ -224,7 +259,12 @@ export function unitToJson(unit: ParsedUnit): UnitJson {
     case 'roundframe':
       return roundFrameToJson(unit.frame);
     case 'controlframe':
-      return { layer: 'controlframe', version: unit.frame.version, msgKind: unit.frame.msgKind, payload: bytesToHex(unit.frame.payload) };
+      return {
+        layer: 'controlframe',
+        version: unit.frame.version,
+        msgKind: unit.frame.msgKind,
+        payload: bytesToHex(unit.frame.payload),
+      };
     case 'lenframe':
       return { layer: 'lenframe', blob: bytesToHex(unit.blob) };
     case 'handshake':
@@ -298,21 +338,30 @@ export function roundFrameToJson(f: RoundFrame, ceiling?: number): UnitJson {
 
 /** The handshake type a unit's magic names (for decoding without being told). */
 function handshakeTypeOf(bytes: Uint8Array): 'data' | 'dataAck' | 'control' | 'controlAck' {
-  if (bytes.length < 4) throw new WireError('TRUNCATED', `handshake needs at least 4 bytes, got ${bytes.length}`);
+  if (bytes.length < 4)
+    throw new WireError('TRUNCATED', `handshake needs at least 4 bytes, got ${bytes.length}`);
   const m = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
   if (m === HANDSHAKE_MAGIC_RANK) return 'data';
   if (m === HANDSHAKE_MAGIC_CONTROLLER_ACK) return 'dataAck';
   if (m === CONTROL_HANDSHAKE_MAGIC_RANK) return 'control';
   if (m === CONTROL_HANDSHAKE_MAGIC_ACK) return 'controlAck';
   const ch = channelOfMagic(bytes.subarray(0, 4));
-  throw new WireError('BAD_MAGIC', `0x${m.toString(16).padStart(8, '0')} is not a handshake magic${ch ? ` (it is the ${ch} channel magic)` : ''}`);
+  throw new WireError(
+    'BAD_MAGIC',
+    `0x${m.toString(16).padStart(8, '0')} is not a handshake magic${ch ? ` (it is the ${ch} channel magic)` : ''}`,
+  );
 }
 
 /**
  * Decodes one whole unit of `layer` to its JSON form plus `tag` (where the
  * unit has one). Throws WireError on rejection.
  */
-export function decodeUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: UnitCodecOptions = {}): Record<string, unknown> {
+export function decodeUnit(
+  layer: Layer,
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: UnitCodecOptions = {},
+): Record<string, unknown> {
   switch (layer) {
     case 'mux': {
       const rec = decodeMuxRecord(bytes, mac, { ceiling: opts.ceiling });
@@ -324,7 +373,13 @@ export function decodeUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: Unit
     }
     case 'controlframe': {
       const f = decodeControlFrame(bytes, mac, { version: opts.controlVersion });
-      return { layer, version: f.version, msgKind: f.msgKind, payload: bytesToHex(f.payload), tag: bytesToHex(f.tag) };
+      return {
+        layer,
+        version: f.version,
+        msgKind: f.msgKind,
+        payload: bytesToHex(f.payload),
+        tag: bytesToHex(f.tag),
+      };
     }
     case 'lenframe':
       return { layer, blob: bytesToHex(decodeLenFrame(bytes, { ceiling: opts.ceiling })) };
@@ -337,7 +392,14 @@ export function decodeUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: Unit
           return { layer, type, ...decodeDataAck(bytes) };
         case 'control': {
           const h = decodeControlHandshake(bytes, mac);
-          return { layer, type, version: h.version, rank: h.rank, worldSize: h.worldSize, tag: bytesToHex(h.tag) };
+          return {
+            layer,
+            type,
+            version: h.version,
+            rank: h.rank,
+            worldSize: h.worldSize,
+            tag: bytesToHex(h.tag),
+          };
         }
         case 'controlAck': {
           const h = decodeControlAck(bytes, mac);
@@ -350,7 +412,12 @@ export function decodeUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: Unit
 }
 
 /** decodeUnit with the verdict fields of CLI.md: never throws for bad bytes. */
-export function decodeUnitVerdict(layer: Layer, bytes: Uint8Array, mac: Mac, opts: UnitCodecOptions = {}): DecodedUnitJson {
+export function decodeUnitVerdict(
+  layer: Layer,
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: UnitCodecOptions = {},
+): DecodedUnitJson {
   try {
     return { ...decodeUnit(layer, bytes, mac, opts), layer, verdict: 'ok' };
   } catch (e) {

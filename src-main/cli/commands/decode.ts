@@ -40,7 +40,10 @@ export const decodeCommand: Command = {
     if (layer === undefined) throw new UsageError(`--layer is required (one of ${LAYERS.join(', ')})`);
     if (!isLayer(layer)) throw new UsageError(`--layer must be one of ${LAYERS.join(', ')}, got '${layer}'`);
     const ceiling = sizeFlag(values.ceiling, 'ceiling', 1024 ** 3);
-    const controlVersion = values['control-version'] === undefined ? undefined : intFlag(values['control-version'], 'control-version', 2, 1);
+    const controlVersion =
+      values['control-version'] === undefined
+        ? undefined
+        : intFlag(values['control-version'], 'control-version', 2, 1);
     // Accept bare hex or a JSON string (the output of another tool), whitespace ignored.
     const text = (values.hex ?? (await readStdin())).trim().replace(/^"(.*)"$/s, '$1');
     let bytes: Uint8Array;
