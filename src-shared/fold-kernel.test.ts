@@ -1,6 +1,14 @@
 // Every fold kernel must agree with the plain definition on random data, at
 // any alignment of the source bytes and any accumulator offset.
 import { describe, expect, it } from 'vitest';
+
+/** Element-wise identity of two arrays (faster than toEqual on large typed arrays). */
+function expectSame(got: Float32Array, want: Float32Array): void {
+  expect(got.length).toBe(want.length);
+  for (let i = 0; i < got.length; i++) {
+    if (!Object.is(got[i], want[i])) expect.fail(`element ${i}: ${got[i]} != ${want[i]}`);
+  }
+}
 import { bf16BitsToF32 } from './wire/tensor';
 import { jsFoldKernel, type FoldKernel } from './fold-kernel';
 import { FOLD_WASM_BYTES, bestFoldKernel, createWasmFoldKernel } from './fold-kernel-wasm';
@@ -20,7 +28,7 @@ function checkKernel(k: FoldKernel): void {
       const want = Float32Array.from(acc);
       for (let i = 0; i < n; i++) want[accOffset + i] += vals[i];
       k.addF32Into(acc, buf.subarray(misalign), accOffset);
-      expect(acc).toEqual(want);
+      expectSame(acc, want);
 
       const half = Uint16Array.from({ length: n }, () => Math.floor(rnd() * 0x10000) & 0x7f7f);
       const hb = new Uint8Array(n * 2 + misalign);
@@ -29,7 +37,7 @@ function checkKernel(k: FoldKernel): void {
       const want2 = Float32Array.from(acc2);
       for (let i = 0; i < n; i++) want2[accOffset + i] += bf16BitsToF32(half[i]);
       k.addBf16Into(acc2, hb.subarray(misalign), accOffset);
-      expect(acc2).toEqual(want2);
+      expectSame(acc2, want2);
     }
   }
 }
@@ -59,7 +67,7 @@ describe('fold kernels', () => {
       jsFoldKernel.addBf16Into(a, src.subarray(r, r + (n - 17) * 2), 17);
       wasm.addBf16Into(b, src.subarray(r, r + (n - 17) * 2), 17);
     }
-    expect(b).toEqual(a);
+    expectSame(b, a);
   });
 
   it('accumulators allocated in module memory take the in-place path and agree with the JS kernel', () => {
@@ -78,7 +86,7 @@ describe('fold kernels', () => {
       wasm.addBf16Into(owned, src.subarray(0, n * 2));
       jsFoldKernel.addBf16Into(plain, src.subarray(0, n * 2));
     }
-    expect(owned).toEqual(plain);
+    expectSame(owned, plain);
     expect(() => wasm.addF32Into(owned, new Uint8Array(16), n - 2)).toThrow(RangeError);
     // Small accumulators stay plain arrays.
     expect(wasm.allocAccumulator!(10).length).toBe(10);
