@@ -17,7 +17,7 @@ import { encodeMuxHeader, encodeMuxRecord, finishMuxRecord, type MuxHeader } fro
 import { encodeRoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
-import { FoldAccumulator } from '@shared/fold';
+import { FoldAcc, encodeFoldedTensor } from './fold-acc';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
 import type { Tap, TapLink } from './tap';
@@ -140,8 +140,8 @@ class RelayChannel {
   readonly finished: Promise<void> = new Promise((r) => (this.finish = r));
   // Data channel fold state.
   private round = 0;
-  /** The incremental fold (seed held verbatim, then f32 sums; WIRE.md 4.4). */
-  private readonly acc = new FoldAccumulator();
+  /** The incremental fold of the current round (WIRE.md 4.4). */
+  private acc = new FoldAcc();
   private pausedForRoom = false;
   private starveTimer: NodeJS.Timeout | null = null;
   private upReader: MuxSplitter | null = null;
@@ -299,7 +299,7 @@ class RelayChannel {
           parser = new RoundFrameStreamParser(this.o.mac, {
             ceiling: this.o.ceiling,
             totalLen: len,
-            sink: this.acc.beginDeposit(rank),
+            sink: this.acc.depositSink(rank),
           });
         }
       },
@@ -341,11 +341,12 @@ class RelayChannel {
     if (this.acc.depositCount === 0) return;
     for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.acc.hasDeposited(r)) return;
     // Re-encode the sum in the round's dtype and re-sign it with the salt.
-    const payload = encodeRoundFrame(this.acc.result()!, this.o.mac);
+    const { roundKind, weight, tensors } = this.acc.result();
+    const payload = encodeRoundFrame({ roundKind, weight, tensors: tensors.map(encodeFoldedTensor) }, this.o.mac);
     const depositors = this.acc.ranks;
     const round = this.round;
     this.round++;
-    this.acc.reset();
+    this.acc = new FoldAcc();
     this.sendUp([encodeMuxHeader(REC_HOST_FRAME, 0, payload, this.o.mac), payload]);
     this.relay.emit({ type: 'folded', round, depositors, bytes: payload.length });
   }
