@@ -43,3 +43,9 @@ export function tsharkStderr(file: string): string {
   const r = spawnSync('tshark', ['-r', file, '-X', `lua_script:${DISSECTOR}`], { env, encoding: 'utf8' });
   return r.stderr.replace(/^Running as user "root".*\n/m, '');
 }
+
+/** `tshark -r file args -T fields -e field` lines, read even from a file still being written (tshark then exits non-zero). */
+export function tsharkFieldLines(file: string, field: string, extra: string[] = []): string[] {
+  const r = spawnSync('tshark', ['-r', file, ...extra, '-T', 'fields', '-e', field], { env, encoding: 'utf8' });
+  return r.stdout.split('\n').filter((l) => l.trim() !== '');
+}
