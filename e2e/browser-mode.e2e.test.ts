@@ -125,8 +125,14 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await filter.fill('rank == 3');
     const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
     await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(0);
-    const rankCells = await rows.evaluateAll((els) => els.map((e) => e.children[5]?.textContent ?? ''));
-    expect(new Set(rankCells)).toEqual(new Set(['3']));
+    const rankCells = () => rows.evaluateAll((els) => els.map((e) => e.children[6]?.textContent ?? ''));
+    expect(new Set(await rankCells())).toEqual(new Set(['3']));
+    // Following one rank pulls its stream out of the multiplexed uplink too.
+    await filter.fill('');
+    await page.getByLabel('Follow rank').selectOption('6');
+    await expect.poll(async () => [...new Set(await rankCells())], WAIT).toEqual(['6']);
+    expect(await rows.evaluateAll((els) => els.some((e) => (e.children[2]?.textContent ?? '').includes('uplink')))).toBe(true);
+    await page.getByLabel('Follow rank').selectOption('');
     await filter.fill('rank == ');
     await expect.poll(() => filter.getAttribute('aria-invalid')).toBe('true');
     await expect.poll(() => page.locator('#filter-error').textContent()).toContain('expected a value');

@@ -81,8 +81,42 @@ function startBrowserMode() {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 }
 
-if (!nodeBundlesFresh()) await buildNode({ quiet: true });
-if (!appBuildFresh()) buildApp();
+/**
+ * Builds run under a lock file: two launches at once (tests run in parallel)
+ * must not both rewrite out/renderer while one of them is serving it.
+ */
+async function withBuildLock(fn) {
+  const lock = path.join(root, 'out', '.start-build.lock');
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      fs.closeSync(fs.openSync(lock, 'wx'));
+      break;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw e;
+      // A lock left by a launch that died mid-build goes stale after two minutes.
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs > 120_000) fs.rmSync(lock, { force: true });
+      } catch {
+        // removed meanwhile
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    await fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+if (!nodeBundlesFresh() || !appBuildFresh()) {
+  await withBuildLock(async () => {
+    // Re-check under the lock: another launch may have just built.
+    if (!nodeBundlesFresh()) await buildNode({ quiet: true });
+    if (!appBuildFresh()) buildApp();
+  });
+}
 
 if (wantBrowser) {
   startBrowserMode();

@@ -148,6 +148,7 @@ export function RecordsView() {
         <span>Time</span>
         <span>Link</span>
         <span>Dir</span>
+        <span>Layer</span>
         <span>Kind</span>
         <span>Rank</span>
         <span className="num">Length</span>
@@ -208,6 +209,7 @@ function RecordRow({ record: r, selected, top, index, onSelect }: { record: Unit
       <span role="gridcell" className="mono">{formatTime(r.t)}</span>
       <span role="gridcell" className="mono">{r.link}</span>
       <span role="gridcell">{r.dir === 'up' ? '↑ up' : '↓ down'}</span>
+      <span role="gridcell" className="muted">{r.layer}</span>
       <span role="gridcell" className="kind">{r.kind}</span>
       <span role="gridcell" className="mono">{r.rank ?? ''}</span>
       <span role="gridcell" className="mono num">
