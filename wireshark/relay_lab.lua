@@ -11,6 +11,7 @@
 -- session salt is not in the capture (`relay-lab decode --salt` checks them).
 --
 -- Load it for one run:   tshark -X lua_script:wireshark/relay_lab.lua -r capture.pcapng
+-- or on a live capture:  tshark -i lo -X lua_script:wireshark/relay_lab.lua -Y relaylab
 -- or install it:         copy to ~/.local/lib/wireshark/plugins/ (Wireshark >= 2.6 on Linux;
 --                        see Help > About > Folders > Personal Lua Plugins).
 -- It finds streams heuristically (by the first bytes of a connection); the
@@ -85,10 +86,10 @@ local pf = {
   mux_tag = ProtoField.bytes("relaylab.mux.tag", "Auth tag (HMAC-SHA256, first 8 bytes)"),
   mux_payload = ProtoField.bytes("relaylab.mux.payload", "Payload"),
 
-  rc_msg = ProtoField.uint32("relaylab.rc.msg", "Relay control message", base.DEC, relay_msg_names),
+  rc_msg = ProtoField.uint32("relaylab.rc.msg", "Variant", base.DEC, relay_msg_names),
   rc_host = ProtoField.string("relaylab.rc.host", "Host"),
   rc_rank = ProtoField.uint32("relaylab.rc.rank", "Rank"),
-  rc_num_ranks = ProtoField.uint32("relaylab.rc.num_ranks", "Ranks"),
+  rc_num_ranks = ProtoField.uint32("relaylab.rc.num_ranks", "Rank count"),
   rc_model_sig = ProtoField.bytes("relaylab.rc.model_sig", "Model signature"),
   rc_trailing = ProtoField.bytes("relaylab.rc.trailing", "Trailing bytes (ignored by the reader)"),
 
