@@ -128,3 +128,55 @@ export function decodeControlAck(
   );
   return { version, tag: checkTag(bytes, 8, mac, 'control handshake ack') };
 }
+
+/** v4+ control handshake (post-seed): a 32-byte model signature at 16..48, the MAC over 0..48 at 48..56. */
+export const CONTROL_HANDSHAKE_V4_LEN = 56;
+export const MODEL_SIG_LEN = 32;
+
+export interface HandshakeHelloV4 extends HandshakeHello {
+  modelSig: Uint8Array;
+}
+
+export function encodeControlHandshakeV4(h: HandshakeHelloV4, mac: Mac): Uint8Array {
+  if (h.modelSig.length !== MODEL_SIG_LEN)
+    throw new WireError('BAD_PAYLOAD', `model signature must be 32 bytes, got ${h.modelSig.length}`);
+  const body = new Uint8Array(48);
+  body.set(words(CONTROL_HANDSHAKE_MAGIC_RANK, h.version, h.rank, h.worldSize));
+  body.set(h.modelSig, 16);
+  return withTag(body, mac);
+}
+
+export function decodeControlHandshakeV4(
+  bytes: Uint8Array,
+  mac: Mac,
+  opts: HandshakeDecodeOptions = {},
+): HandshakeHelloV4 & { tag: Uint8Array } {
+  const version = checkFixed(
+    bytes,
+    CONTROL_HANDSHAKE_V4_LEN,
+    CONTROL_HANDSHAKE_MAGIC_RANK,
+    'v4 control handshake',
+    opts,
+  );
+  const tag = checkTag(bytes, 48, mac, 'v4 control handshake');
+  return {
+    version,
+    rank: readU32LE(bytes, 8),
+    worldSize: readU32LE(bytes, 12),
+    modelSig: bytes.slice(16, 48),
+    tag,
+  };
+}
+
+/** A FixedReader check that rejects a wrong magic as soon as its 4 bytes are in. */
+export function expectMagicPrefix(magic: number, what: string): (prefix: Uint8Array) => void {
+  return (prefix) => {
+    if (prefix.length < 4) return;
+    const m = readU32LE(prefix, 0);
+    if (m !== magic)
+      throw new WireError(
+        'BAD_MAGIC',
+        `${what} magic 0x${m.toString(16).padStart(8, '0')} is not 0x${magic.toString(16)}`,
+      );
+  };
+}

@@ -123,6 +123,19 @@ export class MuxReader extends ReaderBase {
     return null;
   }
 
+  /**
+   * End of stream. By default a partial record is TRUNCATED ("peer closed
+   * mid-frame", the poll reader's rule). `cleanInHeader` applies the blocking
+   * read_from rule instead: an EOF anywhere inside the 25-byte header is a clean EOF.
+   */
+  override end(opts: { cleanInHeader?: boolean } = {}): void {
+    if (opts.cleanInHeader && this.payloadLen < 0) {
+      this.guarded(() => this.resetPartial());
+      return;
+    }
+    super.end();
+  }
+
   /** Drops any partial record: only the historical NaiveReader does this. */
   resetPartial(): number {
     const dropped = this.heldBytes();

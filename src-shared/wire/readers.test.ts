@@ -222,6 +222,19 @@ describe('status and starvation (4.1)', () => {
     expect(r.checkStarvation()).toBeNull();
   });
 
+  it('the blocking read_from rule: EOF inside the mux header is clean, inside the payload it is not', () => {
+    const rec = encodeMuxRecord({ kind: 'Data', rank: 1, payload: hexToBytes('0102') }, nobleMac(SALT_A));
+    const a = new MuxReader();
+    a.push(rec.subarray(0, 10));
+    expect(() => a.end({ cleanInHeader: true })).not.toThrow();
+    const b = new MuxReader();
+    b.push(rec.subarray(0, 26));
+    expect(() => b.end({ cleanInHeader: true })).toThrow(/peer closed mid-frame/);
+    const c = new MuxReader();
+    c.push(rec.subarray(0, 10));
+    expect(() => c.end()).toThrow(/peer closed mid-frame/);
+  });
+
   it('a close mid-frame is TRUNCATED ("peer closed mid-frame")', () => {
     const r = new LenFrameReader();
     r.push(hexToBytes('0500000010'));

@@ -14,7 +14,11 @@ import {
   encodeControlHandshake,
   encodeDataAck,
   encodeDataHandshake,
+  decodeControlHandshakeV4,
+  encodeControlHandshakeV4,
+  expectMagicPrefix,
 } from './handshake';
+import { FixedReader } from './fixed-reader';
 import { decodeLenFrame, encodeLenFrame, encodeLenPrefix } from './len-frame';
 import { nobleMac } from './mac';
 import { randomSaltHex, saltFromHex, saltToHex } from './salt';
@@ -67,6 +71,27 @@ describe('handshakes (3.6)', () => {
     const b = encodeControlHandshake({ version: 2, rank: 1, worldSize: 2 }, mac);
     expect(() => decodeControlHandshake(b, nobleMac(SAMPLE_SALT))).toThrow(/HMAC verification failed/);
     expect(decodeControlHandshake(b, mac)).toMatchObject({ version: 2, rank: 1, worldSize: 2 });
+  });
+
+  it('v4+ control handshake: 56 bytes, model signature at 16..48, MAC over 0..48 (5.2 item 17)', () => {
+    const sig = new Uint8Array(32).fill(0xcd);
+    const b = encodeControlHandshakeV4({ version: 4, rank: 1, worldSize: 2, modelSig: sig }, mac);
+    expect(b.length).toBe(56);
+    expect(bytesToHex(b.subarray(0, 16))).toBe('c2170df104000000' + '01000000' + '02000000');
+    expect(bytesToHex(b.subarray(48))).toBe(bytesToHex(mac.tag(b.subarray(0, 48))));
+    expect(decodeControlHandshakeV4(b, mac, { version: 4 })).toMatchObject({
+      rank: 1,
+      worldSize: 2,
+      modelSig: sig,
+    });
+    b[20] ^= 1;
+    expect(codeOf(() => decodeControlHandshakeV4(b, mac))).toBe('HMAC_MISMATCH');
+  });
+
+  it('a FixedReader with a magic check rejects a wrong magic after 4 bytes', () => {
+    const r = new FixedReader(16, { check: expectMagicPrefix(0xf10d17c0, 'data handshake') });
+    expect(r.push(hexToBytes('c017')).unit).toBeNull();
+    expect(codeOf(() => r.push(hexToBytes('0df2')))).toBe('BAD_MAGIC');
   });
 
   it('wrong lengths', () => {
