@@ -73,6 +73,9 @@ describe('relay-lab trace', () => {
     expect(r.err).toContain('line 4');
     expect(existsSync(join(dir, 'bad.pcapng'))).toBe(false);
     expect((await run(['info', join(dir, 'missing.ndjson')])).code).toBe(1);
+    const unwritable = await run(['export', path, '-o', join(dir, 'no-such-dir', 'x.pcapng')]);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.err).toContain('ENOENT');
   });
 
   it('usage errors throw UsageError (exit 2 from the dispatcher)', async () => {

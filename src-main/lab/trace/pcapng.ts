@@ -118,12 +118,14 @@ export async function exportPcapng(
   let truncatedTail = false;
   for await (const item of items) {
     if (item.kind === 'header') exporter = new PcapngExporter(item.header, collect, opts);
-    else if (item.kind === 'event') exporter!.event(item.event, item.line);
+    else if (!exporter) throw new TraceError('EMPTY', 'the trace has no header line');
+    else if (item.kind === 'event') exporter.event(item.event, item.line);
     else truncatedTail = true;
     for (const chunk of pending) await sink(chunk);
     pending = [];
   }
-  return { ...exporter!.stats, truncatedTail };
+  if (!exporter) throw new TraceError('EMPTY', 'the trace has no header line');
+  return { ...exporter.stats, truncatedTail };
 }
 
 /** `relay-lab trace export` in one call: NDJSON trace file in, pcapng file out. */
