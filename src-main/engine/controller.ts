@@ -13,15 +13,14 @@ import { COMMITTED_READ_STARVATION_MS, HANDSHAKE_MAGIC_RANK, MUX_MAC_PREFIX_LEN,
 import { isWireError, WireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
-import { encodeMuxHeader, encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
-import { encodeRoundFrame } from '@shared/wire/round-frame';
+import { encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
 import type { Conn } from './conn';
 import type { DeadRanks } from './dead-ranks';
-import { reduceRealizedWork } from '@shared/fold';
 import { FrameCollector, type CollectedFrame } from './frame-collector';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
 import type { Tap } from './tap';
+import { encodeRoundFrameSliced, muxHeaderSliced, reduceSliced } from './sliced';
 import { UplinkUnits, hostIndexOf } from './uplink-conn';
 
 export interface ControllerOptions {
@@ -436,10 +435,12 @@ export class Controller {
           }
           s.frames.clear();
         }
-        const consensus = reduceRealizedWork(frames);
+        // Model-sized work in slices: the event loop keeps serving sockets and timers meanwhile.
+        const consensus = await reduceSliced(frames);
         const weight = consensus.weight;
-        const payload = encodeRoundFrame(consensus, this.opts.mac);
-        this.scatter(payload);
+        const { chunks, length } = await encodeRoundFrameSliced(consensus, this.opts.mac);
+        const header = this.opts.mode === 'direct' ? encodeLenPrefix(length, this.opts.ceiling) : await muxHeaderSliced(REC_BROADCAST, 0, chunks, this.opts.mac);
+        this.scatter([header, ...chunks], length);
         const round = this.round++;
         this.emit({
           type: 'round',
@@ -448,7 +449,7 @@ export class Controller {
           ranks: this.opts.mode === 'fold' ? null : ranks.sort((a, b) => a - b),
           weight,
           ms: performance.now() - t0,
-          consensusBytes: payload.length,
+          consensusBytes: length,
         });
       }
     } catch (e) {
@@ -463,18 +464,17 @@ export class Controller {
   }
 
   /** Elastic scatter: one Broadcast per connection with a live rank; a failed write declares its ranks dead. */
-  private scatter(payload: Uint8Array): void {
+  private scatter(parts: Uint8Array[], length: number): void {
     for (const s of this.sources) {
       const live = this.liveRanks(s);
       if (live.length === 0 || !s.open) continue;
-      const parts = s.direct ? [encodeLenPrefix(payload.length, this.opts.ceiling), payload] : [encodeMuxHeader(REC_BROADCAST, 0, payload, this.opts.mac), payload];
       const ok = s.conn.writer.error === null;
       if (!ok) {
         for (const r of live) this.opts.dead.declare(r, 'scatter');
         continue;
       }
       s.conn.writer.enqueue(parts);
-      s.units.record({ dir: 'down', layer: s.direct ? 'lenframe' : 'mux', kind: s.direct ? 'RoundFrame' : 'Broadcast', round: this.round, length: parts[0].length + payload.length, summary: `consensus ${payload.length} B`, bytes: parts });
+      s.units.record({ dir: 'down', layer: s.direct ? 'lenframe' : 'mux', kind: s.direct ? 'RoundFrame' : 'Broadcast', round: this.round, length: parts[0].length + length, summary: `consensus ${length} B`, bytes: parts });
       void s.conn.writer.idle().then(() => {
         if (s.conn.writer.error) for (const r of this.liveRanks(s)) this.opts.dead.declare(r, 'scatter');
       });

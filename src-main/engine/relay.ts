@@ -13,13 +13,13 @@ import { COMMITTED_READ_STARVATION_MS, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DA
 import { WireError, isWireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
-import { encodeMuxHeader, encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
-import { encodeRoundFrame } from '@shared/wire/round-frame';
+import { encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
 import { FoldAcc, encodeFoldedTensor } from './fold-acc';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
+import { encodeRoundFrameSliced, muxHeaderSliced } from './sliced';
 import type { Tap, TapLink } from './tap';
 
 export type RelayMode = 'fold' | 'forward';
@@ -321,8 +321,11 @@ class RelayChannel {
         if (this.o.mode === 'forward') {
           const payload = forwardBody!.bytes();
           forwardBody = null;
-          this.sendUp([encodeMuxHeader(REC_HOST_FRAME, rank, payload, this.o.mac), payload]);
-          this.relay.emit({ type: 'forwarded', round: this.round, rank, bytes: payload.length });
+          const round = this.round;
+          this.sendUpLater(async () => {
+            this.relay.emit({ type: 'forwarded', round, rank, bytes: payload.length });
+            return [await muxHeaderSliced(REC_HOST_FRAME, rank, [payload], this.o.mac), payload];
+          });
         } else {
           this.maybeShip();
         }
@@ -341,14 +344,17 @@ class RelayChannel {
     if (this.acc.depositCount === 0) return;
     for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.acc.hasDeposited(r)) return;
     // Re-encode the sum in the round's dtype and re-sign it with the salt.
+    // Take the round now; re-encode and re-sign it in slices (records queued after it wait their turn).
     const { roundKind, weight, tensors } = this.acc.result();
-    const payload = encodeRoundFrame({ roundKind, weight, tensors: tensors.map(encodeFoldedTensor) }, this.o.mac);
     const depositors = this.acc.ranks;
     const round = this.round;
     this.round++;
     this.acc = new FoldAcc();
-    this.sendUp([encodeMuxHeader(REC_HOST_FRAME, 0, payload, this.o.mac), payload]);
-    this.relay.emit({ type: 'folded', round, depositors, bytes: payload.length });
+    this.sendUpLater(async () => {
+      const { chunks, length } = await encodeRoundFrameSliced({ roundKind, weight, tensors: tensors.map(encodeFoldedTensor) }, this.o.mac);
+      this.relay.emit({ type: 'folded', round, depositors, bytes: length });
+      return [await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, this.o.mac), ...chunks];
+    });
   }
 
   waitingFor(): number[] {
@@ -488,8 +494,22 @@ class RelayChannel {
     // Stray Hello/HelloAck, HostFrame from upstream: dropped.
   }
 
-  /** Enqueue upstream; when the bounded queue is full, stop reading ranks until it drains (backpressure). */
+  /** Upstream records keep their order even when one of them is encoded asynchronously. */
+  private upChain: Promise<void> = Promise.resolve();
+
   private sendUp(parts: Uint8Array[]): void {
+    this.upChain = this.upChain.then(() => this.sendUpNow(parts));
+  }
+
+  private sendUpLater(make: () => Promise<Uint8Array[]>): void {
+    this.upChain = this.upChain.then(async () => {
+      if (this.shut) return;
+      this.sendUpNow(await make());
+    });
+  }
+
+  /** Enqueue upstream; when the bounded queue is full, stop reading ranks until it drains (backpressure). */
+  private sendUpNow(parts: Uint8Array[]): void {
     const up = this.upstream;
     if (!up) return;
     const room = up.writer.enqueue(parts);
@@ -509,6 +529,7 @@ class RelayChannel {
     this.shut = true;
     if (this.starveTimer) clearInterval(this.starveTimer);
     this.relay.emit({ type: 'shutdown', channel: this.channel, reason });
+    await this.upChain;
     if (this.upstream) await this.upstream.writer.end();
     for (const rs of this.ranks.values()) {
       await rs.conn.writer.idle();
