@@ -1,6 +1,7 @@
 // What went wrong, as the engine found it: HMAC failures, rejected frames,
 // dead declarations, stalled barriers naming the ranks they wait for. Each
 // finding with a record jumps to it.
+import { useState } from 'react';
 import { useLab } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { formatTime } from '../lib/format';
@@ -13,31 +14,56 @@ export function jumpToRecord(seq: number): void {
 
 export function FindingsView() {
   const findings = useLab((s) => s.findings);
+  const logs = useLab((s) => s.logs);
+  const [tab, setTab] = useState<'findings' | 'log'>('findings');
   const shown = findings.slice(-200).reverse();
   return (
     <section aria-label="Findings" className="panel findings">
       <header className="panel-head">
         <h2>Findings</h2>
         <span className="muted small">{findings.length}</span>
+        <div className="segmented push-right" role="group" aria-label="Findings or engine log">
+          <button type="button" aria-pressed={tab === 'findings'} onClick={() => setTab('findings')}>
+            Findings
+          </button>
+          <button type="button" aria-pressed={tab === 'log'} onClick={() => setTab('log')}>
+            Log
+          </button>
+        </div>
       </header>
-      <ul className="panel-body findings-list">
-        {shown.length === 0 && <li className="muted">Nothing found yet.</li>}
-        {shown.map((f) => (
-          <li key={f.id} className={`finding ${f.severity}`}>
-            <span className="mono muted">{formatTime(f.t)}</span>
-            <span className={`tag ${f.severity}`}>{f.kind}</span>
-            <span className="finding-msg">
-              {f.message}
-              {f.ranks && f.ranks.length > 0 && <span className="muted"> · ranks {f.ranks.join(', ')}</span>}
-            </span>
-            {f.recordSeq !== undefined && (
-              <button type="button" className="link" onClick={() => jumpToRecord(f.recordSeq!)} aria-label={`Jump to record ${f.recordSeq}`}>
-                #{f.recordSeq}
-              </button>
-            )}
-          </li>
-        ))}
-      </ul>
+      {tab === 'log' ? (
+        <ul className="panel-body findings-list" aria-label="Engine log">
+          {logs.length === 0 && <li className="muted">No log lines yet.</li>}
+          {logs
+            .slice()
+            .reverse()
+            .map((l, i) => (
+              <li key={logs.length - i} className={`finding ${l.level}`}>
+                <span className={`tag ${l.level === 'info' ? '' : l.level}`}>{l.level}</span>
+                <span className="finding-msg mono small">{l.message}</span>
+              </li>
+            ))}
+        </ul>
+      ) : (
+        <ul className="panel-body findings-list">
+          {shown.length === 0 && <li className="muted">Nothing found yet.</li>}
+          {shown.map((f) => (
+            <li key={f.id} className={`finding ${f.severity}`}>
+              <span className="mono muted">{formatTime(f.t)}</span>
+              <span className={`tag ${f.severity}`}>{f.kind}</span>
+              <span className="finding-msg">
+                {f.message}
+                {f.ranks && f.ranks.length > 0 && <span className="muted"> · ranks {f.ranks.join(', ')}</span>}
+              </span>
+              {f.recordSeq !== undefined && (
+                <button type="button" className="link" onClick={() => jumpToRecord(f.recordSeq!)} aria-label={`Jump to record ${f.recordSeq}`}>
+                  #{f.recordSeq}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

@@ -77,15 +77,22 @@ export function RecordsView() {
     if (el && !displayPaused && stickToEnd.current && view.length > 0) el.scrollTop = virtualizer.getTotalSize();
   });
 
-  // A finding or a shortcut asked to show a record.
+  // A finding or the ladder asked to show a record. The filter may be clearing
+  // in the same moment, so the request waits until the row is in the view.
+  const pendingReveal = useRef<number | null>(null);
   useEffect(() => {
-    if (selectedSeq === null) return;
-    const i = view.indexOfSeq(selectedSeq);
+    if (revealSeq > 0) pendingReveal.current = selectedSeq;
+  }, [revealSeq]);
+  useEffect(() => {
+    const seq = pendingReveal.current;
+    if (seq === null) return;
+    const i = view.indexOfSeq(seq);
     if (i >= 0) {
+      pendingReveal.current = null;
       stickToEnd.current = false;
       virtualizer.scrollToIndex(i, { align: 'center' });
     }
-  }, [revealSeq]);
+  });
 
   const select = (seq: number) => {
     // Keep the chosen row in view: stop following the newest records until scrolled back to the end.
