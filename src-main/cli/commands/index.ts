@@ -7,6 +7,7 @@ import { relayCommand } from './relay';
 import { rankCommand } from './rank';
 import { scenarioCommand } from './scenario';
 import { benchCommand } from './bench';
+import { traceCommand } from '../../lab/trace/cli';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -17,4 +18,5 @@ export const commands: Record<string, Command> = {
   rank: rankCommand,
   scenario: scenarioCommand,
   bench: benchCommand,
+  trace: traceCommand,
 };
