@@ -29,7 +29,7 @@ const V128_STORE = [SIMD, 0x0b, 0x04, 0x00];
 const F32X4_ADD = [SIMD, 0xe4, 0x01];
 const I32X4_SHL = [SIMD, 0xab, 0x01];
 
-function body(loadSrc: number[], srcStep: number): number[] {
+function body(loadSrc: number[], srcStep: number, accTransform: number[] = []): number[] {
   // prettier-ignore
   const code = [
     0x01, 0x01, I32, // one local: $end
@@ -38,7 +38,7 @@ function body(loadSrc: number[], srcStep: number): number[] {
     0x03, 0x40, // loop
     GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1, // br_if 1 (exit)
     GET, 0, // store address
-    GET, 0, ...V128_LOAD,
+    GET, 0, ...V128_LOAD, ...accTransform,
     GET, 1, ...loadSrc,
     ...F32X4_ADD,
     ...V128_STORE,
@@ -68,7 +68,10 @@ function section(id: number, content: number[]): number[] {
 
 const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
+const V128_CONST_ZERO = [SIMD, 0x0c, ...new Array<number>(16).fill(0)];
 const f32Body = body(V128_LOAD, 16);
+/** (acc + 0) + src: the first add onto a verbatim seed (-0.0 becomes +0.0 as in flodl's promotion). */
+const f32FromZeroBody = body(V128_LOAD, 16, [...V128_CONST_ZERO, ...F32X4_ADD]);
 const bf16Body = body([...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL], 8);
 
 // prettier-ignore
@@ -76,9 +79,9 @@ export const FOLD_WASM_BYTES = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [0x01, 0x60, 0x03, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> ()
   ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
-  ...section(3, [0x02, 0x00, 0x00]), // two functions of type 0
-  ...section(7, [0x02, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01]),
-  ...section(10, [0x02, ...f32Body, ...bf16Body]),
+  ...section(3, [0x03, 0x00, 0x00, 0x00]), // three functions of type 0
+  ...section(7, [0x03, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02]),
+  ...section(10, [0x03, ...f32Body, ...bf16Body, ...f32FromZeroBody]),
 ]);
 
 interface WasmMemory {
@@ -96,6 +99,7 @@ type AddFn = (acc: number, src: number, n: number) => void;
 
 interface Bound {
   addF32: AddFn;
+  addF32FromZero: AddFn;
   addBf16: AddFn;
   u8: Uint8Array;
   f32: Float32Array;
@@ -121,6 +125,7 @@ export function createWasmFoldKernel(): FoldKernel | null {
     const exports = new wa.Instance(module, { env: { memory } }).exports;
     return {
       addF32: exports.add_f32 as AddFn,
+      addF32FromZero: exports.add_f32_z as AddFn,
       addBf16: exports.add_bf16 as AddFn,
       u8: new Uint8Array(memory.buffer),
       f32: new Float32Array(memory.buffer),
@@ -149,7 +154,7 @@ export function createWasmFoldKernel(): FoldKernel | null {
     accOffset: number,
     elemBytes: number,
     pick: (b: Bound) => AddFn,
-    tail: FoldKernel['addF32Into'],
+    tail: (acc: Float32Array, src: Uint8Array, accOffset: number) => void,
   ) => {
     const n = Math.floor(src.length / elemBytes);
     const own = owners.get(acc.buffer);
@@ -176,11 +181,18 @@ export function createWasmFoldKernel(): FoldKernel | null {
 
   return {
     name: 'wasm-simd',
-    addF32Into: (acc, src, accOffset = 0) =>
-      run(acc, src, accOffset, 4, (b) => b.addF32, jsFoldKernel.addF32Into),
+    addF32Into: (acc, src, accOffset = 0, fromZero = false) =>
+      run(
+        acc,
+        src,
+        accOffset,
+        4,
+        (b) => (fromZero ? b.addF32FromZero : b.addF32),
+        (a, s, o) => jsFoldKernel.addF32Into(a, s, o, fromZero),
+      ),
     addBf16Into: (acc, src, accOffset = 0) =>
       run(acc, src, accOffset, 2, (b) => b.addBf16, jsFoldKernel.addBf16Into),
-    allocAccumulator: (n) => {
+    allocAccumulator: (n, uninitialized = false) => {
       if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
       const need = STAGE_BYTES + n * 4;
       // Reuse a released memory that fits without wasting more than half of it.
@@ -188,7 +200,7 @@ export function createWasmFoldKernel(): FoldKernel | null {
       let b: Bound;
       if (i >= 0) {
         b = free.splice(i, 1)[0];
-        b.f32.fill(0, STAGE_BYTES / 4, STAGE_BYTES / 4 + n);
+        if (!uninitialized) b.f32.fill(0, STAGE_BYTES / 4, STAGE_BYTES / 4 + n);
       } else {
         try {
           b = bind(Math.ceil(need / PAGE));

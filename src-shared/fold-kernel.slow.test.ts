@@ -6,6 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { jsFoldKernel, type FoldKernel } from './fold-kernel';
 import { createWasmFoldKernel } from './fold-kernel-wasm';
+import { FoldAccumulator } from './fold';
+import { tensorValues } from './wire/tensor';
 
 const MiB = 1024 * 1024;
 const SIZE = 16 * MiB;
@@ -54,5 +56,28 @@ describe('fold kernel throughput (4 x 16 MiB)', () => {
         `[fold-kernel] ${label}: fold ${foldMs.toFixed(2)} ms, Buffer.copy ${copyMs.toFixed(2)} ms, ratio ${(copyMs / foldMs).toFixed(3)}x`,
       );
     }
+  });
+
+  it('reports the ratio for the whole FoldAccumulator (4 deposits + result)', () => {
+    const frames = Array.from({ length: 4 }, (_, k) => {
+      const b = Buffer.alloc(SIZE + 1);
+      b.set(new Uint8Array(new Float32Array(SIZE / 4).fill(k + 1).buffer), 1);
+      return { roundKind: 0, weight: 1, tensors: [{ dtype: 0, dims: [SIZE / 4], data: b.subarray(1) }] };
+    });
+    const dst = Buffer.alloc(SIZE);
+    const copyMs = bestOf(9, () => {
+      for (const f of frames) Buffer.from(f.tensors[0].data.buffer, 1, SIZE).copy(dst);
+    });
+    const acc = new FoldAccumulator();
+    let last: ArrayLike<number> = [];
+    const foldMs = bestOf(9, () => {
+      acc.reset();
+      frames.forEach((f, rank) => acc.deposit(rank, f));
+      last = tensorValues(acc.result()!.tensors[0]).subarray(0, 2);
+    });
+    expect(Array.from(last)).toEqual([10, 10]);
+    console.log(
+      `[fold-kernel] FoldAccumulator: fold ${foldMs.toFixed(2)} ms, Buffer.copy ${copyMs.toFixed(2)} ms, ratio ${(copyMs / foldMs).toFixed(3)}x`,
+    );
   });
 });

@@ -42,7 +42,31 @@ function checkKernel(k: FoldKernel): void {
   }
 }
 
+/** (acc + 0) + src, the first add onto a verbatim seed, and -0 + -0 staying -0 otherwise. */
+function checkFromZero(k: FoldKernel): void {
+  const n = 9;
+  const src = new Float32Array(n).fill(-0);
+  src[8] = 1.5;
+  const bytes = new Uint8Array(src.buffer);
+  const plain = new Float32Array(n).fill(-0);
+  k.addF32Into(plain, bytes);
+  expect(Object.is(plain[0], -0)).toBe(true);
+  const fromZero = new Float32Array(n).fill(-0);
+  k.addF32Into(fromZero, bytes, 0, true);
+  for (let i = 0; i < 8; i++) expect(Object.is(fromZero[i], 0)).toBe(true);
+  expect(fromZero[8]).toBe(1.5);
+}
+
 describe('fold kernels', () => {
+  it('fromZero adds compute (acc + 0) + src in both kernels', () => {
+    checkFromZero(jsFoldKernel);
+    checkFromZero(createWasmFoldKernel()!);
+    const owned = createWasmFoldKernel()!.allocAccumulator!(70_000, true);
+    owned.fill(-0);
+    createWasmFoldKernel()!.addF32Into(owned, new Uint8Array(70_000 * 4), 0, false);
+    expect(Object.is(owned[100], 0)).toBe(true); // -0 + (+0) = +0
+  });
+
   it('the JS kernel matches the definition', () => checkKernel(jsFoldKernel));
 
   it('the WebAssembly SIMD module validates and its kernel agrees with the definition', () => {

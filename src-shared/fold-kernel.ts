@@ -7,19 +7,23 @@ import { LITTLE_ENDIAN_HOST } from './wire/tensor';
 
 export interface FoldKernel {
   readonly name: string;
-  /** acc[accOffset + i] += f32 element i of `src` (LE bytes, length a multiple of 4). */
-  addF32Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
+  /**
+   * acc[accOffset + i] += f32 element i of `src` (LE bytes, length a multiple of 4).
+   * `fromZero` computes (acc + 0) + src instead: the first add onto a verbatim
+   * seed, so a -0.0 seed element sums as flodl's promotion from +0.0 does.
+   */
+  addF32Into(acc: Float32Array, src: Uint8Array, accOffset?: number, fromZero?: boolean): void;
   /** acc[accOffset + i] += bf16 element i of `src` widened exactly (LE bytes, length a multiple of 2). */
   addBf16Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
-  /** Optional: a zeroed accumulator of n elements that this kernel adds into fastest. */
-  allocAccumulator?(n: number): Float32Array;
+  /** Optional: an accumulator of n elements that this kernel adds into fastest (zeroed unless `uninitialized`). */
+  allocAccumulator?(n: number, uninitialized?: boolean): Float32Array;
   /** Optional: hands back an accumulator from allocAccumulator for reuse (the caller must not touch it again). */
   releaseAccumulator?(acc: Float32Array): void;
 }
 
 /** A zeroed accumulator from the active kernel (or a plain Float32Array). */
-export function allocAccumulator(n: number): Float32Array {
-  return active.allocAccumulator?.(n) ?? new Float32Array(n);
+export function allocAccumulator(n: number, uninitialized = false): Float32Array {
+  return active.allocAccumulator?.(n, uninitialized) ?? new Float32Array(n);
 }
 
 /** Returns an accumulator to the kernel that made it (a no-op for plain arrays). */
@@ -32,23 +36,26 @@ const stageF = new Float32Array(STAGE_ELEMS);
 const stageB = new Uint8Array(stageF.buffer);
 const stageU = new Uint32Array(stageF.buffer);
 
-function addF32Js(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
+// (a + 0) + b and a + b are evaluated in f64 and rounded once to f32 on the
+// store: exact for sums of two f32 values (53 >= 2 x 24 + 2 bits).
+function addF32Js(acc: Float32Array, src: Uint8Array, accOffset = 0, fromZero = false): void {
   const n = src.length >>> 2;
+  const z = fromZero ? 0 : -0; // x + -0 === x for every x, including -0
   if (LITTLE_ENDIAN_HOST && (src.byteOffset & 3) === 0) {
     const v = new Float32Array(src.buffer, src.byteOffset, n);
-    for (let i = 0; i < n; i++) acc[accOffset + i] += v[i];
+    for (let i = 0; i < n; i++) acc[accOffset + i] = acc[accOffset + i] + z + v[i];
     return;
   }
   if (!LITTLE_ENDIAN_HOST) {
     const dv = new DataView(src.buffer, src.byteOffset, n * 4);
-    for (let i = 0; i < n; i++) acc[accOffset + i] += dv.getFloat32(i * 4, true);
+    for (let i = 0; i < n; i++) acc[accOffset + i] = acc[accOffset + i] + z + dv.getFloat32(i * 4, true);
     return;
   }
   for (let base = 0; base < n; base += STAGE_ELEMS) {
     const m = Math.min(STAGE_ELEMS, n - base);
     stageB.set(src.subarray(base * 4, (base + m) * 4));
     const o = accOffset + base;
-    for (let i = 0; i < m; i++) acc[o + i] += stageF[i];
+    for (let i = 0; i < m; i++) acc[o + i] = acc[o + i] + z + stageF[i];
   }
 }
 
@@ -84,8 +91,8 @@ export function isFoldKernelChosen(): boolean {
   return chosen;
 }
 
-export function addF32Into(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
-  active.addF32Into(acc, src, accOffset);
+export function addF32Into(acc: Float32Array, src: Uint8Array, accOffset = 0, fromZero = false): void {
+  active.addF32Into(acc, src, accOffset, fromZero);
 }
 
 export function addBf16Into(acc: Float32Array, src: Uint8Array, accOffset = 0): void {

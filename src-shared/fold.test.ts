@@ -71,6 +71,16 @@ describe('relay fold (5.2)', () => {
     }
   });
 
+  it('a -0.0 seed sums from +0.0 once a second deposit merges (flodl promotion), for any chunking', () => {
+    const frames = [f32(1, [-0, -0, 2]), f32(1, [-0, 1, -0])];
+    for (const got of [sumFrames(frames), streamFold(frames, 3)]) {
+      const v = values(got);
+      expect(Object.is(v[0], 0)).toBe(true);
+      expect(v.slice(1)).toEqual([1, 2]);
+    }
+    expect(Object.is(values(sumFrames([f32(1, [-0])]))[0], -0)).toBe(true);
+  });
+
   it('12. the incremental fold is byte-equal to sum_frames, f32 and bf16, for any chunking', () => {
     for (const mk of [f32, bf16]) {
       const frames = [mk(3, [1.5, -2, 8]), mk(1, [0.5, 4, -16])];

@@ -3,18 +3,28 @@
 // divide; zero-elision aware (elided + elided = elided). The first full
 // payload of a tensor is held verbatim as the seed, so a single-deposit round
 // ships byte-identical payloads; a second full payload promotes the tensor to
-// an f32 sum starting from +0.0 (seed first, then arrival order).
+// an f32 sum starting from +0.0 (seed first, then arrival order). For f32 the
+// seed is copied straight into the accumulator and the first add onto it is
+// (seed + 0) + x, which gives the same bits with one pass less.
 //
 // Deposits stream: beginDeposit returns a RoundFrameSink that merges payload
 // bytes as they arrive (before the footer MAC; safe only because any error
 // tears the channel down, the "MAC-before-use" note). Mass and the rank's
 // deposit count only once the footer verified. After an error the
 // accumulator is poisoned and every further call rethrows it.
-import { DTYPE_BF16, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './wire/constants';
+import { DTYPE_BF16, DTYPE_F32, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './wire/constants';
 import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
 import type { RoundFrameSink } from './wire/round-frame-stream';
-import { dtypeName, elementSize, encodeValues, numel, tensorValues, type TensorEntry } from './wire/tensor';
+import {
+  LITTLE_ENDIAN_HOST,
+  dtypeName,
+  elementSize,
+  encodeValues,
+  numel,
+  tensorValues,
+  type TensorEntry,
+} from './wire/tensor';
 import {
   allocAccumulator,
   getFoldKernel,
@@ -28,7 +38,18 @@ import { bestFoldKernel } from './fold-kernel-wasm';
 if (!isFoldKernelChosen()) setFoldKernel(bestFoldKernel(), false);
 
 type TensorState =
-  { kind: 'elided' } | { kind: 'seed'; bytes: Uint8Array } | { kind: 'sum'; acc: Float32Array };
+  | { kind: 'elided' }
+  /** bf16 seed: the first full payload verbatim (an f32 accumulator could not give its bytes back exactly). */
+  | { kind: 'seed'; bytes: Uint8Array }
+  /**
+   * f32 sums. With one full deposit the accumulator holds that payload's exact
+   * bits (the f32 seed, copied straight in); the second deposit adds onto it
+   * "from zero", (seed + 0) + x, which is flodl's promotion from +0.0.
+   */
+  | { kind: 'sum'; acc: Float32Array; deposits: number };
+
+/** How the current deposit's bytes for one tensor are merged. */
+type MergeMode = 'copy' | 'add' | 'addFromZero';
 
 interface Schema {
   dtype: number;
@@ -128,6 +149,7 @@ export class FoldAccumulator {
     let numTensors = 0;
     // Per tensor of this deposit: where its bytes go, and the partial element carried between chunks.
     let target: TensorState | null = null;
+    let mode: MergeMode = 'add';
     let tensorIndex = -1;
     let size = 4;
     let dtype = 0;
@@ -183,18 +205,30 @@ export class FoldAccumulator {
           target = null;
           if (t.nbytes === 0) return; // elided (or empty): merges nothing
           const st = this.states[t.index];
-          if (st.kind === 'elided') {
-            // The first full payload becomes the seed, held verbatim.
+          if (st.kind === 'elided' && t.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST) {
+            // The first full f32 payload goes straight into the accumulator, bit for bit.
+            const sum: TensorState = { kind: 'sum', acc: allocAccumulator(n, true), deposits: 1 };
+            this.states[t.index] = sum;
+            target = sum;
+            mode = 'copy';
+          } else if (st.kind === 'elided') {
+            // The first full bf16 payload becomes the seed, held verbatim.
             const seed: TensorState = { kind: 'seed', bytes: new Uint8Array(t.nbytes) };
             this.states[t.index] = seed;
             target = seed;
           } else if (st.kind === 'seed') {
+            // A second full payload promotes to f32 sums from +0.0: seed first, then this deposit.
             const acc = allocAccumulator(n);
-            addBytes(acc, st.bytes, 0, t.dtype);
-            const sum: TensorState = { kind: 'sum', acc };
+            addBytes(acc, st.bytes, 0, t.dtype, false);
+            const sum: TensorState = { kind: 'sum', acc, deposits: 2 };
             this.states[t.index] = sum;
             target = sum;
-          } else target = st;
+            mode = 'add';
+          } else {
+            mode = st.deposits === 1 ? 'addFromZero' : 'add';
+            st.deposits++;
+            target = st;
+          }
         }),
       onData: (index, offset, bytes) =>
         this.guard(() => {
@@ -206,6 +240,11 @@ export class FoldAccumulator {
           }
           if (target.kind !== 'sum') return;
           const acc = target.acc;
+          if (mode === 'copy') {
+            new Uint8Array(acc.buffer, acc.byteOffset, acc.length * 4).set(bytes, offset);
+            return;
+          }
+          const fromZero = mode === 'addFromZero';
           let pos = 0;
           let elem = Math.floor((offset - carryLen) / size);
           if (carryLen > 0) {
@@ -214,12 +253,12 @@ export class FoldAccumulator {
             carryLen += take;
             pos = take;
             if (carryLen < size) return;
-            addBytes(acc, carry.subarray(0, size), elem, dtype);
+            addBytes(acc, carry.subarray(0, size), elem, dtype, fromZero);
             elem++;
             carryLen = 0;
           }
           const whole = Math.floor((bytes.length - pos) / size) * size;
-          if (whole > 0) addBytes(acc, bytes.subarray(pos, pos + whole), elem, dtype);
+          if (whole > 0) addBytes(acc, bytes.subarray(pos, pos + whole), elem, dtype, fromZero);
           pos += whole;
           if (pos < bytes.length) {
             carry.set(bytes.subarray(pos));
@@ -239,8 +278,9 @@ export class FoldAccumulator {
 
   /**
    * The round's sum as a frame in the round's dtypes (the relay re-signs and
-   * ships it as its HostFrame); null before any deposit. Seeds are returned
-   * verbatim, sums re-encoded (bf16 via RNE), elided stays elided.
+   * ships it as its HostFrame); null before any deposit. A single deposit comes
+   * back bit for bit, sums are encoded in the dtype (bf16 via RNE), elided
+   * stays elided. f32 data are views of the accumulator: valid until reset().
    */
   result(): RoundFrame | null {
     return this.guard(() => {
@@ -251,6 +291,14 @@ export class FoldAccumulator {
         if (st.kind === 'elided')
           return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
         if (st.kind === 'seed') return { dtype: s.dtype, dims, data: st.bytes };
+        // f32: the accumulator's own bytes (no copy); bf16: re-encoded with RNE.
+        if (s.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST) {
+          return {
+            dtype: s.dtype,
+            dims,
+            data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4),
+          };
+        }
         return { dtype: s.dtype, dims, data: encodeValues(s.dtype, st.acc) };
       });
       return { roundKind: this.roundKindValue, weight: this.massValue, tensors };
@@ -258,10 +306,16 @@ export class FoldAccumulator {
   }
 }
 
-function addBytes(acc: Float32Array, src: Uint8Array, accOffset: number, dtype: number): void {
+function addBytes(
+  acc: Float32Array,
+  src: Uint8Array,
+  accOffset: number,
+  dtype: number,
+  fromZero: boolean,
+): void {
   const k = getFoldKernel();
   if (dtype === DTYPE_BF16) k.addBf16Into(acc, src, accOffset);
-  else k.addF32Into(acc, src, accOffset);
+  else k.addF32Into(acc, src, accOffset, fromZero);
 }
 
 /** sum_frames: pure sum of every frame, masses summed, kind preserved (all validations of the fold). */
