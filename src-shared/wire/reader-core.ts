@@ -50,13 +50,6 @@ export class ChunkAccumulator {
     this.total += b.length;
   }
 
-  /** The first `n` bytes joined (n <= length), for small header fields. */
-  peek(n: number): Uint8Array {
-    if (this.parts.length === 1 || (this.parts.length > 0 && this.parts[0].length >= n))
-      return this.parts[0].subarray(0, n);
-    return this.join().subarray(0, n);
-  }
-
   take(): Uint8Array {
     const out = this.join();
     this.parts = [];
