@@ -27,3 +27,4 @@ export * from './units-json';
 export * from './readers';
 export * from './dissect';
 export * from './frame-ceiling';
+export * from './streamed-writer';
