@@ -9,6 +9,13 @@ import { PendingBytes } from './tap';
 
 export type Consumer = (chunk: Uint8Array) => void;
 
+/**
+ * Inbound bytes handled per event-loop turn before the socket pauses until
+ * the next turn: with many sockets streaming model-sized frames at once, one
+ * poll phase could otherwise parse, MAC and fold tens of MiB in a row.
+ */
+export const READ_BUDGET_PER_TURN = 1 << 20;
+
 export interface ConnOptions {
   /** Which way the bytes this end reads travel (a controller reads 'up'). */
   readDir: Direction;
@@ -23,6 +30,9 @@ export class Conn {
   private consumer: Consumer | null = null;
   private held: Uint8Array[] = [];
   private closeListeners: ((hadError: boolean) => void)[] = [];
+  private readonly pauses = new Set<string>();
+  private turnBytes = 0;
+  private turnReset = false;
   closed = false;
 
   constructor(
@@ -41,6 +51,7 @@ export class Conn {
       this.counter.add(opts.readDir, chunk.length);
       if (this.consumer) this.consumer(chunk);
       else this.held.push(chunk);
+      this.spend(chunk.length);
     });
     // Errors end in 'close'; they are reported there.
     socket.on('error', () => {});
@@ -86,11 +97,27 @@ export class Conn {
     this.socket.destroy();
   }
 
-  pause(): void {
+  /** Pauses reading for a reason (several may hold at once: backpressure, the per-turn budget). */
+  pause(reason = 'caller'): void {
+    this.pauses.add(reason);
     this.socket.pause();
   }
-  resume(): void {
-    this.socket.resume();
+  resume(reason = 'caller'): void {
+    this.pauses.delete(reason);
+    if (this.pauses.size === 0 && !this.closed) this.socket.resume();
+  }
+
+  private spend(n: number): void {
+    this.turnBytes += n;
+    if (!this.turnReset) {
+      this.turnReset = true;
+      setImmediate(() => {
+        this.turnReset = false;
+        this.turnBytes = 0;
+        this.resume('budget');
+      });
+    }
+    if (this.turnBytes >= READ_BUDGET_PER_TURN) this.pause('budget');
   }
 }
 

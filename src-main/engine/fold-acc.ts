@@ -13,7 +13,7 @@
 // remaining bytes land in the discarded seed (see the engine report).
 import { DTYPE_BF16, DTYPE_F32 } from '@shared/wire/constants';
 import { LITTLE_ENDIAN_HOST, encodeValues, type TensorEntry } from '@shared/wire/tensor';
-import { addBf16Into, addF32Into } from '@shared/fold-kernel';
+import { addBf16Into, addF32Into, allocAccumulator } from '@shared/fold-kernel';
 import '@shared/fold'; // installs the fastest fold kernel
 import type { RoundFrameHeaderInfo, RoundFrameSink, RoundFrameTensorInfo } from '@shared/wire/round-frame-stream';
 
@@ -160,7 +160,8 @@ export class FoldAcc {
 
   /** Adds whole elements from `bytes`, starting at element `elem`. */
   private addBytes(slot: Slot, elem: number, bytes: Uint8Array): void {
-    if (!slot.acc) slot.acc = new Float32Array(slot.numel);
+    // An accumulator the kernel adds into in place (WebAssembly memory for big tensors).
+    if (!slot.acc) slot.acc = allocAccumulator(slot.numel);
     if (slot.dtype === DTYPE_F32) addF32Into(slot.acc, bytes, elem);
     else addBf16Into(slot.acc, bytes, elem);
   }

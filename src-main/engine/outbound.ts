@@ -5,6 +5,9 @@
 import type { Socket } from 'node:net';
 import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
 
+/** Largest piece handed to the socket in one event-loop turn. */
+export const WRITE_SLICE = 1 << 20;
+
 export interface OutboundOptions {
   bound?: number;
   /** Bytes handed to the kernel (counted in the write callback). */
@@ -85,14 +88,21 @@ export class OutboundWriter {
       while (this.queue.length > 0 && !this.failed) {
         const parts = this.queue.shift()!;
         this.wakeRoom();
-        for (const p of parts) {
-          if (this.failed) break;
-          const n = p.length;
-          const ok = this.socket.write(p, (err) => {
-            if (err) this.fail(err);
-            else this.opts.onWritten?.(n);
-          });
-          if (!ok) await this.waitDrain();
+        for (const whole of parts) {
+          // A model-sized part goes out in slices, one per event-loop turn, so
+          // handing it to the kernel never blocks the loop for long.
+          for (let o = 0; o < whole.length || (o === 0 && whole.length === 0); o += WRITE_SLICE) {
+            if (this.failed) break;
+            const p = whole.length > WRITE_SLICE ? whole.subarray(o, Math.min(whole.length, o + WRITE_SLICE)) : whole;
+            const n = p.length;
+            const ok = this.socket.write(p, (err) => {
+              if (err) this.fail(err);
+              else this.opts.onWritten?.(n);
+            });
+            if (!ok) await this.waitDrain();
+            else if (whole.length > WRITE_SLICE) await new Promise((r) => setImmediate(r));
+            if (whole.length <= WRITE_SLICE) break;
+          }
         }
       }
     } finally {

@@ -515,10 +515,10 @@ class RelayChannel {
     const room = up.writer.enqueue(parts);
     if (!room && !this.pausedForRoom) {
       this.pausedForRoom = true;
-      for (const rs of this.ranks.values()) rs.conn.pause();
+      for (const rs of this.ranks.values()) rs.conn.pause('backpressure');
       void up.writer.room().then(() => {
         this.pausedForRoom = false;
-        for (const rs of this.ranks.values()) rs.conn.resume();
+        for (const rs of this.ranks.values()) rs.conn.resume('backpressure');
       });
     }
   }

@@ -52,43 +52,74 @@ export function expectedWeight(seed: number, round: number, accepted: Contributi
   return accepted.reduce((s, c) => s + rankMass(seed, c.rank, round, c.idle), 0);
 }
 
-export function checkAdoption(input: CheckInput): CheckResult {
-  const { seed, round, dtype, accepted, adopted } = input;
+/** The expected consensus at some element indices, with the magnitude scale of each (for the tolerance). */
+export interface Expected {
+  weight: number;
+  indices: number[];
+  values: Float64Array;
+  scales: Float64Array;
+}
+
+/** Recomputes the mass-weighted average from the generator alone. */
+export function expectedConsensus(seed: number, round: number, dtype: number, accepted: Contribution[], indices: number[]): Expected {
   const masses = accepted.map((c) => rankMass(seed, c.rank, round, c.idle));
   const total = masses.reduce((a, b) => a + b, 0);
+  const values = new Float64Array(indices.length);
+  const scales = new Float64Array(indices.length);
+  if (total > 0) {
+    for (let k = 0; k < indices.length; k++) {
+      let sum = 0;
+      let mag = 0;
+      for (let j = 0; j < accepted.length; j++) {
+        if (masses[j] === 0) continue;
+        const v = sentValue(dtype, masses[j], elementValue(seed, accepted[j].rank, round, indices[k]));
+        sum += v;
+        mag += Math.abs(v);
+      }
+      values[k] = sum / total;
+      // Scale by the magnitude of the terms: a sum that cancels to ~0 still
+      // carries the rounding error of its terms (summation order differs by topology).
+      scales[k] = Math.max(Math.abs(values[k]), mag / total, Number.MIN_VALUE);
+    }
+  }
+  return { weight: total, indices, values, scales };
+}
+
+function sameIndices(a: number[], b: number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Compares one rank's adopted sample with an expectation computed once per round. */
+export function compareAdoption(exp: Expected, dtype: number, adopted: AdoptedSample): CheckResult {
+  const total = exp.weight;
   if (adopted.weight !== total) {
     return { verdict: 'mismatch', maxRelError: Infinity, expectedWeight: total, message: `reply weight ${adopted.weight}, expected ${total}` };
   }
-  if (adopted.indices.length !== adopted.values.length) {
-    return { verdict: 'mismatch', maxRelError: Infinity, expectedWeight: total, message: 'sample indices and values differ in length' };
-  }
   // Weight 0 means "nothing realized": the rank keeps its own state, nothing to compare.
   if (total <= 0) return { verdict: 'ok', maxRelError: 0, expectedWeight: total };
+  if (adopted.indices.length !== adopted.values.length || !sameIndices(adopted.indices, exp.indices)) {
+    return { verdict: 'mismatch', maxRelError: Infinity, expectedWeight: total, message: 'sample indices differ from the expected ones' };
+  }
   const tol = toleranceFor(dtype);
   let maxRel = 0;
   let worst = -1;
-  for (let k = 0; k < adopted.indices.length; k++) {
-    const i = adopted.indices[k];
-    let sum = 0;
-    let mag = 0;
-    for (let j = 0; j < accepted.length; j++) {
-      if (masses[j] === 0) continue;
-      const v = sentValue(dtype, masses[j], elementValue(seed, accepted[j].rank, round, i));
-      sum += v;
-      mag += Math.abs(v);
-    }
-    const expected = sum / total;
-    // Scale by the magnitude of the terms: a sum that cancels to ~0 still
-    // carries the rounding error of its terms (summation order differs by topology).
-    const scale = Math.max(Math.abs(expected), mag / total, Number.MIN_VALUE);
-    const rel = Math.abs(adopted.values[k] - expected) / scale;
+  for (let k = 0; k < exp.indices.length; k++) {
+    const rel = Math.abs(adopted.values[k] - exp.values[k]) / exp.scales[k];
     if (!(rel <= maxRel)) {
       maxRel = Number.isNaN(rel) ? Infinity : rel;
-      worst = i;
+      worst = exp.indices[k];
     }
   }
   if (maxRel > tol) {
     return { verdict: 'mismatch', maxRelError: maxRel, expectedWeight: total, message: `element ${worst} off by ${maxRel.toExponential(2)} (tolerance ${tol})` };
   }
   return { verdict: 'ok', maxRelError: maxRel, expectedWeight: total };
+}
+
+export function checkAdoption(input: CheckInput): CheckResult {
+  const { seed, round, dtype, accepted, adopted } = input;
+  return compareAdoption(expectedConsensus(seed, round, dtype, accepted, adopted.indices), dtype, adopted);
 }

@@ -34,15 +34,17 @@ export interface RunReport {
   verdict: RunVerdict;
 }
 
-export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig>; onSession?: (s: LabSession) => void } = {}): Promise<RunReport> {
+export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig>; onSession?: (s: LabSession) => void; onRoundsStart?: () => void; onRoundsEnd?: () => void } = {}): Promise<RunReport> {
   const session = new LabSession({ snapLen: opts.snapLen ?? 0 });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
   await session.start(config, opts.extra ?? {}, faults);
+  opts.onRoundsStart?.();
   // The outcome is read when the rounds end, before the teardown's own exits.
   let atEnd: { dead: number[]; ended: { reason: string; error: boolean } | null };
   try {
     await session.finished();
+    opts.onRoundsEnd?.();
   } finally {
     const c = session.activeCluster!;
     const d = session.roundDriver!;

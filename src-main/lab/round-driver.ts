@@ -10,7 +10,7 @@ import type { ControllerEvent } from '../engine/controller';
 import type { RelayEvent } from '../engine/relay';
 import { dtypeCode } from '../engine/synthetic';
 import type { RankToParent } from '../rank/spec';
-import { checkAdoption, type CheckResult } from './checker';
+import { compareAdoption, expectedConsensus, type CheckResult, type Expected } from './checker';
 
 export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host';
 export interface Fault {
@@ -230,8 +230,13 @@ export class RoundDriver {
     let verdict: RoundReport['verdict'] = 'unchecked';
     let maxRel = 0;
     const results: [number, CheckResult][] = [];
+    // One recomputation per round; every surviving rank's adoption is compared with it.
+    let expected: Expected | null = null;
     for (const [rank, a] of this.adopted.get(r) ?? []) {
-      const res = checkAdoption({ seed: this.cluster.config.seed, round: r, dtype, accepted: contributions, adopted: { weight: a.weight, indices: a.indices, values: a.values } });
+      if (a.indices.length > 0 && (!expected || expected.indices.length !== a.indices.length)) {
+        expected = expectedConsensus(this.cluster.config.seed, r, dtype, contributions, a.indices);
+      }
+      const res = compareAdoption(expected ?? expectedConsensus(this.cluster.config.seed, r, dtype, contributions, []), dtype, { weight: a.weight, indices: a.indices, values: a.values });
       results.push([rank, res]);
       maxRel = Math.max(maxRel, res.maxRelError);
     }
