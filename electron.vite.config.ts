@@ -37,7 +37,9 @@ export default defineConfig({
       outDir: 'out/renderer',
       // Hashed assets only; nothing inlined as data: or script, so the strict CSP holds.
       assetsInlineLimit: 0,
-      rollupOptions: { input: { index: fileURLToPath(new URL('./src-renderer/index.html', import.meta.url)) } },
+      rollupOptions: {
+        input: { index: fileURLToPath(new URL('./src-renderer/index.html', import.meta.url)) },
+      },
     },
   },
 });

@@ -4,7 +4,14 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { browserOrSkip, CHROMIUM_ARGS, freshProfileDir, launchBrowserMode, resultsDir, type LaunchedApp } from './support';
+import {
+  browserOrSkip,
+  CHROMIUM_ARGS,
+  freshProfileDir,
+  launchBrowserMode,
+  resultsDir,
+  type LaunchedApp,
+} from './support';
 
 const exe = browserOrSkip('browser-mode e2e');
 const WAIT = { timeout: 60_000 };
@@ -22,7 +29,12 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     // The first launch may build the window (electron-vite) before it serves.
     app = await launchBrowserMode(240_000);
     profile = freshProfileDir();
-    context = await chromium.launchPersistentContext(profile, { executablePath: exe!, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1600, height: 1000 } });
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: exe!,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1600, height: 1000 },
+    });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.error('page error:', e.message));
     page.on('console', (m) => {
@@ -44,7 +56,13 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
   it('shows the default topology: 2 hosts, 8 live ranks, records flowing', async () => {
     const topology = page.getByRole('region', { name: 'Topology' });
     await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(8);
-    for (let r = 0; r < 8; r++) await expect.poll(() => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'), WAIT).toBe('alive');
+    for (let r = 0; r < 8; r++)
+      await expect
+        .poll(
+          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
+          WAIT,
+        )
+        .toBe('alive');
     await expect.poll(() => page.getByRole('group', { name: 'host h0' }).count()).toBe(1);
     await expect.poll(() => page.getByRole('group', { name: 'host h1' }).count()).toBe(1);
     const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
@@ -58,7 +76,10 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
   it('selects a HostFrame and reads its header fields and bytes in the inspector', async () => {
     const filter = page.getByRole('textbox', { name: 'Filter' });
     await filter.fill('kind == HostFrame');
-    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-kind="HostFrame"]').first();
+    const row = page
+      .getByRole('region', { name: 'Records' })
+      .locator('[role="row"][data-kind="HostFrame"]')
+      .first();
     await row.waitFor(WAIT);
     // Hold the display still so the row stays put while it is clicked.
     await page.getByRole('button', { name: 'Pause display' }).click();
@@ -67,9 +88,12 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await expect.poll(() => inspector.getByRole('treeitem').count(), WAIT).toBeGreaterThan(3);
     // The mux header: magic 0xF10D17D0, little endian, in the first bytes of the hex view.
     const bytes = inspector.getByRole('region', { name: 'Bytes' });
-    const firstBytes = async () => (await bytes.locator('.hb').evaluateAll((els) => els.slice(0, 4).map((e) => e.textContent))).join(' ');
+    const firstBytes = async () =>
+      (await bytes.locator('.hb').evaluateAll((els) => els.slice(0, 4).map((e) => e.textContent))).join(' ');
     await expect.poll(firstBytes, WAIT).toBe('d0 17 0d f1');
-    const labels = await inspector.getByRole('treeitem').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+    const labels = await inspector
+      .getByRole('treeitem')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
     expect(labels.join('\n')).toMatch(/magic/i);
     // Selecting a field highlights its bytes; clicking a byte selects its field.
     await inspector.getByRole('treeitem').filter({ hasText: /magic/i }).first().click();
@@ -77,7 +101,10 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await bytes.locator('.hb[data-offset="13"]').click();
     const selected = inspector.locator('[role="treeitem"][aria-selected="true"]');
     await expect.poll(() => selected.count()).toBe(1);
-    const [start, len] = await Promise.all([selected.getAttribute('data-offset'), selected.getAttribute('data-length')]);
+    const [start, len] = await Promise.all([
+      selected.getAttribute('data-offset'),
+      selected.getAttribute('data-length'),
+    ]);
     expect(Number(start)).toBeLessThanOrEqual(13);
     expect(Number(start) + Number(len)).toBeGreaterThan(13);
     await shot('02-inspector-hostframe');
@@ -90,10 +117,14 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await rank5.click();
     await page.getByRole('button', { name: 'Kill rank' }).click();
     await expect.poll(() => rank5.getAttribute('data-state'), WAIT).toBe('dead');
-    const rounds = async () => Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
+    const rounds = async () =>
+      Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
     const after = await rounds();
     await expect.poll(rounds, WAIT).toBeGreaterThan(after + 2);
-    for (const r of [0, 1, 2, 3, 4, 6, 7]) expect(await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state')).toBe('alive');
+    for (const r of [0, 1, 2, 3, 4, 6, 7])
+      expect(
+        await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
+      ).toBe('alive');
     await shot('03-rank-killed');
   });
 
@@ -111,7 +142,9 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     const savings = page.getByRole('region', { name: 'Byte savings' });
     const h0 = savings.getByRole('row', { name: 'savings h0' });
     await expect.poll(() => h0.getAttribute('data-k')).toBe('4');
-    await expect.poll(async () => Number((await h0.getAttribute('data-ratio')) || NaN), WAIT).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number((await h0.getAttribute('data-ratio')) || NaN), WAIT)
+      .toBeGreaterThan(0);
     const ratio = Number(await h0.getAttribute('data-ratio'));
     // fold sends one frame where direct sends K: about 1/4, plus header overhead.
     expect(ratio).toBeGreaterThan(0.24);
@@ -131,7 +164,9 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await filter.fill('');
     await page.getByLabel('Follow rank').selectOption('6');
     await expect.poll(async () => [...new Set(await rankCells())], WAIT).toEqual(['6']);
-    expect(await rows.evaluateAll((els) => els.some((e) => (e.children[2]?.textContent ?? '').includes('uplink')))).toBe(true);
+    expect(
+      await rows.evaluateAll((els) => els.some((e) => (e.children[2]?.textContent ?? '').includes('uplink'))),
+    ).toBe(true);
     await page.getByLabel('Follow rank').selectOption('');
     await filter.fill('rank == ');
     await expect.poll(() => filter.getAttribute('aria-invalid')).toBe('true');
@@ -167,18 +202,37 @@ describe.skipIf(!exe)('browser mode, end to end', () => {
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     const topology = page.getByRole('region', { name: 'Topology' });
     await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(6);
-    for (let r = 0; r < 6; r++) await expect.poll(() => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'), WAIT).toBe('alive');
-    await expect.poll(() => page.getByRole('row', { name: 'savings h2' }).getAttribute('data-k'), WAIT).toBe('2');
+    for (let r = 0; r < 6; r++)
+      await expect
+        .poll(
+          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
+          WAIT,
+        )
+        .toBe('alive');
+    await expect
+      .poll(() => page.getByRole('row', { name: 'savings h2' }).getAttribute('data-k'), WAIT)
+      .toBe('2');
     await page.getByRole('button', { name: 'relay h2' }).click();
     await page.getByRole('button', { name: 'Kill host' }).click();
-    await expect.poll(() => page.getByRole('group', { name: 'host h2' }).getAttribute('data-state'), WAIT).toBe('dead');
-    for (const r of [4, 5]) await expect.poll(() => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'), WAIT).toBe('dead');
-    const rounds = async () => Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
+    await expect
+      .poll(() => page.getByRole('group', { name: 'host h2' }).getAttribute('data-state'), WAIT)
+      .toBe('dead');
+    for (const r of [4, 5])
+      await expect
+        .poll(
+          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
+          WAIT,
+        )
+        .toBe('dead');
+    const rounds = async () =>
+      Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
     const after = await rounds();
     await expect.poll(rounds, WAIT).toBeGreaterThan(after + 1);
     await shot('08-new-topology-host-killed');
     await page.getByRole('button', { name: 'Stop' }).click();
-    await expect.poll(() => page.getByRole('toolbar', { name: 'Run controls' }).textContent(), WAIT).toContain('stopped');
+    await expect
+      .poll(() => page.getByRole('toolbar', { name: 'Run controls' }).textContent(), WAIT)
+      .toContain('stopped');
   });
 
   it('refuses the page without the token, and the window ran without a CSP violation', async () => {

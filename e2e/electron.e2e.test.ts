@@ -7,25 +7,47 @@ import { _electron as electron } from 'playwright-core';
 import { electronBinary, root, resultsDir } from './support';
 
 const exe = electronBinary();
-if (!exe) console.warn('\n*** electron e2e: no Electron binary installed (optional dependency); skipping the Electron tests ***\n');
+if (!exe)
+  console.warn(
+    '\n*** electron e2e: no Electron binary installed (optional dependency); skipping the Electron tests ***\n',
+  );
 
 describe.skipIf(!exe)('Electron shell, end to end', () => {
   it('opens the lab window with the default topology, denies new windows and navigation', async () => {
     const env = { ...process.env } as Record<string, string>;
     delete env.NODE_EXTRA_CA_CERTS;
     delete env.ELECTRON_RUN_AS_NODE;
-    const app = await electron.launch({ executablePath: exe!, args: [path.join(root, 'out/main/index.js')], env });
+    const app = await electron.launch({
+      executablePath: exe!,
+      args: [path.join(root, 'out/main/index.js')],
+      env,
+    });
     try {
       const page = await app.firstWindow();
       await expect.poll(() => page.locator('[aria-label^="rank "]').count(), { timeout: 60_000 }).toBe(8);
-      const prefs = await app.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0].webContents.getLastWebPreferences());
+      const prefs = await app.evaluate(({ BrowserWindow }) =>
+        BrowserWindow.getAllWindows()[0].webContents.getLastWebPreferences(),
+      );
       expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
       // No Node in the page, only the narrow bridge.
-      expect(await page.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe('undefined');
-      expect(await page.evaluate(() => Object.keys((globalThis as unknown as { relayLab: object }).relayLab).sort())).toEqual(['command', 'subscribe']);
-      await page.evaluate(() => (globalThis as unknown as { open(u: string): unknown }).open('https://example.com'));
+      expect(await page.evaluate(() => typeof (globalThis as { require?: unknown }).require)).toBe(
+        'undefined',
+      );
+      expect(
+        await page.evaluate(() =>
+          Object.keys((globalThis as unknown as { relayLab: object }).relayLab).sort(),
+        ),
+      ).toEqual(['command', 'subscribe']);
+      await page.evaluate(() =>
+        (globalThis as unknown as { open(u: string): unknown }).open('https://example.com'),
+      );
       const urlBefore = page.url();
-      await page.evaluate(() => ((globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com')).catch(() => {});
+      await page
+        .evaluate(
+          () =>
+            ((globalThis as unknown as { location: { href: string } }).location.href = 'https://example.com'),
+        )
+        .catch(() => {});
       expect(app.windows().length).toBe(1);
       expect(page.url()).toBe(urlBefore);
       fs.mkdirSync(resultsDir, { recursive: true });

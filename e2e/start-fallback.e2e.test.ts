@@ -7,14 +7,19 @@ import http from 'node:http';
 import { electronBinary, root } from './support';
 
 const hasElectron = electronBinary() !== null;
-if (hasElectron) console.warn('\n*** start fallback e2e: an Electron binary is installed, so npm start does not fall back; skipping ***\n');
+if (hasElectron)
+  console.warn(
+    '\n*** start fallback e2e: an Electron binary is installed, so npm start does not fall back; skipping ***\n',
+  );
 
 function status(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    http.get(url, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    }).on('error', reject);
+    http
+      .get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+      .on('error', reject);
   });
 }
 
@@ -22,7 +27,12 @@ describe.skipIf(hasElectron)('npm start without Electron', () => {
   it('says why in one line and serves browser mode at the printed URL', async () => {
     const env = { ...process.env };
     delete env.NODE_EXTRA_CA_CERTS;
-    const child = spawn(process.execPath, ['scripts/start.mjs', '--no-open', '--idle'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['scripts/start.mjs', '--no-open', '--idle'], {
+      cwd: root,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     try {
@@ -36,7 +46,9 @@ describe.skipIf(hasElectron)('npm start without Electron', () => {
       });
       const fallbackLines = out.split('\n').filter((l) => /starting browser mode instead/.test(l));
       expect(fallbackLines).toHaveLength(1);
-      expect(fallbackLines[0]).toMatch(/^relay-lab: .*Electron.*not installed.*; starting browser mode instead\.$/);
+      expect(fallbackLines[0]).toMatch(
+        /^relay-lab: .*Electron.*not installed.*; starting browser mode instead\.$/,
+      );
       expect(await status(url)).toBe(200);
       expect(await status(url.replace(/\?token=.*$/, ''))).toBe(403);
     } finally {

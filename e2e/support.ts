@@ -10,7 +10,13 @@ import { createRequire } from 'node:module';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const resultsDir = path.join(root, 'test-results', 'e2e');
 
-const BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable', '/opt/google/chrome/chrome'];
+const BROWSERS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+  '/usr/bin/google-chrome-stable',
+  '/opt/google/chrome/chrome',
+];
 
 /** A local Chromium or Chrome (RELAY_LAB_BROWSER overrides), or null. */
 export function findBrowser(): string | null {
@@ -29,7 +35,16 @@ export function browserOrSkip(suite: string): string | null {
   return null;
 }
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export function freshProfileDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-e2e-profile-'));
@@ -46,7 +61,12 @@ export interface LaunchedApp {
 export function launchBrowserMode(timeoutMs: number): Promise<LaunchedApp> {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  const child = spawn('npm', ['start', '--', '--browser', '--no-open'], { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('npm', ['start', '--', '--browser', '--no-open'], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;

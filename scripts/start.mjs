@@ -33,10 +33,18 @@ function newestMtime(dirs, pattern) {
 
 /** The renderer, main and preload bundles exist and are newer than their sources. */
 function appBuildFresh() {
-  const outputs = ['out/renderer/index.html', 'out/main/index.js', 'out/preload/index.cjs'].map((p) => path.join(root, p));
+  const outputs = ['out/renderer/index.html', 'out/main/index.js', 'out/preload/index.cjs'].map((p) =>
+    path.join(root, p),
+  );
   if (!outputs.every((p) => fs.existsSync(p))) return false;
   const built = Math.min(...outputs.map((p) => fs.statSync(p).mtimeMs));
-  return built >= newestMtime(['src-renderer', 'src-shared', 'src-main/electron', 'src-main/lab', 'src-main/engine'], /\.(tsx?|css|html)$/);
+  return (
+    built >=
+    newestMtime(
+      ['src-renderer', 'src-shared', 'src-main/electron', 'src-main/lab', 'src-main/engine'],
+      /\.(tsx?|css|html)$/,
+    )
+  );
 }
 
 function buildApp() {
@@ -46,11 +54,17 @@ function buildApp() {
   // pick build targets; where the optional package is absent, take it from the pin.
   const env = { ...childEnv };
   if (!env.ELECTRON_MAJOR_VER) {
-    const pin = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).optionalDependencies?.electron ?? '';
+    const pin =
+      JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')).optionalDependencies?.electron ??
+      '';
     const major = /^\D*(\d+)/.exec(pin)?.[1];
     if (major) env.ELECTRON_MAJOR_VER = major;
   }
-  const r = spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], { cwd: root, stdio: 'inherit', env });
+  const r = spawnSync(process.execPath, [bin, 'build', '--logLevel', 'warn'], {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  });
   if (r.status !== 0) {
     process.stderr.write('relay-lab: the window build failed (see above).\n');
     process.exit(1);
@@ -62,13 +76,13 @@ function electronBinary() {
   try {
     const require = createRequire(path.join(root, 'package.json'));
     const exe = require('electron');
-    if (typeof exe !== 'string' || !fs.existsSync(exe)) return { reason: 'the Electron binary is not installed' };
+    if (typeof exe !== 'string' || !fs.existsSync(exe))
+      return { reason: 'the Electron binary is not installed' };
     return { exe };
   } catch {
     return { reason: 'the Electron package is not installed (it is an optional dependency)' };
   }
 }
-
 
 function runChild(cmd, cmdArgs, env = childEnv) {
   const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
@@ -140,7 +154,8 @@ if (wantBrowser) {
     child.on('error', (e) => fallBack(e.message));
     child.on('exit', (code, signal) => {
       // A quick failing exit (no display, missing libraries) means Electron cannot run here.
-      if (code !== 0 && Date.now() - started < 5000) fallBack(signal ? `signal ${signal}` : `exit code ${code}`);
+      if (code !== 0 && Date.now() - started < 5000)
+        fallBack(signal ? `signal ${signal}` : `exit code ${code}`);
       else if (!fellBack) process.exit(code ?? 0);
     });
   }

@@ -12,7 +12,10 @@ export interface WebContentsLike {
   id: number;
   send(channel: string, ...args: unknown[]): void;
   isDestroyed(): boolean;
-  on(event: 'will-navigate' | 'will-redirect' | 'will-attach-webview', listener: (e: { preventDefault(): void }, ...rest: unknown[]) => void): void;
+  on(
+    event: 'will-navigate' | 'will-redirect' | 'will-attach-webview',
+    listener: (e: { preventDefault(): void }, ...rest: unknown[]) => void,
+  ): void;
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;
 }
 
@@ -25,10 +28,17 @@ export interface BrowserWindowLike {
 }
 
 export interface SessionLike {
-  setPermissionRequestHandler(handler: ((wc: unknown, permission: string, callback: (granted: boolean) => void) => void) | null): void;
+  setPermissionRequestHandler(
+    handler: ((wc: unknown, permission: string, callback: (granted: boolean) => void) => void) | null,
+  ): void;
   setPermissionCheckHandler(handler: ((wc: unknown, permission: string) => boolean) | null): void;
   webRequest: {
-    onHeadersReceived(listener: (details: { responseHeaders?: Record<string, string[]> }, callback: (response: { responseHeaders: Record<string, string[]> }) => void) => void): void;
+    onHeadersReceived(
+      listener: (
+        details: { responseHeaders?: Record<string, string[]> },
+        callback: (response: { responseHeaders: Record<string, string[]> }) => void,
+      ) => void,
+    ): void;
   };
 }
 
@@ -42,7 +52,10 @@ export interface ElectronMain {
   };
   BrowserWindow: new (options: object) => BrowserWindowLike;
   ipcMain: {
-    handle(channel: string, handler: (event: IpcMainInvokeEventLike, ...args: unknown[]) => Promise<unknown>): void;
+    handle(
+      channel: string,
+      handler: (event: IpcMainInvokeEventLike, ...args: unknown[]) => Promise<unknown>,
+    ): void;
   };
   session: { defaultSession: SessionLike };
 }

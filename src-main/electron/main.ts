@@ -32,7 +32,12 @@ app.on('web-contents-created', (_e, contents) => {
 });
 
 ipcMain.handle(COMMAND_CHANNEL, async (event, raw) => {
-  if (!senderAllowed({ senderId: event.sender.id, frameUrl: event.senderFrame?.url }, { windowId: win?.webContents.id ?? null, appUrl })) {
+  if (
+    !senderAllowed(
+      { senderId: event.sender.id, frameUrl: event.senderFrame?.url },
+      { windowId: win?.webContents.id ?? null, appUrl },
+    )
+  ) {
     return { ok: false, error: 'FORBIDDEN', message: 'IPC from an untrusted sender' };
   }
   try {
@@ -47,7 +52,9 @@ async function createWindow(): Promise<void> {
   ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permissionAllowed(permission)));
   ses.setPermissionCheckHandler((_wc, permission) => permissionAllowed(permission));
   ses.webRequest.onHeadersReceived((details, callback) => {
-    callback({ responseHeaders: { ...(details.responseHeaders ?? {}), 'Content-Security-Policy': [ELECTRON_CSP] } });
+    callback({
+      responseHeaders: { ...(details.responseHeaders ?? {}), 'Content-Security-Policy': [ELECTRON_CSP] },
+    });
   });
 
   win = new BrowserWindow(windowOptions(preload));

@@ -17,7 +17,11 @@ describe('Electron shell security settings', () => {
   });
 
   it('has a strict CSP: own scripts and styles only, nothing inline, no eval, no framing', () => {
-    const directives = Object.fromEntries(ELECTRON_CSP.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    const directives = Object.fromEntries(
+      ELECTRON_CSP.split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
+    );
     expect(directives['default-src']).toEqual(["'none'"]);
     expect(directives['script-src']).toEqual(["'self'"]);
     expect(directives['style-src']).toEqual(["'self'"]);
@@ -28,18 +32,28 @@ describe('Electron shell security settings', () => {
 
   it('honours IPC only from the lab window main frame on the app page', () => {
     const trusted = { windowId: 7, appUrl: 'file:///opt/relay-lab/out/renderer/index.html' };
-    expect(senderAllowed({ senderId: 7, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html' }, trusted)).toBe(true);
-    expect(senderAllowed({ senderId: 7, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html#x' }, trusted)).toBe(true);
-    expect(senderAllowed({ senderId: 8, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html' }, trusted)).toBe(false);
+    expect(
+      senderAllowed({ senderId: 7, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html' }, trusted),
+    ).toBe(true);
+    expect(
+      senderAllowed({ senderId: 7, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html#x' }, trusted),
+    ).toBe(true);
+    expect(
+      senderAllowed({ senderId: 8, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html' }, trusted),
+    ).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: 'https://evil.example/' }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: 'file:///tmp/evil.html' }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: null }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: 'not a url' }, trusted)).toBe(false);
-    expect(senderAllowed({ senderId: 7, frameUrl: trusted.appUrl }, { ...trusted, windowId: null })).toBe(false);
+    expect(senderAllowed({ senderId: 7, frameUrl: trusted.appUrl }, { ...trusted, windowId: null })).toBe(
+      false,
+    );
   });
 
   it('denies every navigation, new window and permission', () => {
-    for (const url of ['https://example.com', 'file:///etc/passwd', 'javascript:alert(1)']) expect(navigationAllowed(url)).toBe(false);
-    for (const p of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal']) expect(permissionAllowed(p)).toBe(false);
+    for (const url of ['https://example.com', 'file:///etc/passwd', 'javascript:alert(1)'])
+      expect(navigationAllowed(url)).toBe(false);
+    for (const p of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal'])
+      expect(permissionAllowed(p)).toBe(false);
   });
 });

@@ -50,7 +50,10 @@ function withoutQueryOrHash(url: string): string | null {
  * frame's page (the app's index.html): not from another window, a subframe,
  * or a page the window was somehow navigated to.
  */
-export function senderAllowed(sender: { senderId: number; frameUrl: string | null | undefined }, trusted: { windowId: number | null; appUrl: string }): boolean {
+export function senderAllowed(
+  sender: { senderId: number; frameUrl: string | null | undefined },
+  trusted: { windowId: number | null; appUrl: string },
+): boolean {
   if (trusted.windowId === null || sender.senderId !== trusted.windowId) return false;
   if (!sender.frameUrl) return false;
   const got = withoutQueryOrHash(sender.frameUrl);

@@ -2,14 +2,35 @@ import { describe, it, expect } from 'vitest';
 import type { UnitRecord } from '@shared/lab/records';
 import { EventCoalescer, MAX_PENDING_RECORDS } from './batcher';
 
-const rec = (seq: number): UnitRecord => ({ seq, t: seq, link: 'h0.uplink.data', dir: 'up', layer: 'mux', kind: 'HostFrame', length: 10, captured: 10, verdict: 'ok', summary: '' });
+const rec = (seq: number): UnitRecord => ({
+  seq,
+  t: seq,
+  link: 'h0.uplink.data',
+  dir: 'up',
+  layer: 'mux',
+  kind: 'HostFrame',
+  length: 10,
+  captured: 10,
+  verdict: 'ok',
+  summary: '',
+});
 
 describe('EventCoalescer', () => {
   it('merges record events, keeps only the newest links event, and keeps order of the rest', () => {
     const c = new EventCoalescer();
-    c.add({ events: [{ type: 'records', records: [rec(1), rec(2)], droppedBefore: 0 }, { type: 'links', links: [] }] });
+    c.add({
+      events: [
+        { type: 'records', records: [rec(1), rec(2)], droppedBefore: 0 },
+        { type: 'links', links: [] },
+      ],
+    });
     c.add({ events: [{ type: 'records', records: [rec(3)], droppedBefore: 2 }] });
-    c.add({ events: [{ type: 'log', level: 'info', message: 'x' }, { type: 'links', links: [{ id: 'a' } as never] }] });
+    c.add({
+      events: [
+        { type: 'log', level: 'info', message: 'x' },
+        { type: 'links', links: [{ id: 'a' } as never] },
+      ],
+    });
     const { events } = c.take();
     expect(events.map((e) => e.type)).toEqual(['records', 'log', 'links']);
     const r = events[0] as Extract<(typeof events)[0], { type: 'records' }>;

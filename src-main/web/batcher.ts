@@ -37,10 +37,19 @@ export class EventCoalescer {
       let merged: Extract<LabEvent, { type: 'records' }> = ev;
       if (at >= 0) {
         const prev = this.pending.splice(at, 1)[0] as Extract<LabEvent, { type: 'records' }>;
-        merged = { type: 'records', records: prev.records.concat(ev.records), droppedBefore: prev.droppedBefore + ev.droppedBefore };
+        merged = {
+          type: 'records',
+          records: prev.records.concat(ev.records),
+          droppedBefore: prev.droppedBefore + ev.droppedBefore,
+        };
       }
       const over = merged.records.length - MAX_PENDING_RECORDS;
-      if (over > 0) merged = { type: 'records', records: merged.records.slice(over), droppedBefore: merged.droppedBefore + over };
+      if (over > 0)
+        merged = {
+          type: 'records',
+          records: merged.records.slice(over),
+          droppedBefore: merged.droppedBefore + over,
+        };
       this.pending.push(merged);
       return;
     }

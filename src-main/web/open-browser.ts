@@ -6,7 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 
 const CANDIDATES: Record<string, string[]> = {
-  linux: ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable', 'microsoft-edge', 'brave-browser'],
+  linux: [
+    'chromium',
+    'chromium-browser',
+    'google-chrome',
+    'google-chrome-stable',
+    'microsoft-edge',
+    'brave-browser',
+  ],
   darwin: [
     '/Applications/Google Chrome.app/Contents/MacOS/Google Chrome',
     '/Applications/Chromium.app/Contents/MacOS/Chromium',
@@ -14,7 +21,10 @@ const CANDIDATES: Record<string, string[]> = {
   ],
   win32: [
     path.join(process.env['PROGRAMFILES'] ?? 'C:\\Program Files', 'Google\\Chrome\\Application\\chrome.exe'),
-    path.join(process.env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)', 'Microsoft\\Edge\\Application\\msedge.exe'),
+    path.join(
+      process.env['PROGRAMFILES(X86)'] ?? 'C:\\Program Files (x86)',
+      'Microsoft\\Edge\\Application\\msedge.exe',
+    ),
   ],
 };
 
@@ -50,7 +60,11 @@ export function openInAppMode(url: string): string | null {
   // A profile of our own: the lab window does not mix with the person's browsing.
   const profile = path.join(os.homedir(), '.cache', 'relay-lab', 'browser-profile');
   fs.mkdirSync(profile, { recursive: true });
-  const child = spawn(exe, [`--app=${url}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check'], { detached: true, stdio: 'ignore' });
+  const child = spawn(
+    exe,
+    [`--app=${url}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check'],
+    { detached: true, stdio: 'ignore' },
+  );
   child.on('error', () => {});
   child.unref();
   return exe;

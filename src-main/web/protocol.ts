@@ -8,7 +8,8 @@ export interface ClientCommandMessage {
   command: unknown;
 }
 
-export type ServerMessage = { type: 'reply'; id: number; reply: LabReply } | { type: 'batch'; batch: LabBatch };
+export type ServerMessage =
+  { type: 'reply'; id: number; reply: LabReply } | { type: 'batch'; batch: LabBatch };
 
 /** Largest message a client may send: commands are small. */
 export const MAX_CLIENT_MESSAGE = 64 * 1024;

@@ -26,7 +26,8 @@ export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: st
     else if (a === '--idle') opts.autoStart = false;
     else if (a === '--port') {
       const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port takes a port number, not '${argv[i]}'`);
+      if (!Number.isInteger(n) || n < 0 || n > 65535)
+        throw new Error(`--port takes a port number, not '${argv[i]}'`);
       opts.port = n;
     } else if (a === '--renderer') opts.rendererDir = path.resolve(argv[++i] ?? '');
     else throw new Error(`unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle)`);
@@ -75,20 +76,29 @@ export async function runBrowserMode(api: LabApi, opts: BrowserModeOptions): Pro
 
   if (opts.autoStart) {
     const reply = await api.command({ type: 'start' });
-    if (!reply.ok) process.stderr.write(`relay-lab: the default topology did not start: ${reply.error}: ${reply.message}\n`);
+    if (!reply.ok)
+      process.stderr.write(
+        `relay-lab: the default topology did not start: ${reply.error}: ${reply.message}\n`,
+      );
   }
 
   process.stdout.write(`Relay Lab is running in browser mode. Open:\n${server.url}\n`);
   if (opts.open) {
     const browser = openInAppMode(server.url);
-    process.stdout.write(browser ? `Opened in ${path.basename(browser)} (app mode).\n` : 'No Chromium or Chrome found: open the URL above in a browser.\n');
+    process.stdout.write(
+      browser
+        ? `Opened in ${path.basename(browser)} (app mode).\n`
+        : 'No Chromium or Chrome found: open the URL above in a browser.\n',
+    );
   }
 
   let stopping = false;
   const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    await Promise.race([api.command({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]).catch(() => {});
+    await Promise.race([api.command({ type: 'stop' }), new Promise((r) => setTimeout(r, 3000))]).catch(
+      () => {},
+    );
     await server.close().catch(() => {});
     process.exit(code);
   };

@@ -25,7 +25,11 @@ class RecordingApi implements LabApi {
   }
 }
 
-function get(port: number, pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function get(
+  port: number,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path: pathAndQuery, headers }, (res) => {
       let body = '';
@@ -113,7 +117,9 @@ describe('browser mode server', () => {
     expect((await connect(good, { Origin: `http://localhost:${srv.port}` })).status).toBe(403);
     expect((await connect(good, {})).status).toBe(403);
     expect((await connect(good, { Origin: origin, Host: `rebind.example:${srv.port}` })).status).toBe(403);
-    expect((await connect(`ws://127.0.0.1:${srv.port}/other?token=${srv.token}`, { Origin: origin })).status).toBe(404);
+    expect(
+      (await connect(`ws://127.0.0.1:${srv.port}/other?token=${srv.token}`, { Origin: origin })).status,
+    ).toBe(404);
   });
 
   it('carries validated commands, named errors for bad ones, and batched events', async () => {
@@ -143,7 +149,11 @@ describe('browser mode server', () => {
 
     // Many small batches from the session arrive merged into few messages.
     for (let i = 0; i < 50; i++) api.emit({ events: [{ type: 'log', level: 'info', message: `m${i}` }] });
-    const batch = await waitFor((m) => m.type === 'batch' && (m as unknown as { batch: LabBatch }).batch.events.some((e) => e.type === 'log'));
+    const batch = await waitFor(
+      (m) =>
+        m.type === 'batch' &&
+        (m as unknown as { batch: LabBatch }).batch.events.some((e) => e.type === 'log'),
+    );
     const logs = batch.batch!.events.filter((e) => e.type === 'log');
     expect(logs.length).toBe(50);
     ws!.close();

@@ -57,10 +57,15 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     const url = new URL(req.url ?? '/', expectedOrigin(port));
     const isPage = url.pathname === '/' || url.pathname === '/index.html';
     // The page needs the token; its scripts and styles are the public app code.
-    if (isPage && !tokenMatches(url.searchParams.get('token'), token)) return refuse(res, 403, 'forbidden: missing or wrong token');
+    if (isPage && !tokenMatches(url.searchParams.get('token'), token))
+      return refuse(res, 403, 'forbidden: missing or wrong token');
     const file = readStatic(opts.rendererDir, isPage ? '/index.html' : url.pathname);
     if (!file) return refuse(res, 404, 'not found');
-    res.writeHead(200, { ...securityHeaders(), 'Content-Type': file.type, 'Content-Length': file.body.length });
+    res.writeHead(200, {
+      ...securityHeaders(),
+      'Content-Type': file.type,
+      'Content-Length': file.body.length,
+    });
     res.end(req.method === 'HEAD' ? undefined : file.body);
   });
 
@@ -113,7 +118,8 @@ function serveClient(ws: WebSocket, api: LabApi): void {
   const unsubscribe = api.subscribe((batch) => batcher.push(batch));
   // A fresh client starts from the whole picture, then follows the diffs.
   void api.command({ type: 'snapshot' }).then((reply) => {
-    if (reply.ok && reply.snapshot) batcher.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
+    if (reply.ok && reply.snapshot)
+      batcher.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
   });
 
   ws.on('message', (data, isBinary) => {
@@ -135,12 +141,19 @@ async function handleMessage(api: LabApi, text: string | null): Promise<ServerMe
   } catch {
     return null;
   }
-  if (typeof msg !== 'object' || msg === null || !Number.isSafeInteger((msg as { id?: unknown }).id)) return null;
+  if (typeof msg !== 'object' || msg === null || !Number.isSafeInteger((msg as { id?: unknown }).id))
+    return null;
   const { id, command } = msg as { id: number; command: unknown };
   let reply: LabReply;
   try {
     const cmd = validateLabCommand(command);
-    reply = await api.command(cmd).catch((e: unknown) => ({ ok: false as const, error: 'COMMAND_FAILED', message: e instanceof Error ? e.message : String(e) }));
+    reply = await api
+      .command(cmd)
+      .catch((e: unknown) => ({
+        ok: false as const,
+        error: 'COMMAND_FAILED',
+        message: e instanceof Error ? e.message : String(e),
+      }));
   } catch (e) {
     reply = badCommandReply(e);
   }

@@ -26,13 +26,17 @@ export function App({ connected }: { connected: boolean }) {
     document.documentElement.dataset.theme = theme;
   }, [theme]);
 
-  const setLayout = (patch: Partial<typeof layout>) => useUi.getState().set({ layout: { ...useUi.getState().layout, ...patch } });
+  const setLayout = (patch: Partial<typeof layout>) =>
+    useUi.getState().set({ layout: { ...useUi.getState().layout, ...patch } });
 
   if (!connected) {
     return (
       <main className="no-lab">
         <h1>Relay Lab</h1>
-        <p>This page has no connection to a lab. Start it with <code>npm start</code> and open the URL it prints (it carries this launch&apos;s token).</p>
+        <p>
+          This page has no connection to a lab. Start it with <code>npm start</code> and open the URL it
+          prints (it carries this launch&apos;s token).
+        </p>
       </main>
     );
   }
@@ -52,7 +56,12 @@ export function App({ connected }: { connected: boolean }) {
         {lastError && (
           <div className="error-bar" role="alert">
             {lastError}
-            <button type="button" className="link" onClick={() => useLab.setState({ lastError: null })} aria-label="Dismiss error">
+            <button
+              type="button"
+              className="link"
+              onClick={() => useLab.setState({ lastError: null })}
+              aria-label="Dismiss error"
+            >
               ×
             </button>
           </div>
@@ -62,16 +71,28 @@ export function App({ connected }: { connected: boolean }) {
         <div className="col-left">
           <TopologyView />
         </div>
-        <Splitter orientation="vertical" label="Resize topology" onDrag={(dx) => setLayout({ leftWidth: clamp(layout.leftWidth + dx, 260, 700) })} />
+        <Splitter
+          orientation="vertical"
+          label="Resize topology"
+          onDrag={(dx) => setLayout({ leftWidth: clamp(layout.leftWidth + dx, 260, 700) })}
+        />
         <div className="col-center">
           <RecordsView />
         </div>
-        <Splitter orientation="vertical" label="Resize inspector" onDrag={(dx) => setLayout({ rightWidth: clamp(layout.rightWidth - dx, 320, 900) })} />
+        <Splitter
+          orientation="vertical"
+          label="Resize inspector"
+          onDrag={(dx) => setLayout({ rightWidth: clamp(layout.rightWidth - dx, 320, 900) })}
+        />
         <div className="col-right">
           <InspectorView />
         </div>
       </div>
-      <Splitter orientation="horizontal" label="Resize bottom panels" onDrag={(_dx, dy) => setLayout({ bottomHeight: clamp(layout.bottomHeight - dy, 160, 640) })} />
+      <Splitter
+        orientation="horizontal"
+        label="Resize bottom panels"
+        onDrag={(_dx, dy) => setLayout({ bottomHeight: clamp(layout.bottomHeight - dy, 160, 640) })}
+      />
       <div className="bottom">
         <SavingsView />
         <LadderView />

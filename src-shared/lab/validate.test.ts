@@ -5,7 +5,10 @@ describe('validateLabCommand', () => {
   it('accepts every well-formed command and returns a fresh copy', () => {
     const cmds = [
       { type: 'start' },
-      { type: 'start', config: { ranksPerHost: [2, 3], modelBytes: 4096, mode: 'direct', policy: 'strict', dtype: 'bf16' } },
+      {
+        type: 'start',
+        config: { ranksPerHost: [2, 3], modelBytes: 4096, mode: 'direct', policy: 'strict', dtype: 'bf16' },
+      },
       { type: 'stop' },
       { type: 'killRank', rank: 3 },
       { type: 'pauseRank', rank: 0 },
@@ -57,7 +60,11 @@ describe('validateLabCommand', () => {
     expect(caught).toBeInstanceOf(LabCommandError);
     expect((caught as LabCommandError).code).toBe('BAD_COMMAND');
     expect((caught as Error).message).toContain(message);
-    expect(badCommandReply(caught)).toEqual({ ok: false, error: 'BAD_COMMAND', message: (caught as Error).message });
+    expect(badCommandReply(caught)).toEqual({
+      ok: false,
+      error: 'BAD_COMMAND',
+      message: (caught as Error).message,
+    });
   });
 
   it('rejects an object parsed from hostile JSON with a __proto__ key', () => {

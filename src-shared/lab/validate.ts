@@ -77,24 +77,32 @@ export function validateTopologyConfig(v: unknown, where = 'config'): Partial<To
     if (!Array.isArray(rph) || rph.length < 1 || rph.length > COMMAND_LIMITS.maxHosts) {
       fail(`${where}.ranksPerHost must be an array of 1 to ${COMMAND_LIMITS.maxHosts} hosts`);
     }
-    out.ranksPerHost = rph.map((k, i) => int(k, `${where}.ranksPerHost[${i}]`, 1, COMMAND_LIMITS.maxRanksPerHost));
+    out.ranksPerHost = rph.map((k, i) =>
+      int(k, `${where}.ranksPerHost[${i}]`, 1, COMMAND_LIMITS.maxRanksPerHost),
+    );
   }
   if (v.modelBytes !== undefined) {
     out.modelBytes = int(v.modelBytes, `${where}.modelBytes`, 4, COMMAND_LIMITS.maxModelBytes);
     if (out.modelBytes % 4 !== 0) fail(`${where}.modelBytes must be a multiple of 4 (f32 elements)`);
   }
   if (v.dtype !== undefined) out.dtype = oneOf<WireDtype>(v.dtype, `${where}.dtype`, ['f32', 'bf16']);
-  if (v.mode !== undefined) out.mode = oneOf<UplinkMode>(v.mode, `${where}.mode`, ['fold', 'forward', 'direct']);
-  if (v.policy !== undefined) out.policy = oneOf<LossPolicy>(v.policy, `${where}.policy`, ['elastic', 'strict']);
+  if (v.mode !== undefined)
+    out.mode = oneOf<UplinkMode>(v.mode, `${where}.mode`, ['fold', 'forward', 'direct']);
+  if (v.policy !== undefined)
+    out.policy = oneOf<LossPolicy>(v.policy, `${where}.policy`, ['elastic', 'strict']);
   if (v.saltHex !== undefined) {
-    if (typeof v.saltHex !== 'string' || !/^[0-9a-f]{32}$/.test(v.saltHex)) fail(`${where}.saltHex must be 32 lowercase hex chars`);
+    if (typeof v.saltHex !== 'string' || !/^[0-9a-f]{32}$/.test(v.saltHex))
+      fail(`${where}.saltHex must be 32 lowercase hex chars`);
     out.saltHex = v.saltHex;
   }
   if (v.seed !== undefined) out.seed = int(v.seed, `${where}.seed`, 0, 0xffffffff);
   if (v.rounds !== undefined) out.rounds = int(v.rounds, `${where}.rounds`, 0, Number.MAX_SAFE_INTEGER);
-  if (v.roundIntervalMs !== undefined) out.roundIntervalMs = int(v.roundIntervalMs, `${where}.roundIntervalMs`, 0, COMMAND_LIMITS.maxIntervalMs);
-  if (v.stalenessMs !== undefined) out.stalenessMs = int(v.stalenessMs, `${where}.stalenessMs`, 1, COMMAND_LIMITS.maxStalenessMs);
-  if (v.controlVersion !== undefined) out.controlVersion = int(v.controlVersion, `${where}.controlVersion`, 1, 255);
+  if (v.roundIntervalMs !== undefined)
+    out.roundIntervalMs = int(v.roundIntervalMs, `${where}.roundIntervalMs`, 0, COMMAND_LIMITS.maxIntervalMs);
+  if (v.stalenessMs !== undefined)
+    out.stalenessMs = int(v.stalenessMs, `${where}.stalenessMs`, 1, COMMAND_LIMITS.maxStalenessMs);
+  if (v.controlVersion !== undefined)
+    out.controlVersion = int(v.controlVersion, `${where}.controlVersion`, 1, 255);
   if (v.dataVersion !== undefined) out.dataVersion = int(v.dataVersion, `${where}.dataVersion`, 1, 255);
   return out;
 }
@@ -140,12 +148,16 @@ export function validateLabCommand(v: unknown): LabCommand {
       return { type, host: int(v.host, 'killHost.host', 0, COMMAND_LIMITS.maxHosts - 1) };
     case 'setSpeed':
       onlyKeys(v, ['type', 'roundIntervalMs'], type);
-      return { type, roundIntervalMs: int(v.roundIntervalMs, 'setSpeed.roundIntervalMs', 0, COMMAND_LIMITS.maxIntervalMs) };
+      return {
+        type,
+        roundIntervalMs: int(v.roundIntervalMs, 'setSpeed.roundIntervalMs', 0, COMMAND_LIMITS.maxIntervalMs),
+      };
     case 'compareModes': {
       onlyKeys(v, ['type', 'config', 'rounds'], type);
       const cmd: LabCommand = { type };
       if (v.config !== undefined) cmd.config = validateTopologyConfig(v.config);
-      if (v.rounds !== undefined) cmd.rounds = int(v.rounds, 'compareModes.rounds', 1, COMMAND_LIMITS.maxCompareRounds);
+      if (v.rounds !== undefined)
+        cmd.rounds = int(v.rounds, 'compareModes.rounds', 1, COMMAND_LIMITS.maxCompareRounds);
       return cmd;
     }
     case 'getRecordBytes':

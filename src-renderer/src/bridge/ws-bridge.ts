@@ -65,7 +65,8 @@ export class WebSocketLabApi implements LabApi {
       }
     };
     ws.onclose = () => {
-      for (const resolve of this.pending.values()) resolve({ ok: false, error: 'NOT_CONNECTED', message: 'connection to the lab closed' });
+      for (const resolve of this.pending.values())
+        resolve({ ok: false, error: 'NOT_CONNECTED', message: 'connection to the lab closed' });
       this.pending.clear();
       this.onState('closed');
       if (this.closed) return;

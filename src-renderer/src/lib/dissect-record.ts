@@ -14,7 +14,12 @@ export interface RecordDissection {
   message?: string;
 }
 
-export function dissectRecord(layer: UnitLayer, bytes: Uint8Array, saltHex: string, controlVersion?: number): RecordDissection {
+export function dissectRecord(
+  layer: UnitLayer,
+  bytes: Uint8Array,
+  saltHex: string,
+  controlVersion?: number,
+): RecordDissection {
   // The dissector has no layer for the 4-byte channel magic that opens a connection: name it here.
   if (layer === 'channelMagic') return dissectChannelMagic(bytes);
   try {
@@ -22,15 +27,40 @@ export function dissectRecord(layer: UnitLayer, bytes: Uint8Array, saltHex: stri
     return { kind: d.kind, fields: d.fields, verdict: d.verdict, message: d.message };
   } catch (e) {
     // The dissector reports problems in its verdict; anything thrown is shown, never fatal to the window.
-    return { kind: 'unknown', fields: [], verdict: 'error', message: e instanceof Error ? e.message : String(e) };
+    return {
+      kind: 'unknown',
+      fields: [],
+      verdict: 'error',
+      message: e instanceof Error ? e.message : String(e),
+    };
   }
 }
 
 function dissectChannelMagic(bytes: Uint8Array): RecordDissection {
-  if (bytes.length < 4) return { kind: 'channel magic', fields: [{ name: 'magic', offset: 0, length: bytes.length, value: `truncated: ${bytes.length} of 4 bytes` }], verdict: 'TRUNCATED' };
+  if (bytes.length < 4)
+    return {
+      kind: 'channel magic',
+      fields: [
+        { name: 'magic', offset: 0, length: bytes.length, value: `truncated: ${bytes.length} of 4 bytes` },
+      ],
+      verdict: 'TRUNCATED',
+    };
   const value = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
   const channel = channelOfMagic(bytes.subarray(0, 4));
-  const fields: FieldLike[] = [{ name: 'magic', offset: 0, length: 4, value: `0x${value.toString(16).padStart(8, '0')} (${channel ?? 'unknown channel'})` }];
-  if (bytes.length > 4) fields.push({ name: 'trailing', offset: 4, length: bytes.length - 4, value: `${bytes.length - 4} bytes` });
+  const fields: FieldLike[] = [
+    {
+      name: 'magic',
+      offset: 0,
+      length: 4,
+      value: `0x${value.toString(16).padStart(8, '0')} (${channel ?? 'unknown channel'})`,
+    },
+  ];
+  if (bytes.length > 4)
+    fields.push({
+      name: 'trailing',
+      offset: 4,
+      length: bytes.length - 4,
+      value: `${bytes.length - 4} bytes`,
+    });
   return { kind: 'channel magic', fields, verdict: channel ? 'ok' : 'BAD_MAGIC' };
 }

@@ -1,6 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { fieldPathAtOffset, byteRangeOf, fieldAt, visibleFieldRows, ancestorKeys, hexToBytes, asciiOf, type FieldLike } from './field-ranges';
+import {
+  fieldPathAtOffset,
+  byteRangeOf,
+  fieldAt,
+  visibleFieldRows,
+  ancestorKeys,
+  hexToBytes,
+  asciiOf,
+  type FieldLike,
+} from './field-ranges';
 
 // The shape of a HostFrame dissection: a 25-byte mux header, then a nested RoundFrame.
 const fields: FieldLike[] = [
@@ -25,7 +34,21 @@ const fields: FieldLike[] = [
     value: '',
     children: [
       { name: 'round kind', offset: 25, length: 1, value: 'Model' },
-      { name: 'tensors', offset: 26, length: 55, value: '1', children: [{ name: 'tensor 0', offset: 26, length: 55, value: 'f32 [8]', children: [{ name: 'data', offset: 49, length: 32, value: '' }] }] },
+      {
+        name: 'tensors',
+        offset: 26,
+        length: 55,
+        value: '1',
+        children: [
+          {
+            name: 'tensor 0',
+            offset: 26,
+            length: 55,
+            value: 'f32 [8]',
+            children: [{ name: 'data', offset: 49, length: 32, value: '' }],
+          },
+        ],
+      },
       { name: 'tag', offset: 81, length: 8, value: '' },
     ],
   },
@@ -63,9 +86,19 @@ describe('hex and field-range linking', () => {
   });
 
   it('lists visible rows given the expanded paths, and the ancestors to expand for a selection', () => {
-    expect(visibleFieldRows(fields, new Set()).map((r) => r.field.name)).toEqual(['mux header', 'RoundFrame']);
+    expect(visibleFieldRows(fields, new Set()).map((r) => r.field.name)).toEqual([
+      'mux header',
+      'RoundFrame',
+    ]);
     const rows = visibleFieldRows(fields, new Set(['1', '1.1']));
-    expect(rows.map((r) => `${r.depth}:${r.field.name}`)).toEqual(['0:mux header', '0:RoundFrame', '1:round kind', '1:tensors', '2:tensor 0', '1:tag']);
+    expect(rows.map((r) => `${r.depth}:${r.field.name}`)).toEqual([
+      '0:mux header',
+      '0:RoundFrame',
+      '1:round kind',
+      '1:tensors',
+      '2:tensor 0',
+      '1:tag',
+    ]);
     expect(ancestorKeys([1, 1, 0])).toEqual(['1', '1.1', '1.1.0']);
   });
 

@@ -39,7 +39,11 @@ export function fieldPathAtOffset(fields: readonly FieldLike[], offset: number):
 }
 
 /** Byte range [start, end) of the field at `path`, clipped to what was captured. */
-export function byteRangeOf(fields: readonly FieldLike[], path: FieldPath, captured: number): { start: number; end: number } | null {
+export function byteRangeOf(
+  fields: readonly FieldLike[],
+  path: FieldPath,
+  captured: number,
+): { start: number; end: number } | null {
   const f = fieldAt(fields, path);
   if (!f) return null;
   const start = Math.min(f.offset, captured);
@@ -60,7 +64,10 @@ export interface FlatFieldRow<F extends FieldLike = FieldLike> {
 }
 
 /** The visible rows of the tree, given which paths are expanded. */
-export function visibleFieldRows<F extends FieldLike>(fields: readonly F[], expanded: ReadonlySet<string>): FlatFieldRow<F>[] {
+export function visibleFieldRows<F extends FieldLike>(
+  fields: readonly F[],
+  expanded: ReadonlySet<string>,
+): FlatFieldRow<F>[] {
   const out: FlatFieldRow<F>[] = [];
   const walk = (list: readonly FieldLike[], prefix: FieldPath) => {
     list.forEach((f, i) => {

@@ -97,7 +97,8 @@ function tokenize(src: string): Token[] {
       const lower = w.toLowerCase();
       if (lower === 'and' || lower === 'or' || lower === 'not') out.push({ t: lower, at: i });
       else if (lower === 'contains') out.push({ t: 'op', v: 'contains', at: i });
-      else if (lower === 'eq' || lower === 'ne') out.push({ t: 'op', v: lower === 'eq' ? '==' : '!=', at: i });
+      else if (lower === 'eq' || lower === 'ne')
+        out.push({ t: 'op', v: lower === 'eq' ? '==' : '!=', at: i });
       else out.push({ t: 'word', v: w, at: i });
       i += w.length;
     } else {
@@ -157,7 +158,11 @@ export function compileFilter(text: string): RecordFilter {
   const parseTest = (): RecordFilter => {
     const tok = next();
     if (tok.t === 'end') throw new FilterError('expected a field name', tok.at);
-    if (tok.t !== 'word') throw new FilterError(`expected a field name, found '${text.slice(tok.at, tok.at + 8).trim()}'`, tok.at);
+    if (tok.t !== 'word')
+      throw new FilterError(
+        `expected a field name, found '${text.slice(tok.at, tok.at + 8).trim()}'`,
+        tok.at,
+      );
     const def = FIELDS[tok.v.toLowerCase()];
     if (!def) throw new FilterError(`unknown field '${tok.v}' (fields: ${FILTER_FIELDS.join(', ')})`, tok.at);
     const fieldName = tok.v.toLowerCase();
@@ -169,7 +174,8 @@ export function compileFilter(text: string): RecordFilter {
     }
     const opTok = next() as Extract<Token, { t: 'op' }>;
     const valTok = next();
-    if (valTok.t !== 'word' && valTok.t !== 'string') throw new FilterError(`expected a value after '${opTok.v}'`, valTok.at);
+    if (valTok.t !== 'word' && valTok.t !== 'string')
+      throw new FilterError(`expected a value after '${opTok.v}'`, valTok.at);
     return makeTest(fieldName, def, opTok.v, valTok.v, valTok.at, opTok.at);
   };
 
@@ -179,13 +185,27 @@ export function compileFilter(text: string): RecordFilter {
   return result;
 }
 
-function makeTest(name: string, def: FieldDef, op: Op, raw: string, valueAt: number, opAt: number): RecordFilter {
+function makeTest(
+  name: string,
+  def: FieldDef,
+  op: Op,
+  raw: string,
+  valueAt: number,
+  opAt: number,
+): RecordFilter {
   if (def.kind === 'number') {
     // Hosts may be named as they are shown: h1.
-    const text = name === 'host' && /^h\d+$/i.test(raw) ? raw.slice(1) : name === 'rank' && /^r\d+$/i.test(raw) ? raw.slice(1) : raw;
+    const text =
+      name === 'host' && /^h\d+$/i.test(raw)
+        ? raw.slice(1)
+        : name === 'rank' && /^r\d+$/i.test(raw)
+          ? raw.slice(1)
+          : raw;
     const n = Number(text);
-    if (text === '' || !Number.isFinite(n)) throw new FilterError(`'${name}' takes a number, not '${raw}'`, valueAt);
-    if (op === 'contains') throw new FilterError(`'contains' needs a text field, and '${name}' is a number`, opAt);
+    if (text === '' || !Number.isFinite(n))
+      throw new FilterError(`'${name}' takes a number, not '${raw}'`, valueAt);
+    if (op === 'contains')
+      throw new FilterError(`'contains' needs a text field, and '${name}' is a number`, opAt);
     return (r) => {
       const v = def.get(r) as number | undefined;
       if (v === undefined) return op === '!=';
@@ -198,7 +218,8 @@ function makeTest(name: string, def: FieldDef, op: Op, raw: string, valueAt: num
     if (op !== '==' && op !== '!=') throw new FilterError(`'${name}' only compares with == or !=`, opAt);
     return (r) => (def.get(r) === (want === 'true')) === (op === '==');
   }
-  if (op !== '==' && op !== '!=' && op !== 'contains') throw new FilterError(`'${op}' needs a number field, and '${name}' is text`, opAt);
+  if (op !== '==' && op !== '!=' && op !== 'contains')
+    throw new FilterError(`'${op}' needs a number field, and '${name}' is text`, opAt);
   const needle = raw.toLowerCase();
   return (r) => {
     const v = def.get(r);
@@ -229,7 +250,9 @@ function compare(a: number, b: number, op: Op): boolean {
 }
 
 /** Compiles without throwing: the error (with its position) for the filter box to show as you type. */
-export function tryCompileFilter(text: string): { filter: RecordFilter; error: null } | { filter: null; error: FilterError } {
+export function tryCompileFilter(
+  text: string,
+): { filter: RecordFilter; error: null } | { filter: null; error: FilterError } {
   try {
     return { filter: compileFilter(text), error: null };
   } catch (e) {

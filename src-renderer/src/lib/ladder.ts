@@ -26,7 +26,10 @@ export function ladderLanes(snapshot: SessionSnapshot): string[] {
  * Where a record goes: link ids are `h0.r3.data` (rank <-> relay),
  * `h0.uplink.data` (relay <-> controller) and `r3.uplink.data` (direct mode).
  */
-export function endpointsOf(rec: UnitRecord, snapshot: SessionSnapshot): { lower: number; upper: number } | null {
+export function endpointsOf(
+  rec: UnitRecord,
+  snapshot: SessionSnapshot,
+): { lower: number; upper: number } | null {
   const ranks = snapshot.ranks.length;
   const controller = ranks + snapshot.hosts.length;
   const parts = rec.link.split('.');
@@ -46,14 +49,23 @@ export function endpointsOf(rec: UnitRecord, snapshot: SessionSnapshot): { lower
     return r === null || h === null ? null : { lower: r, upper: h };
   }
   if (parts.length >= 2 && parts[1] === 'uplink') {
-    const lower = /^h\d+$/.test(parts[0]) ? hostLane(parts[0]) : /^r\d+$/.test(parts[0]) ? rankLane(parts[0]) : null;
+    const lower = /^h\d+$/.test(parts[0])
+      ? hostLane(parts[0])
+      : /^r\d+$/.test(parts[0])
+        ? rankLane(parts[0])
+        : null;
     return lower === null ? null : { lower, upper: controller };
   }
   return null;
 }
 
 /** Arrows for the records of the last `rounds` rounds (records without a round are kept when they fall between). */
-export function buildLadder(records: readonly UnitRecord[], snapshot: SessionSnapshot, rounds = 2, maxArrows = 400): Ladder {
+export function buildLadder(
+  records: readonly UnitRecord[],
+  snapshot: SessionSnapshot,
+  rounds = 2,
+  maxArrows = 400,
+): Ladder {
   const lanes = ladderLanes(snapshot);
   let maxRound = -1;
   for (const r of records) if (r.round !== undefined && r.round > maxRound) maxRound = r.round;

@@ -10,7 +10,15 @@ describe('applyBatches', () => {
     const batches: LabBatch[] = [
       { events: [{ type: 'snapshot', snapshot: snapshot() }] },
       { events: [{ type: 'records', records: [record(1), record(2)], droppedBefore: 3 }] },
-      { events: [{ type: 'records', records: [record(3)], droppedBefore: 0 }, { type: 'finding', finding: { id: 1, t: 5, severity: 'error', kind: 'hmac', message: 'bad tag', recordSeq: 2 } }] },
+      {
+        events: [
+          { type: 'records', records: [record(3)], droppedBefore: 0 },
+          {
+            type: 'finding',
+            finding: { id: 1, t: 5, severity: 'error', kind: 'hmac', message: 'bad tag', recordSeq: 2 },
+          },
+        ],
+      },
     ];
     const { data, newRecords, reset } = applyBatches(emptyLabData(), batches, ring, 1000);
     expect(reset).toBe(false);
@@ -24,12 +32,37 @@ describe('applyBatches', () => {
 
   it('computes link rates from counter deltas over time', () => {
     const ring = new RecordRing(10);
-    let d = applyBatches(emptyLabData(), [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }], ring, 1000).data;
-    d = applyBatches(d, [{ events: [{ type: 'links', links: links((id) => (id === 'h0.uplink.data' ? 1000 : 0)) }] }], ring, 2000).data;
+    let d = applyBatches(
+      emptyLabData(),
+      [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }],
+      ring,
+      1000,
+    ).data;
+    d = applyBatches(
+      d,
+      [{ events: [{ type: 'links', links: links((id) => (id === 'h0.uplink.data' ? 1000 : 0)) }] }],
+      ring,
+      2000,
+    ).data;
     // One second, 1000 bytes.
     expect(d.linkRates['h0.uplink.data'].up).toBeCloseTo(1000, 6);
     // Bursty counters (all bytes in every other sample) still read as the mean rate over the window.
-    for (let i = 2; i < 40; i++) d = applyBatches(d, [{ events: [{ type: 'links', links: links((id) => (id === 'h0.uplink.data' ? 3000 * Math.floor(i / 2) : 0)) }] }], ring, 1000 + 500 * i).data;
+    for (let i = 2; i < 40; i++)
+      d = applyBatches(
+        d,
+        [
+          {
+            events: [
+              {
+                type: 'links',
+                links: links((id) => (id === 'h0.uplink.data' ? 3000 * Math.floor(i / 2) : 0)),
+              },
+            ],
+          },
+        ],
+        ring,
+        1000 + 500 * i,
+      ).data;
     expect(d.linkRates['h0.uplink.data'].up).toBeGreaterThan(2000);
     expect(d.linkRates['h0.uplink.data'].up).toBeLessThan(4000);
     expect(d.linkSamples.length).toBeLessThanOrEqual(6);
@@ -39,12 +72,33 @@ describe('applyBatches', () => {
   it('turns round reports and rank counters into K x direct savings points', () => {
     const ring = new RecordRing(10);
     const perRank = 4 * 1024 * 1024 + 40;
-    let d = applyBatches(emptyLabData(), [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }], ring, 0).data;
+    let d = applyBatches(
+      emptyLabData(),
+      [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }],
+      ring,
+      0,
+    ).data;
     for (let round = 0; round < 6; round++) {
       const rankBytes = (id: string) => (/\.r\d+\./.test(id) ? perRank * (round + 1) : 0);
       d = applyBatches(
         d,
-        [{ events: [{ type: 'links', links: links(rankBytes) }, { type: 'round', report: { round, accepted: [0, 1, 2, 3, 4, 5, 6, 7], verdict: 'ok', durationMs: 10, uplinkBytesPerHost: [perRank + 25, perRank + 25] } }] }],
+        [
+          {
+            events: [
+              { type: 'links', links: links(rankBytes) },
+              {
+                type: 'round',
+                report: {
+                  round,
+                  accepted: [0, 1, 2, 3, 4, 5, 6, 7],
+                  verdict: 'ok',
+                  durationMs: 10,
+                  uplinkBytesPerHost: [perRank + 25, perRank + 25],
+                },
+              },
+            ],
+          },
+        ],
         ring,
         round * 100 + 100,
       ).data;
@@ -60,9 +114,33 @@ describe('applyBatches', () => {
 
   it('a snapshot from a new session clears the ring and the history', () => {
     const ring = new RecordRing(10);
-    const d = applyBatches(emptyLabData(), [{ events: [{ type: 'snapshot', snapshot: snapshot() }, { type: 'records', records: [record(1)], droppedBefore: 0 }] }], ring, 0).data;
+    const d = applyBatches(
+      emptyLabData(),
+      [
+        {
+          events: [
+            { type: 'snapshot', snapshot: snapshot() },
+            { type: 'records', records: [record(1)], droppedBefore: 0 },
+          ],
+        },
+      ],
+      ring,
+      0,
+    ).data;
     expect(ring.size).toBe(1);
-    const r = applyBatches(d, [{ events: [{ type: 'snapshot', snapshot: snapshot({ startedAt: 99999 }) }, { type: 'records', records: [record(0)], droppedBefore: 0 }] }], ring, 10);
+    const r = applyBatches(
+      d,
+      [
+        {
+          events: [
+            { type: 'snapshot', snapshot: snapshot({ startedAt: 99999 }) },
+            { type: 'records', records: [record(0)], droppedBefore: 0 },
+          ],
+        },
+      ],
+      ring,
+      10,
+    );
     expect(r.reset).toBe(true);
     expect(ring.size).toBe(1);
     expect(ring.at(0)!.seq).toBe(0);
@@ -71,7 +149,10 @@ describe('applyBatches', () => {
 
   it('keeps findings bounded', () => {
     const ring = new RecordRing(10);
-    const events = Array.from({ length: MAX_FINDINGS_KEPT + 50 }, (_, id) => ({ type: 'finding' as const, finding: { id, t: id, severity: 'warn' as const, kind: 'dead' as const, message: 'x' } }));
+    const events = Array.from({ length: MAX_FINDINGS_KEPT + 50 }, (_, id) => ({
+      type: 'finding' as const,
+      finding: { id, t: id, severity: 'warn' as const, kind: 'dead' as const, message: 'x' },
+    }));
     const { data } = applyBatches(emptyLabData(), [{ events }], ring, 0);
     expect(data.findings.length).toBe(MAX_FINDINGS_KEPT);
     expect(data.findings[0].id).toBe(50);
@@ -79,7 +160,12 @@ describe('applyBatches', () => {
 
   it('a rank state change in a snapshot replaces the old state', () => {
     const ring = new RecordRing(10);
-    let d = applyBatches(emptyLabData(), [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }], ring, 0).data;
+    let d = applyBatches(
+      emptyLabData(),
+      [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }],
+      ring,
+      0,
+    ).data;
     const killed = snapshot();
     killed.ranks[3] = { ...killed.ranks[3], state: 'dead' };
     d = applyBatches(d, [{ events: [{ type: 'snapshot', snapshot: killed }] }], ring, 5).data;

@@ -63,7 +63,8 @@ export const emptyLabData = (): LabData => ({
   recordsVersion: 0,
 });
 
-const keepLast = <T>(list: T[], max: number): T[] => (list.length > max ? list.slice(list.length - max) : list);
+const keepLast = <T>(list: T[], max: number): T[] =>
+  list.length > max ? list.slice(list.length - max) : list;
 
 export interface ApplyResult {
   data: LabData;
@@ -73,7 +74,12 @@ export interface ApplyResult {
   reset: boolean;
 }
 
-export function applyBatches(prev: LabData, batches: readonly LabBatch[], ring: RecordRing, now: number): ApplyResult {
+export function applyBatches(
+  prev: LabData,
+  batches: readonly LabBatch[],
+  ring: RecordRing,
+  now: number,
+): ApplyResult {
   let data = prev;
   let newRecords: UnitRecord[] = [];
   let reset = false;
@@ -92,7 +98,12 @@ export function applyBatches(prev: LabData, batches: readonly LabBatch[], ring: 
   return { data, newRecords, reset };
 }
 
-function applyEvent(data: LabData, ev: LabEvent, ring: RecordRing, now: number): { data: LabData; records?: UnitRecord[]; reset?: boolean } {
+function applyEvent(
+  data: LabData,
+  ev: LabEvent,
+  ring: RecordRing,
+  now: number,
+): { data: LabData; records?: UnitRecord[]; reset?: boolean } {
   switch (ev.type) {
     case 'snapshot':
       return applySnapshot(data, ev.snapshot, ring, now);
@@ -107,16 +118,32 @@ function applyEvent(data: LabData, ev: LabEvent, ring: RecordRing, now: number):
     case 'finding':
       return { data: { ...data, findings: keepLast([...data.findings, ev.finding], MAX_FINDINGS_KEPT) } };
     case 'log':
-      return { data: { ...data, logs: keepLast([...data.logs, { t: now, level: ev.level, message: ev.message }], MAX_LOGS_KEPT) } };
+      return {
+        data: {
+          ...data,
+          logs: keepLast([...data.logs, { t: now, level: ev.level, message: ev.message }], MAX_LOGS_KEPT),
+        },
+      };
   }
 }
 
-function applySnapshot(data: LabData, snapshot: SessionSnapshot, ring: RecordRing, now: number): { data: LabData; reset?: boolean } {
+function applySnapshot(
+  data: LabData,
+  snapshot: SessionSnapshot,
+  ring: RecordRing,
+  now: number,
+): { data: LabData; reset?: boolean } {
   const newSession = data.snapshot !== null && data.snapshot.startedAt !== snapshot.startedAt;
   if (newSession) {
     ring.clear();
     const fresh = emptyLabData();
-    return { data: { ...applyLinks({ ...fresh, recordsVersion: data.recordsVersion }, snapshot.links, now), snapshot }, reset: true };
+    return {
+      data: {
+        ...applyLinks({ ...fresh, recordsVersion: data.recordsVersion }, snapshot.links, now),
+        snapshot,
+      },
+      reset: true,
+    };
   }
   const withLinks = snapshot.links.length ? applyLinks(data, snapshot.links, now) : data;
   return { data: { ...withLinks, snapshot } };
@@ -134,7 +161,10 @@ function applyLinks(data: LabData, links: LinkView[], now: number): LabData {
   const rates: Record<string, LinkRate> = {};
   for (const l of links) {
     const before = oldest.totals[l.id];
-    rates[l.id] = before && dt > 0 ? { up: Math.max(0, l.bytesUp - before.up) / dt, down: Math.max(0, l.bytesDown - before.down) / dt } : { up: 0, down: 0 };
+    rates[l.id] =
+      before && dt > 0
+        ? { up: Math.max(0, l.bytesUp - before.up) / dt, down: Math.max(0, l.bytesDown - before.down) / dt }
+        : { up: 0, down: 0 };
   }
   return { ...data, links, linkRates: rates, linkSamples: samples };
 }
@@ -156,23 +186,42 @@ function applyRound(data: LabData, report: RoundReport): LabData {
     const hosts = snap.hosts;
     const direct = hosts.map((h) => {
       // One rank's upload this round, from the ranks that sent anything; `direct` would send it K times.
-      const deltas = h.ranks.map((r) => (uploads[r] ?? 0) - (data.rankUpAtLastRound[r] ?? 0)).filter((d) => d > 0);
+      const deltas = h.ranks
+        .map((r) => (uploads[r] ?? 0) - (data.rankUpAtLastRound[r] ?? 0))
+        .filter((d) => d > 0);
       if (deltas.length === 0) return 0;
       const perRank = deltas.reduce((a, b) => a + b, 0) / deltas.length;
       return perRank * h.ranks.length;
     });
     const first = Object.keys(data.rankUpAtLastRound).length === 0;
     // The first report has no baseline for the rank counters; skip it rather than show a wrong ratio.
-    if (!first) savings = keepLast([...savings, { round: report.round, uplink: report.uplinkBytesPerHost.slice(), direct }], MAX_ROUNDS_KEPT);
+    if (!first)
+      savings = keepLast(
+        [...savings, { round: report.round, uplink: report.uplinkBytesPerHost.slice(), direct }],
+        MAX_ROUNDS_KEPT,
+      );
   }
   const snapshot = snap
-    ? { ...snap, roundsCompleted: Math.max(snap.roundsCompleted, report.round + 1), round: Math.max(snap.round, report.round + 1) }
+    ? {
+        ...snap,
+        roundsCompleted: Math.max(snap.roundsCompleted, report.round + 1),
+        round: Math.max(snap.round, report.round + 1),
+      }
     : snap;
-  return { ...data, snapshot, rounds: keepLast([...data.rounds, report], MAX_ROUNDS_KEPT), savings, rankUpAtLastRound: uploads };
+  return {
+    ...data,
+    snapshot,
+    rounds: keepLast([...data.rounds, report], MAX_ROUNDS_KEPT),
+    savings,
+    rankUpAtLastRound: uploads,
+  };
 }
 
 /** Mean over the last `n` savings points, per host: measured uplink, direct equivalent and their ratio. */
-export function recentSavings(points: readonly SavingsPoint[], n = 20): { uplink: number; direct: number; ratio: number }[] {
+export function recentSavings(
+  points: readonly SavingsPoint[],
+  n = 20,
+): { uplink: number; direct: number; ratio: number }[] {
   const recent = points.slice(-n);
   if (recent.length === 0) return [];
   const hosts = Math.max(...recent.map((p) => p.uplink.length));

@@ -108,7 +108,9 @@ export async function runCompare(cmd: Extract<LabCommand, { type: 'compareModes'
   useLab.setState({ compare: { busy: true, rows: useLab.getState().compare.rows, error: null } });
   const reply = await send(cmd);
   useLab.setState({
-    compare: reply.ok ? { busy: false, rows: reply.compare ?? [], error: null } : { busy: false, rows: null, error: `${reply.error}: ${reply.message}` },
+    compare: reply.ok
+      ? { busy: false, rows: reply.compare ?? [], error: null }
+      : { busy: false, rows: null, error: `${reply.error}: ${reply.message}` },
   });
 }
 

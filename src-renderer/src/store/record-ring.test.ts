@@ -25,20 +25,24 @@ describe('RecordRing', () => {
 
   it('matches a plain array model for any sequence of pushes (seeded)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 17 }), fc.array(fc.integer({ min: 0, max: 9 }), { maxLength: 40 }), (cap, sizes) => {
-        const ring = new RecordRing(cap);
-        const model: number[] = [];
-        let seq = 0;
-        for (const n of sizes) {
-          const batch = Array.from({ length: n }, () => record(seq++));
-          ring.push(batch);
-          model.push(...batch.map((r) => r.seq));
-        }
-        const kept = model.slice(Math.max(0, model.length - cap));
-        expect(Array.from({ length: ring.size }, (_, i) => ring.at(i)!.seq)).toEqual(kept);
-        expect(ring.evicted).toBe(model.length - kept.length);
-        for (const s of kept) expect(ring.findBySeq(s)?.seq).toBe(s);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 17 }),
+        fc.array(fc.integer({ min: 0, max: 9 }), { maxLength: 40 }),
+        (cap, sizes) => {
+          const ring = new RecordRing(cap);
+          const model: number[] = [];
+          let seq = 0;
+          for (const n of sizes) {
+            const batch = Array.from({ length: n }, () => record(seq++));
+            ring.push(batch);
+            model.push(...batch.map((r) => r.seq));
+          }
+          const kept = model.slice(Math.max(0, model.length - cap));
+          expect(Array.from({ length: ring.size }, (_, i) => ring.at(i)!.seq)).toEqual(kept);
+          expect(ring.evicted).toBe(model.length - kept.length);
+          for (const s of kept) expect(ring.findBySeq(s)?.seq).toBe(s);
+        },
+      ),
       { seed: 4242, numRuns: 300 },
     );
   });
@@ -47,22 +51,26 @@ describe('RecordRing', () => {
 describe('FilteredView', () => {
   it('appends matches incrementally and agrees with a rebuild from the ring (seeded)', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 30 }), fc.array(fc.array(fc.integer({ min: 0, max: 7 }), { maxLength: 12 }), { maxLength: 30 }), (cap, batches) => {
-        const ring = new RecordRing(cap);
-        const pred = (r: ReturnType<typeof record>) => (r.rank ?? 0) % 2 === 1;
-        const view = new FilteredView(pred);
-        let seq = 0;
-        for (const ranks of batches) {
-          const batch = ranks.map((rank) => record(seq++, { rank }));
-          ring.push(batch);
-          view.append(batch, ring);
-        }
-        const fresh = new FilteredView(pred);
-        fresh.rebuild(ring);
-        const seqs = (v: FilteredView) => Array.from({ length: v.length }, (_, i) => v.at(i)!.seq);
-        expect(seqs(view)).toEqual(seqs(fresh));
-        for (let i = 0; i < view.length; i++) expect(view.indexOfSeq(view.at(i)!.seq)).toBe(i);
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.array(fc.array(fc.integer({ min: 0, max: 7 }), { maxLength: 12 }), { maxLength: 30 }),
+        (cap, batches) => {
+          const ring = new RecordRing(cap);
+          const pred = (r: ReturnType<typeof record>) => (r.rank ?? 0) % 2 === 1;
+          const view = new FilteredView(pred);
+          let seq = 0;
+          for (const ranks of batches) {
+            const batch = ranks.map((rank) => record(seq++, { rank }));
+            ring.push(batch);
+            view.append(batch, ring);
+          }
+          const fresh = new FilteredView(pred);
+          fresh.rebuild(ring);
+          const seqs = (v: FilteredView) => Array.from({ length: v.length }, (_, i) => v.at(i)!.seq);
+          expect(seqs(view)).toEqual(seqs(fresh));
+          for (let i = 0; i < view.length; i++) expect(view.indexOfSeq(view.at(i)!.seq)).toBe(i);
+        },
+      ),
       { seed: 77, numRuns: 300 },
     );
   });

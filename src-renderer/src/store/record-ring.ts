@@ -17,7 +17,8 @@ export class RecordRing {
   version = 0;
 
   constructor(readonly capacity = DEFAULT_RING_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('ring capacity must be a positive integer');
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError('ring capacity must be a positive integer');
     this.slots = new Array(capacity);
   }
 

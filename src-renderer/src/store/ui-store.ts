@@ -13,7 +13,7 @@ export interface Layout {
   bottomHeight: number;
 }
 
-export const DEFAULT_LAYOUT: Layout = { leftWidth: 330, rightWidth: 560, bottomHeight: 290 };
+export const DEFAULT_LAYOUT: Layout = { leftWidth: 320, rightWidth: 530, bottomHeight: 290 };
 
 export interface NewTopologyForm {
   hosts: number;

@@ -9,7 +9,14 @@ import { formatTime } from '../lib/format';
 export function jumpToRecord(seq: number): void {
   const ui = useUi.getState();
   // A record hidden by the filter or by following one rank must still show up.
-  ui.set({ selectedSeq: seq, selectedField: null, filterText: '', followRank: null, displayPaused: false, revealSeq: ui.revealSeq + 1 });
+  ui.set({
+    selectedSeq: seq,
+    selectedField: null,
+    filterText: '',
+    followRank: null,
+    displayPaused: false,
+    revealSeq: ui.revealSeq + 1,
+  });
 }
 
 export function FindingsView() {
@@ -53,10 +60,17 @@ export function FindingsView() {
               <span className={`tag ${f.severity}`}>{f.kind}</span>
               <span className="finding-msg">
                 {f.message}
-                {f.ranks && f.ranks.length > 0 && <span className="muted"> · ranks {f.ranks.join(', ')}</span>}
+                {f.ranks && f.ranks.length > 0 && (
+                  <span className="muted"> · ranks {f.ranks.join(', ')}</span>
+                )}
               </span>
               {f.recordSeq !== undefined && (
-                <button type="button" className="link" onClick={() => jumpToRecord(f.recordSeq!)} aria-label={`Jump to record ${f.recordSeq}`}>
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => jumpToRecord(f.recordSeq!)}
+                  aria-label={`Jump to record ${f.recordSeq}`}
+                >
                   #{f.recordSeq}
                 </button>
               )}

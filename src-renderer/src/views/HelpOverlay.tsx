@@ -6,7 +6,13 @@ export function HelpOverlay() {
   const close = () => useUi.getState().set({ helpOpen: false });
   return (
     <div className="overlay" onClick={close}>
-      <div className="help" role="dialog" aria-modal="true" aria-label="Keyboard shortcuts" onClick={(e) => e.stopPropagation()}>
+      <div
+        className="help"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Keyboard shortcuts"
+        onClick={(e) => e.stopPropagation()}
+      >
         <h2>Keyboard shortcuts</h2>
         <table>
           <tbody>
@@ -22,9 +28,13 @@ export function HelpOverlay() {
         </table>
         <h3>Filter language</h3>
         <p className="mono small">
-          kind == HostFrame &amp;&amp; host == h1 · rank == 3 · verdict != ok · len &gt; 1000 or short · not (dir == down)
+          kind == HostFrame &amp;&amp; host == h1 · rank == 3 · verdict != ok · len &gt; 1000 or short · not
+          (dir == down)
         </p>
-        <p className="small muted">Fields: {FILTER_FIELDS.join(', ')}. Operators: == != &lt; &lt;= &gt; &gt;= contains, and/&amp;&amp;, or/||, not/!.</p>
+        <p className="small muted">
+          Fields: {FILTER_FIELDS.join(', ')}. Operators: == != &lt; &lt;= &gt; &gt;= contains, and/&amp;&amp;,
+          or/||, not/!.
+        </p>
         <button type="button" onClick={close} autoFocus>
           Close
         </button>

@@ -35,7 +35,10 @@ export function InspectorView() {
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
   // Look the record up when the selection changes (not on every frame of new records).
-  const record = useMemo(() => (selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined), [selectedSeq]);
+  const record = useMemo(
+    () => (selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined),
+    [selectedSeq],
+  );
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
@@ -53,7 +56,12 @@ export function InspectorView() {
         return;
       }
       const bytes = hexToBytes(reply.bytes.hex);
-      const dissection = dissectRecord(layer, bytes, reply.bytes.saltHex || saltHex || '0'.repeat(32), controlVersion);
+      const dissection = dissectRecord(
+        layer,
+        bytes,
+        reply.bytes.saltHex || saltHex || '0'.repeat(32),
+        controlVersion,
+      );
       setLoaded({ seq: selectedSeq, bytes, meta: reply.bytes, dissection });
       // Open the top levels so the headers read at once.
       setExpanded(new Set(dissection.fields.map((_, i) => String(i))));
@@ -99,14 +107,27 @@ export function InspectorView() {
             selected={selectedField}
             onSelect={selectField}
           />
-          <HexView bytes={current?.bytes ?? null} fields={current?.dissection.fields ?? []} selected={selectedField} onSelect={selectField} />
+          <HexView
+            bytes={current?.bytes ?? null}
+            fields={current?.dissection.fields ?? []}
+            selected={selectedField}
+            onSelect={selectField}
+          />
         </>
       )}
     </section>
   );
 }
 
-function RecordPane({ record: r, meta, dissection }: { record: UnitRecord; meta: RecordBytes | null; dissection: RecordDissection | null }) {
+function RecordPane({
+  record: r,
+  meta,
+  dissection,
+}: {
+  record: UnitRecord;
+  meta: RecordBytes | null;
+  dissection: RecordDissection | null;
+}) {
   const short = r.captured < r.length;
   return (
     <div className="insp-record" aria-label="Record">
@@ -123,7 +144,8 @@ function RecordPane({ record: r, meta, dissection }: { record: UnitRecord; meta:
         <dd className="mono">{formatTime(r.t)} s</dd>
         <dt>who</dt>
         <dd className="mono">
-          {r.host !== undefined ? `h${r.host}` : '–'} {r.rank !== undefined ? `rank ${r.rank}` : ''} {r.round !== undefined ? `round ${r.round}` : ''}
+          {r.host !== undefined ? `h${r.host}` : '–'} {r.rank !== undefined ? `rank ${r.rank}` : ''}{' '}
+          {r.round !== undefined ? `round ${r.round}` : ''}
         </dd>
         <dt>length</dt>
         <dd className="mono">
@@ -135,7 +157,10 @@ function RecordPane({ record: r, meta, dissection }: { record: UnitRecord; meta:
           {dissection && dissection.verdict !== r.verdict && (
             <span className="muted">
               {' '}
-              · {short && dissection.verdict === 'TRUNCATED' ? 'the kept bytes end before the unit does, so they alone do not verify' : `dissector: ${dissection.verdict}${dissection.message ? ` (${dissection.message})` : ''}`}
+              ·{' '}
+              {short && dissection.verdict === 'TRUNCATED'
+                ? 'the kept bytes end before the unit does, so they alone do not verify'
+                : `dissector: ${dissection.verdict}${dissection.message ? ` (${dissection.message})` : ''}`}
             </span>
           )}
         </dd>
@@ -144,7 +169,8 @@ function RecordPane({ record: r, meta, dissection }: { record: UnitRecord; meta:
       </dl>
       {(short || (meta && meta.captured < meta.length)) && (
         <p className="notice" role="note">
-          Captured short: {formatInt(meta?.captured ?? r.captured)} of {formatInt(meta?.length ?? r.length)} bytes kept (snap length). Fields past the captured bytes are not shown.
+          Captured short: {formatInt(meta?.captured ?? r.captured)} of {formatInt(meta?.length ?? r.length)}{' '}
+          bytes kept (snap length). Fields past the captured bytes are not shown.
         </p>
       )}
     </div>
@@ -164,10 +190,18 @@ function FieldTree({
   selected: FieldPath | null;
   onSelect: (p: FieldPath) => void;
 }) {
-  const rows = useMemo(() => (dissection ? visibleFieldRows(dissection.fields, expanded) : []), [dissection, expanded]);
+  const rows = useMemo(
+    () => (dissection ? visibleFieldRows(dissection.fields, expanded) : []),
+    [dissection, expanded],
+  );
   const selectedKey = selected ? pathKey(selected) : null;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scrollRef.current, estimateSize: () => 20, overscan: 10 });
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 20,
+    overscan: 10,
+  });
   useEffect(() => {
     if (selectedKey === null) return;
     const i = rows.findIndex((r) => pathKey(r.path) === selectedKey);
@@ -221,13 +255,29 @@ function FieldTree({
   );
 }
 
-function HexView({ bytes, fields, selected, onSelect }: { bytes: Uint8Array | null; fields: RecordDissection['fields']; selected: FieldPath | null; onSelect: (p: FieldPath | null) => void }) {
+function HexView({
+  bytes,
+  fields,
+  selected,
+  onSelect,
+}: {
+  bytes: Uint8Array | null;
+  fields: RecordDissection['fields'];
+  selected: FieldPath | null;
+  onSelect: (p: FieldPath | null) => void;
+}) {
   const rowsCount = bytes ? Math.ceil(bytes.length / BYTES_PER_ROW) : 0;
   const range = bytes && selected ? byteRangeOf(fields, selected, bytes.length) : null;
   const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({ count: rowsCount, getScrollElement: () => scrollRef.current, estimateSize: () => 18, overscan: 8 });
+  const virtualizer = useVirtualizer({
+    count: rowsCount,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 18,
+    overscan: 8,
+  });
   useEffect(() => {
-    if (range && range.end > range.start) virtualizer.scrollToIndex(Math.floor(range.start / BYTES_PER_ROW), { align: 'auto' });
+    if (range && range.end > range.start)
+      virtualizer.scrollToIndex(Math.floor(range.start / BYTES_PER_ROW), { align: 'auto' });
   }, [range?.start, range?.end, virtualizer]);
 
   const inRange = (i: number) => range !== null && i >= range.start && i < range.end;
@@ -241,7 +291,11 @@ function HexView({ bytes, fields, selected, onSelect }: { bytes: Uint8Array | nu
             const base = item.index * BYTES_PER_ROW;
             const slice = bytes.subarray(base, base + BYTES_PER_ROW);
             return (
-              <div key={item.index} className="hex-row mono" style={{ transform: `translateY(${item.start}px)` }}>
+              <div
+                key={item.index}
+                className="hex-row mono"
+                style={{ transform: `translateY(${item.start}px)` }}
+              >
                 <span className="hex-off">{base.toString(16).padStart(8, '0')}</span>
                 <span className="hex-bytes">
                   {Array.from(slice, (b, j) => (
@@ -257,7 +311,12 @@ function HexView({ bytes, fields, selected, onSelect }: { bytes: Uint8Array | nu
                 </span>
                 <span className="hex-ascii">
                   {Array.from(slice, (b, j) => (
-                    <span key={j} data-offset={base + j} className={`ha ${inRange(base + j) ? 'hl' : ''}`} onClick={() => clickByte(base + j)}>
+                    <span
+                      key={j}
+                      data-offset={base + j}
+                      className={`ha ${inRange(base + j) ? 'hl' : ''}`}
+                      onClick={() => clickByte(base + j)}
+                    >
                       {asciiOf(b)}
                     </span>
                   ))}

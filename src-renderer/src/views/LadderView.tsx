@@ -25,7 +25,12 @@ export function LadderView() {
     for (let i = from; i < recordRing.size; i++) recent.push(recordRing.at(i)!);
     const done = lastRound ?? -1;
     // Show complete rounds only: drop records of rounds still in flight.
-    return buildLadder(recent.filter((r) => r.round === undefined || r.round <= done), snapshot, 1, 300);
+    return buildLadder(
+      recent.filter((r) => r.round === undefined || r.round <= done),
+      snapshot,
+      1,
+      300,
+    );
   }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound]);
 
   return (
@@ -36,13 +41,24 @@ export function LadderView() {
       </header>
       <div className="panel-body ladder-body">
         {ladder && (
-          <svg width={ladder.lanes.length * LANE_W + 20} height={TOP + ladder.arrows.length * ROW_H + 10} role="img" aria-label="Sequence diagram of the last round">
+          <svg
+            width={ladder.lanes.length * LANE_W + 20}
+            height={TOP + ladder.arrows.length * ROW_H + 10}
+            role="img"
+            aria-label="Sequence diagram of the last round"
+          >
             {ladder.lanes.map((name, i) => (
               <g key={name}>
                 <text x={10 + i * LANE_W + LANE_W / 2} y={14} textAnchor="middle" className="lane-name">
                   {name}
                 </text>
-                <line x1={10 + i * LANE_W + LANE_W / 2} x2={10 + i * LANE_W + LANE_W / 2} y1={20} y2={TOP + ladder.arrows.length * ROW_H} className="lane" />
+                <line
+                  x1={10 + i * LANE_W + LANE_W / 2}
+                  x2={10 + i * LANE_W + LANE_W / 2}
+                  y1={20}
+                  y2={TOP + ladder.arrows.length * ROW_H}
+                  className="lane"
+                />
               </g>
             ))}
             {ladder.arrows.map((a, j) => {
@@ -51,7 +67,19 @@ export function LadderView() {
               const y = TOP + j * ROW_H + ROW_H / 2;
               const dirSign = x2 > x1 ? 1 : -1;
               return (
-                <g key={a.seq} className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`} onClick={() => useUi.getState().set({ selectedSeq: a.seq, selectedField: null, revealSeq: useUi.getState().revealSeq + 1 })}>
+                <g
+                  key={a.seq}
+                  className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`}
+                  onClick={() =>
+                    useUi
+                      .getState()
+                      .set({
+                        selectedSeq: a.seq,
+                        selectedField: null,
+                        revealSeq: useUi.getState().revealSeq + 1,
+                      })
+                  }
+                >
                   <title>{`#${a.seq} ${a.kind}${a.round !== undefined ? ` round ${a.round}` : ''}`}</title>
                   <line x1={x1} x2={x2 - dirSign * 4} y1={y} y2={y} />
                   <polygon points={`${x2},${y} ${x2 - dirSign * 6},${y - 3} ${x2 - dirSign * 6},${y + 3}`} />

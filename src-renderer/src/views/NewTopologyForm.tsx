@@ -12,15 +12,34 @@ export function NewTopologyForm() {
       <div className="form-grid">
         <label>
           Hosts
-          <input type="number" min={1} max={8} value={form.hosts} onChange={(e) => patch({ hosts: num(e.target.value, 1, 8) })} />
+          <input
+            type="number"
+            min={1}
+            max={8}
+            value={form.hosts}
+            onChange={(e) => patch({ hosts: num(e.target.value, 1, 8) })}
+          />
         </label>
         <label>
           Ranks per host
-          <input type="number" min={1} max={16} value={form.ranksPerHost} onChange={(e) => patch({ ranksPerHost: num(e.target.value, 1, 16) })} />
+          <input
+            type="number"
+            min={1}
+            max={16}
+            value={form.ranksPerHost}
+            onChange={(e) => patch({ ranksPerHost: num(e.target.value, 1, 16) })}
+          />
         </label>
         <label>
           Model (MiB)
-          <input type="number" min={0.001} max={256} step="any" value={form.modelMiB} onChange={(e) => patch({ modelMiB: Math.max(0.001, Math.min(256, Number(e.target.value) || 1)) })} />
+          <input
+            type="number"
+            min={0.001}
+            max={256}
+            step="any"
+            value={form.modelMiB}
+            onChange={(e) => patch({ modelMiB: Math.max(0.001, Math.min(256, Number(e.target.value) || 1)) })}
+          />
         </label>
         <label>
           Mode

@@ -74,7 +74,8 @@ export function RecordsView() {
   // scrollTop write (no layout read) keeps this to one layout per frame.
   useEffect(() => {
     const el = scrollRef.current;
-    if (el && !displayPaused && stickToEnd.current && view.length > 0) el.scrollTop = virtualizer.getTotalSize();
+    if (el && !displayPaused && stickToEnd.current && view.length > 0)
+      el.scrollTop = virtualizer.getTotalSize();
   });
 
   // A finding or the ladder asked to show a record. The filter may be clearing
@@ -128,7 +129,9 @@ export function RecordsView() {
           <select
             aria-label="Follow rank"
             value={followRank ?? ''}
-            onChange={(e) => useUi.getState().set({ followRank: e.target.value === '' ? null : Number(e.target.value) })}
+            onChange={(e) =>
+              useUi.getState().set({ followRank: e.target.value === '' ? null : Number(e.target.value) })
+            }
           >
             <option value="">all ranks</option>
             {(ranks ?? []).map((r) => (
@@ -138,7 +141,12 @@ export function RecordsView() {
             ))}
           </select>
         </label>
-        <button type="button" aria-pressed={displayPaused} onClick={() => useUi.getState().set({ displayPaused: !displayPaused })} title="Pause the display; capture goes on (Space)">
+        <button
+          type="button"
+          aria-pressed={displayPaused}
+          onClick={() => useUi.getState().set({ displayPaused: !displayPaused })}
+          title="Pause the display; capture goes on (Space)"
+        >
           {displayPaused ? 'Resume display' : 'Pause display'}
         </button>
         <button type="button" onClick={() => clearRecords()} title="Clear the kept records (C)">
@@ -146,8 +154,10 @@ export function RecordsView() {
         </button>
       </header>
       <div className="records-stats muted mono small" aria-label="Record counts">
-        showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of {formatInt(recordRing.total + recordRing.droppedUpstream)} seen
-        {recordRing.evicted + recordRing.droppedUpstream > 0 && ` · ${formatInt(recordRing.evicted + recordRing.droppedUpstream)} older counted, not kept`}
+        showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}
+        {formatInt(recordRing.total + recordRing.droppedUpstream)} seen
+        {recordRing.evicted + recordRing.droppedUpstream > 0 &&
+          ` · ${formatInt(recordRing.evicted + recordRing.droppedUpstream)} older counted, not kept`}
         {displayPaused && <strong className="warn"> · display paused</strong>}
       </div>
       <div className="grid-head rec-row" aria-hidden="true">
@@ -191,7 +201,14 @@ export function RecordsView() {
             const r = view.at(item.index);
             if (!r) return null;
             return (
-              <RecordRow key={r.seq} record={r} selected={r.seq === selectedSeq} top={item.start} index={item.index} onSelect={select} />
+              <RecordRow
+                key={r.seq}
+                record={r}
+                selected={r.seq === selectedSeq}
+                top={item.start}
+                index={item.index}
+                onSelect={select}
+              />
             );
           })}
         </div>
@@ -200,7 +217,19 @@ export function RecordsView() {
   );
 }
 
-function RecordRow({ record: r, selected, top, index, onSelect }: { record: UnitRecord; selected: boolean; top: number; index: number; onSelect: (seq: number) => void }) {
+function RecordRow({
+  record: r,
+  selected,
+  top,
+  index,
+  onSelect,
+}: {
+  record: UnitRecord;
+  selected: boolean;
+  top: number;
+  index: number;
+  onSelect: (seq: number) => void;
+}) {
   return (
     <div
       role="row"
@@ -212,19 +241,39 @@ function RecordRow({ record: r, selected, top, index, onSelect }: { record: Unit
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       onClick={() => onSelect(r.seq)}
     >
-      <span role="gridcell" className="mono">{r.seq}</span>
-      <span role="gridcell" className="mono">{formatTime(r.t)}</span>
-      <span role="gridcell" className="mono">{r.link}</span>
+      <span role="gridcell" className="mono">
+        {r.seq}
+      </span>
+      <span role="gridcell" className="mono">
+        {formatTime(r.t)}
+      </span>
+      <span role="gridcell" className="mono">
+        {r.link}
+      </span>
       <span role="gridcell">{r.dir === 'up' ? '↑ up' : '↓ down'}</span>
-      <span role="gridcell" className="muted">{r.layer}</span>
-      <span role="gridcell" className="kind">{r.kind}</span>
-      <span role="gridcell" className="mono">{r.rank ?? ''}</span>
+      <span role="gridcell" className="muted">
+        {r.layer}
+      </span>
+      <span role="gridcell" className="kind">
+        {r.kind}
+      </span>
+      <span role="gridcell" className="mono">
+        {r.rank ?? ''}
+      </span>
       <span role="gridcell" className="mono num">
         {formatInt(r.length)}
-        {r.captured < r.length && <span className="warn" title={`captured ${r.captured} of ${r.length} bytes`}>*</span>}
+        {r.captured < r.length && (
+          <span className="warn" title={`captured ${r.captured} of ${r.length} bytes`}>
+            *
+          </span>
+        )}
       </span>
-      <span role="gridcell" className={r.verdict === 'ok' ? 'ok' : 'bad'}>{r.verdict}</span>
-      <span role="gridcell" className="info">{r.summary}</span>
+      <span role="gridcell" className={r.verdict === 'ok' ? 'ok' : 'bad'} title={r.verdict}>
+        {r.verdict}
+      </span>
+      <span role="gridcell" className="info">
+        {r.summary}
+      </span>
     </div>
   );
 }

@@ -7,7 +7,10 @@ import { formatBytes } from '../lib/format';
 
 const HOST_COLOURS = ['#4ea1ff', '#f5a524', '#3ecf8e', '#e5484d', '#b67df2', '#2ec4c4', '#f27db8', '#9aa0a6'];
 
-const AXIS_COLOURS = { dark: { axis: '#8590a0', grid: '#262d37' }, light: { axis: '#667085', grid: '#e4e8ee' } };
+const AXIS_COLOURS = {
+  dark: { axis: '#8590a0', grid: '#262d37' },
+  light: { axis: '#667085', grid: '#e4e8ee' },
+};
 const ROUND_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000];
 const BYTE_STEPS = Array.from({ length: 45 }, (_, k) => 2 ** k);
 
@@ -21,7 +24,15 @@ function toData(points: readonly SavingsPoint[], hosts: number): uPlot.AlignedDa
   return [x, ...series] as uPlot.AlignedData;
 }
 
-export function SavingsChart({ points, hosts, theme }: { points: readonly SavingsPoint[]; hosts: number; theme: string }) {
+export function SavingsChart({
+  points,
+  hosts,
+  theme,
+}: {
+  points: readonly SavingsPoint[];
+  hosts: number;
+  theme: string;
+}) {
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const hostsRef = useRef(hosts);
@@ -33,8 +44,21 @@ export function SavingsChart({ points, hosts, theme }: { points: readonly Saving
     const series: uPlot.Series[] = [{ label: 'round' }];
     for (let h = 0; h < hosts; h++) {
       const stroke = HOST_COLOURS[h % HOST_COLOURS.length];
-      series.push({ label: `h${h} uplink`, stroke, width: 2, points: { show: false }, value: (_u, v) => (v == null ? '–' : formatBytes(v)) });
-      series.push({ label: `h${h} direct (K ×)`, stroke, width: 1, dash: [4, 4], points: { show: false }, value: (_u, v) => (v == null ? '–' : formatBytes(v)) });
+      series.push({
+        label: `h${h} uplink`,
+        stroke,
+        width: 2,
+        points: { show: false },
+        value: (_u, v) => (v == null ? '–' : formatBytes(v)),
+      });
+      series.push({
+        label: `h${h} direct (K ×)`,
+        stroke,
+        width: 1,
+        dash: [4, 4],
+        points: { show: false },
+        value: (_u, v) => (v == null ? '–' : formatBytes(v)),
+      });
     }
     // Canvas colours cannot follow CSS variables, and the page's theme
     // attribute may not be updated yet when this runs: take them from the prop.
@@ -49,15 +73,30 @@ export function SavingsChart({ points, hosts, theme }: { points: readonly Saving
         scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
         axes: [
           // Rounds are whole numbers; bytes step in powers of two so ticks read as 4 MiB, 8 MiB, 16 MiB.
-          { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, incrs: ROUND_STEPS, values: (_u, ticks) => ticks.map((t) => String(t)) },
-          { stroke: axisStroke, grid: { stroke: grid }, ticks: { stroke: grid }, size: 84, incrs: BYTE_STEPS, values: (_u, ticks) => ticks.map((t) => formatBytes(t)) },
+          {
+            stroke: axisStroke,
+            grid: { stroke: grid },
+            ticks: { stroke: grid },
+            incrs: ROUND_STEPS,
+            values: (_u, ticks) => ticks.map((t) => String(t)),
+          },
+          {
+            stroke: axisStroke,
+            grid: { stroke: grid },
+            ticks: { stroke: grid },
+            size: 84,
+            incrs: BYTE_STEPS,
+            values: (_u, ticks) => ticks.map((t) => formatBytes(t)),
+          },
         ],
       },
       toData([], hosts),
       div,
     );
     plot.current = u;
-    const ro = new ResizeObserver(() => u.setSize({ width: Math.max(200, div.clientWidth), height: Math.max(80, div.clientHeight - 30) }));
+    const ro = new ResizeObserver(() =>
+      u.setSize({ width: Math.max(200, div.clientWidth), height: Math.max(80, div.clientHeight - 30) }),
+    );
     ro.observe(div);
     return () => {
       ro.disconnect();

@@ -10,9 +10,18 @@ import { recentSavings } from '../store/apply-batch';
 import { formatBytes, formatRatio } from '../lib/format';
 import { SavingsChart } from './SavingsChart';
 
+/** One figure when every host shows the same, else one per host. */
+function perHost(values: number[], format: (v: number) => string): string {
+  const shown = values.map(format);
+  return shown.every((v) => v === shown[0]) ? (shown[0] ?? '–') : shown.join(' / ');
+}
+
 export function SavingsView() {
   const snapshot = useLab((s) => s.snapshot);
-  const savings = useThrottled(useLab((s) => s.savings), 250);
+  const savings = useThrottled(
+    useLab((s) => s.savings),
+    250,
+  );
   const compare = useLab((s) => s.compare);
   const theme = useUi((s) => s.theme);
   const hosts = snapshot?.hosts ?? [];
@@ -36,7 +45,13 @@ export function SavingsView() {
           onClick={() => {
             // The same workload as the running topology, in every mode.
             const c = snapshot?.config;
-            void runCompare({ type: 'compareModes', config: c ? { ranksPerHost: c.ranksPerHost, modelBytes: c.modelBytes, dtype: c.dtype } : undefined, rounds: 5 });
+            void runCompare({
+              type: 'compareModes',
+              config: c
+                ? { ranksPerHost: c.ranksPerHost, modelBytes: c.modelBytes, dtype: c.dtype }
+                : undefined,
+              rounds: 3,
+            });
           }}
         >
           {compare.busy ? 'Comparing…' : 'Compare modes'}
@@ -59,13 +74,20 @@ export function SavingsView() {
               const k = h.ranks.length;
               const row = recent[h.host];
               return (
-                <tr key={h.host} aria-label={`savings ${h.name}`} data-k={k} data-ratio={row && Number.isFinite(row.ratio) ? row.ratio.toFixed(6) : ''}>
+                <tr
+                  key={h.host}
+                  aria-label={`savings ${h.name}`}
+                  data-k={k}
+                  data-ratio={row && Number.isFinite(row.ratio) ? row.ratio.toFixed(6) : ''}
+                >
                   <td>{h.name}</td>
                   <td className="mono">K = {k}</td>
                   <td className="mono num">{row ? formatBytes(row.uplink) : '–'}</td>
                   <td className="mono num">{row && row.direct ? formatBytes(row.direct) : '–'}</td>
                   <td className="mono num strong">{row ? formatRatio(row.ratio) : '–'}</td>
-                  <td className="mono num muted">{mode === 'fold' ? `1/${k} = ${formatRatio(1 / k)}` : '1'}</td>
+                  <td className="mono num muted">
+                    {mode === 'fold' ? `1/${k} = ${formatRatio(1 / k)}` : '1'}
+                  </td>
                 </tr>
               );
             })}
@@ -101,21 +123,26 @@ export function SavingsView() {
                 <tbody>
                   {compare.rows.map((r) => (
                     <tr key={r.mode}>
-                      <td>
+                      <td className="nowrap">
                         {r.mode}
                         {r.labOnly && <span className="tag">lab-only</span>}
                       </td>
                       <td className="mono num">{r.rounds}</td>
-                      <td className="mono num nowrap">{r.uplinkBytesPerHostPerRound.map(formatBytes).join(' / ')}</td>
-                      <td className="mono num strong nowrap">{r.ratioToDirect.map(formatRatio).join(' / ')}</td>
-                      <td className="mono num muted nowrap">{r.theoryRatio.map(formatRatio).join(' / ')}</td>
+                      <td className="mono num nowrap">
+                        {perHost(r.uplinkBytesPerHostPerRound, formatBytes)}
+                      </td>
+                      <td className="mono num strong nowrap">{perHost(r.ratioToDirect, formatRatio)}</td>
+                      <td className="mono num muted nowrap">{perHost(r.theoryRatio, formatRatio)}</td>
                       <td className="mono num">{r.msPerRound.toFixed(1)}</td>
                     </tr>
                   ))}
                 </tbody>
               </table>
             )}
-            <p className="muted small">Same workload, {compare.rows?.[0]?.rounds ?? '–'} rounds per mode, bytes measured on the uplink sockets; theory: fold 1/K plus headers, forward and direct 1.</p>
+            <p className="muted small">
+              Same workload, {compare.rows?.[0]?.rounds ?? '–'} rounds per mode, bytes measured on the uplink
+              sockets; theory: fold 1/K plus headers, forward and direct 1.
+            </p>
           </div>
         )}
       </div>

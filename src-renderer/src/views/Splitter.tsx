@@ -1,7 +1,15 @@
 // A drag handle between panels; the movement is reported, the caller sizes.
 import { useRef } from 'react';
 
-export function Splitter({ orientation, label, onDrag }: { orientation: 'vertical' | 'horizontal'; label: string; onDrag: (dx: number, dy: number) => void }) {
+export function Splitter({
+  orientation,
+  label,
+  onDrag,
+}: {
+  orientation: 'vertical' | 'horizontal';
+  label: string;
+  onDrag: (dx: number, dy: number) => void;
+}) {
   const last = useRef<{ x: number; y: number } | null>(null);
   return (
     <div

@@ -17,21 +17,41 @@ export function Toolbar() {
   return (
     <header className="toolbar" role="toolbar" aria-label="Run controls">
       <span className="brand">Relay Lab</span>
-      <button type="button" className="primary" onClick={() => void send({ type: 'start', config: formToConfig(useUi.getState().form) })} title="Start a topology from the form (Ctrl+Enter)">
+      <button
+        type="button"
+        className="primary"
+        onClick={() => void send({ type: 'start', config: formToConfig(useUi.getState().form) })}
+        title="Start a topology from the form (Ctrl+Enter)"
+      >
         Start
       </button>
       <button type="button" onClick={() => void send({ type: 'stop' })} disabled={!running}>
         Stop
       </button>
-      <button type="button" onClick={() => void send({ type: paused ? 'resumeRounds' : 'pauseRounds' })} disabled={!running} title="Pause or resume rounds (R)">
+      <button
+        type="button"
+        onClick={() => void send({ type: paused ? 'resumeRounds' : 'pauseRounds' })}
+        disabled={!running}
+        title="Pause or resume rounds (R)"
+      >
         {paused ? 'Resume rounds' : 'Pause rounds'}
       </button>
-      <button type="button" onClick={() => void send({ type: 'stepRound' })} disabled={!running || !paused} title="Run one round (.)">
+      <button
+        type="button"
+        onClick={() => void send({ type: 'stepRound' })}
+        disabled={!running || !paused}
+        title="Run one round (.)"
+      >
         Step round
       </button>
       <label className="speed">
         Interval
-        <select aria-label="Round interval" value={SPEEDS.includes(interval) ? interval : ''} onChange={(e) => void send({ type: 'setSpeed', roundIntervalMs: Number(e.target.value) })} disabled={!running}>
+        <select
+          aria-label="Round interval"
+          value={SPEEDS.includes(interval) ? interval : ''}
+          onChange={(e) => void send({ type: 'setSpeed', roundIntervalMs: Number(e.target.value) })}
+          disabled={!running}
+        >
           {!SPEEDS.includes(interval) && <option value="">{interval} ms</option>}
           {SPEEDS.map((ms) => (
             <option key={ms} value={ms}>
@@ -53,10 +73,18 @@ export function Toolbar() {
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
-      <button type="button" onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })} title="Toggle theme (T)">
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
+        title="Toggle theme (T)"
+      >
         {theme === 'dark' ? 'Light theme' : 'Dark theme'}
       </button>
-      <button type="button" onClick={() => useUi.getState().set({ helpOpen: true })} title="Keyboard shortcuts (?)">
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ helpOpen: true })}
+        title="Keyboard shortcuts (?)"
+      >
         Shortcuts
       </button>
     </header>

@@ -13,7 +13,11 @@ export function rankDataState(state: RankView['state']): string {
   return state === 'exited' ? 'dead' : state;
 }
 
-function sumRates(links: LinkView[], rates: Record<string, LinkRate>, pick: (l: LinkView) => boolean): LinkRate {
+function sumRates(
+  links: LinkView[],
+  rates: Record<string, LinkRate>,
+  pick: (l: LinkView) => boolean,
+): LinkRate {
   let up = 0;
   let down = 0;
   for (const l of links) {
@@ -54,7 +58,13 @@ export function TopologyView() {
             </div>
             <div className="hosts">
               {snapshot.hosts.map((h) => (
-                <HostCard key={h.host} host={h} ranks={snapshot.ranks.filter((r) => r.host === h.host)} links={links} rates={rates} />
+                <HostCard
+                  key={h.host}
+                  host={h}
+                  ranks={snapshot.ranks.filter((r) => r.host === h.host)}
+                  links={links}
+                  rates={rates}
+                />
               ))}
             </div>
           </>
@@ -66,7 +76,17 @@ export function TopologyView() {
   );
 }
 
-function HostCard({ host, ranks, links, rates }: { host: HostView; ranks: RankView[]; links: LinkView[]; rates: Record<string, LinkRate> }) {
+function HostCard({
+  host,
+  ranks,
+  links,
+  rates,
+}: {
+  host: HostView;
+  ranks: RankView[];
+  links: LinkView[];
+  rates: Record<string, LinkRate>;
+}) {
   const selectedHost = useUi((s) => s.selectedHost);
   const uplink = sumRates(links, rates, (l) => l.kind === 'uplink' && l.host === host.host);
   const uplinkCount = links.filter((l) => l.kind === 'uplink' && l.host === host.host).length;
@@ -77,7 +97,8 @@ function HostCard({ host, ranks, links, rates }: { host: HostView; ranks: RankVi
       data-state={host.state}
       className={`host ${host.state} ${selectedHost === host.host ? 'selected' : ''}`}
       onClick={(e) => {
-        if (e.target === e.currentTarget) useUi.getState().set({ selectedHost: host.host, selectedRank: null });
+        if (e.target === e.currentTarget)
+          useUi.getState().set({ selectedHost: host.host, selectedRank: null });
       }}
     >
       <div className="uplink" title={`${uplinkCount} uplink connection(s) to the controller`}>
@@ -110,7 +131,15 @@ function HostCard({ host, ranks, links, rates }: { host: HostView; ranks: RankVi
   );
 }
 
-function RankChip({ rank, links, rates }: { rank: RankView; links: LinkView[]; rates: Record<string, LinkRate> }) {
+function RankChip({
+  rank,
+  links,
+  rates,
+}: {
+  rank: RankView;
+  links: LinkView[];
+  rates: Record<string, LinkRate>;
+}) {
   const selected = useUi((s) => s.selectedRank === rank.rank);
   const loop = sumRates(links, rates, (l) => l.rank === rank.rank);
   const state = rankDataState(rank.state);
@@ -156,7 +185,13 @@ function SelectionActions() {
         )}
       </div>
       <div className="selection-buttons">
-        <button type="button" className="danger" disabled={rankGone} onClick={() => rank && void send({ type: 'killRank', rank: rank.rank })} title="SIGKILL the rank process (K)">
+        <button
+          type="button"
+          className="danger"
+          disabled={rankGone}
+          onClick={() => rank && void send({ type: 'killRank', rank: rank.rank })}
+          title="SIGKILL the rank process (K)"
+        >
           Kill rank
         </button>
         <button
@@ -167,7 +202,12 @@ function SelectionActions() {
         >
           {paused ? 'Resume rank' : 'Pause rank'}
         </button>
-        <button type="button" className="danger" disabled={!host || host.state === 'dead'} onClick={() => host && void send({ type: 'killHost', host: host.host })}>
+        <button
+          type="button"
+          className="danger"
+          disabled={!host || host.state === 'dead'}
+          onClick={() => host && void send({ type: 'killHost', host: host.host })}
+        >
           Kill host
         </button>
       </div>

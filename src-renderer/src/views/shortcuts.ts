@@ -26,7 +26,10 @@ export const SHORTCUTS: Shortcut[] = [
 
 function typing(target: EventTarget | null): boolean {
   const el = target as HTMLElement | null;
-  return !!el && (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable);
+  return (
+    !!el &&
+    (el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT' || el.isContentEditable)
+  );
 }
 
 export function useShortcuts(): void {
@@ -64,7 +67,8 @@ export function useShortcuts(): void {
           if (rank) void send({ type: 'killRank', rank: rank.rank });
           break;
         case 'p':
-          if (rank) void send({ type: rank.state === 'paused' ? 'resumeRank' : 'pauseRank', rank: rank.rank });
+          if (rank)
+            void send({ type: rank.state === 'paused' ? 'resumeRank' : 'pauseRank', rank: rank.rank });
           break;
         case 'h':
           if (ui.selectedHost !== null) void send({ type: 'killHost', host: ui.selectedHost });

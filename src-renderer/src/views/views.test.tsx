@@ -14,10 +14,13 @@ import { snapshot } from '../test-fixtures';
 // server snapshot), so the tests place their state there.
 const labInitial = { ...useLab.getInitialState() };
 const uiInitial = { ...useUi.getInitialState() };
-const setLab = (patch: Partial<ReturnType<typeof useLab.getState>>) => Object.assign(useLab.getInitialState(), patch);
-const setUi = (patch: Partial<ReturnType<typeof useUi.getState>>) => Object.assign(useUi.getInitialState(), patch);
+const setLab = (patch: Partial<ReturnType<typeof useLab.getState>>) =>
+  Object.assign(useLab.getInitialState(), patch);
+const setUi = (patch: Partial<ReturnType<typeof useUi.getState>>) =>
+  Object.assign(useUi.getInitialState(), patch);
 
-const attrsOf = (html: string, label: string) => new RegExp(`<[^>]*aria-label="${label}"[^>]*>`).exec(html)?.[0] ?? '';
+const attrsOf = (html: string, label: string) =>
+  new RegExp(`<[^>]*aria-label="${label}"[^>]*>`).exec(html)?.[0] ?? '';
 
 describe('views', () => {
   beforeEach(() => {
@@ -61,7 +64,14 @@ describe('views', () => {
 
   it('Byte savings shows K and the measured ratio per host', () => {
     const per = 1000;
-    setLab({ snapshot: snapshot(), savings: [1, 2, 3].map((round) => ({ round, uplink: [per + 25, per + 25], direct: [4 * per, 4 * per] })) });
+    setLab({
+      snapshot: snapshot(),
+      savings: [1, 2, 3].map((round) => ({
+        round,
+        uplink: [per + 25, per + 25],
+        direct: [4 * per, 4 * per],
+      })),
+    });
     const html = renderToStaticMarkup(<SavingsView />);
     expect(html).toContain('aria-label="Byte savings"');
     const row = attrsOf(html, 'savings h0');
@@ -72,7 +82,18 @@ describe('views', () => {
   });
 
   it('Findings list each finding with a jump to its record', () => {
-    setLab({ findings: [{ id: 1, t: 1200, severity: 'error', kind: 'hmac', message: 'HostFrame from h1 failed its MAC', recordSeq: 42 }] });
+    setLab({
+      findings: [
+        {
+          id: 1,
+          t: 1200,
+          severity: 'error',
+          kind: 'hmac',
+          message: 'HostFrame from h1 failed its MAC',
+          recordSeq: 42,
+        },
+      ],
+    });
     const html = renderToStaticMarkup(<FindingsView />);
     expect(html).toContain('aria-label="Findings"');
     expect(html).toContain('HostFrame from h1 failed its MAC');
