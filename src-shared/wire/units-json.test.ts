@@ -1,6 +1,7 @@
 // The CLI.md JSON unit form: parse/print round trips, values JSON numbers
 // cannot carry, dtype rounding on encode, and named errors for bad fields.
 import { describe, expect, it } from 'vitest';
+import { hexToBytes } from './bytes';
 import { WireError } from './errors';
 import { nobleMac } from './mac';
 import { VECTORS } from './test-helpers';
@@ -29,6 +30,12 @@ describe('JSON unit form', () => {
       { dtype: 'f32', dims: [5], data: ['NaN', 'Infinity', '-Infinity', '-0', Math.fround(0.1)] },
       { dtype: 'bf16', dims: [2], data: [1, 3.140625] },
     ]);
+  });
+
+  it('a ControlFrame decode adds the message when the lab decodes its kind', () => {
+    const v = VECTORS.find((x) => x.name === 'controlframe v2 StartEpoch')!;
+    const got = decodeUnit('controlframe', hexToBytes(v.hex), nobleMac(hexToBytes(v.salt)));
+    expect(got.msg).toEqual({ type: 'StartEpoch', epoch: 7, partitionOffset: 100, partitionSize: 256 });
   });
 
   it('bad fields are BAD_PAYLOAD errors that name the field', () => {

@@ -16,7 +16,14 @@ import {
   ROUND_KIND_CONTROL,
   ROUND_KIND_MODEL,
 } from './constants';
-import { decodeControlFrame, encodeControlFrame, type ControlFrame } from './control-frame';
+import {
+  MSG_KIND_CONTROL,
+  MSG_KIND_TIMING,
+  decodeControlFrame,
+  encodeControlFrame,
+  type ControlFrame,
+} from './control-frame';
+import { decodeControlMsg, decodeTimingMsg, type ControlMsg, type TimingMsg } from './control-msgs';
 import { WireError, isWireError, type WireErrorCode } from './errors';
 import {
   decodeControlAck,
@@ -373,13 +380,17 @@ export function decodeUnit(
     }
     case 'controlframe': {
       const f = decodeControlFrame(bytes, mac, { version: opts.controlVersion });
-      return {
+      const out: Record<string, unknown> = {
         layer,
         version: f.version,
         msgKind: f.msgKind,
         payload: bytesToHex(f.payload),
         tag: bytesToHex(f.tag),
       };
+      // An extra field for readers (CLI.md allows more): the message, when the lab decodes that kind.
+      const msg = controlPayloadMessage(f.msgKind, f.payload);
+      if (msg) out.msg = msg;
+      return out;
     }
     case 'lenframe':
       return { layer, blob: bytesToHex(decodeLenFrame(bytes, { ceiling: opts.ceiling })) };
@@ -409,6 +420,17 @@ export function decodeUnit(
     }
   }
   return bad(`unknown layer ${String(layer)}`);
+}
+
+/** The decoded Control/Timing message of a ControlFrame payload (v2 indices), or null if not decodable. */
+export function controlPayloadMessage(msgKind: number, payload: Uint8Array): ControlMsg | TimingMsg | null {
+  try {
+    if (msgKind === MSG_KIND_CONTROL) return decodeControlMsg(payload);
+    if (msgKind === MSG_KIND_TIMING) return decodeTimingMsg(payload);
+  } catch (e) {
+    if (!isWireError(e)) throw e;
+  }
+  return null;
 }
 
 /** decodeUnit with the verdict fields of CLI.md: never throws for bad bytes. */
