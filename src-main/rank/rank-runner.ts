@@ -7,13 +7,13 @@ import { connectWithRetry } from '../engine/conn';
 import { modelLayout, rankMass, fillValues, dtypeCode } from '../engine/synthetic';
 import { checkAdoption, sampleIndices } from '../lab/checker';
 import { encodeChannelMagic } from '@shared/wire/channel';
-import { CONTROL_ACK_LEN, DATA_ACK_LEN, ROUND_KIND_MODEL, deriveFrameCeiling } from '@shared/wire/constants';
+import { CONTROL_ACK_LEN, DATA_ACK_LEN, DTYPE_F32, ROUND_KIND_MODEL, deriveFrameCeiling } from '@shared/wire/constants';
 import { encodeControlFrame, decodeControlFrame, MSG_KIND_CONTROL, MSG_KIND_TIMING } from '@shared/wire/control-frame';
 import { decodeControlMsg, encodeTimingMsg, type TimingMsg } from '@shared/wire/control-msgs';
 import { decodeControlAck, decodeDataAck, encodeControlHandshake, encodeDataHandshake } from '@shared/wire/handshake';
 import { decodeRoundFrame, encodeRoundFrameChunks } from '@shared/wire/round-frame';
 import { saltFromHex } from '@shared/wire/salt';
-import { elidedTensor, tensorFromValues, tensorValues, type TensorEntry } from '@shared/wire/tensor';
+import { LITTLE_ENDIAN_HOST, bf16BitsToF32, checkTensorPayload, elidedTensor, tensorFromValues, type TensorEntry } from '@shared/wire/tensor';
 import { RankLink } from './rank-link';
 import type { RankSpec, RankToParent } from './spec';
 
@@ -105,29 +105,17 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
           const v = new Float32Array(n);
           fillValues(spec.seed, spec.rank, round, start, v);
           for (let i = 0; i < n; i++) v[i] *= mass;
-          tensors.push(tensorFromValues(dtype, dims, v));
+          // f32 on a little-endian host: the values' own bytes are the wire bytes (no copy).
+          tensors.push(dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST ? { dtype, dims, data: new Uint8Array(v.buffer) } : tensorFromValues(dtype, dims, v));
         }
         start += n;
       }
       await data.sendBlob(encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac));
       const reply = decodeRoundFrame(await data.next(), mac, { ceiling });
+      checkReplySchema(reply.tensors, tensors);
       step++;
       // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
-      const values: number[] = [];
-      if (reply.weight > 0) {
-        const flat = reply.tensors.map((t) => tensorValues(t, ceiling));
-        const offsets: number[] = [];
-        let o = 0;
-        for (const f of flat) {
-          offsets.push(o);
-          o += f.length;
-        }
-        for (const idx of samples) {
-          let t = offsets.length - 1;
-          while (offsets[t] > idx) t--;
-          values.push(flat[t][idx - offsets[t]]);
-        }
-      }
+      const values = reply.weight > 0 ? sampleValues(reply.tensors, samples) : [];
       report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, indices: reply.weight > 0 ? samples : [], values, ms: performance.now() - t0 });
       result.rounds.push({ round, weight: reply.weight, verdict: selfCheck(spec, round, dtype, reply.weight, samples, values) });
       result.roundsCompleted++;
@@ -147,6 +135,42 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
   }
   report({ type: 'done', rank: spec.rank, roundsCompleted: result.roundsCompleted });
   return result;
+}
+
+/** The consensus has the schema the rank sent (WIRE.md 4.6): same tensors, dtypes, shapes, full or elided payloads. */
+function checkReplySchema(got: TensorEntry[], sent: TensorEntry[]): void {
+  if (got.length !== sent.length) throw new Error(`consensus has ${got.length} tensors, sent ${sent.length}`);
+  got.forEach((t, i) => {
+    const s = sent[i];
+    if (t.dtype !== s.dtype || t.dims.length !== s.dims.length || t.dims.some((d, k) => d !== s.dims[k])) {
+      throw new Error(`consensus tensor ${i} is dtype ${t.dtype} [${t.dims}], sent dtype ${s.dtype} [${s.dims}]`);
+    }
+    checkTensorPayload(t, i);
+  });
+}
+
+/** Reads the sampled elements straight from the reply's bytes (no model-sized decode). */
+function sampleValues(tensors: TensorEntry[], samples: number[]): number[] {
+  const starts: number[] = [];
+  let o = 0;
+  for (const t of tensors) {
+    starts.push(o);
+    o += t.dims.reduce((a, b) => a * b, 1);
+  }
+  const out: number[] = [];
+  for (const idx of samples) {
+    let ti = starts.length - 1;
+    while (starts[ti] > idx) ti--;
+    const t = tensors[ti];
+    const i = idx - starts[ti];
+    if (!t.data) out.push(0);
+    else {
+      const dv = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+      if (t.dtype === DTYPE_F32) out.push(dv.getFloat32(i * 4, true));
+      else out.push(bf16BitsToF32(dv.getUint16(i * 2, true)));
+    }
+  }
+  return out;
 }
 
 /**
