@@ -268,6 +268,27 @@ describe('relay data channel (first fold tier)', () => {
     expect(err.code).toBe('HMAC_MISMATCH');
   });
 
+  it('rejects a hostile 0xFFFFFFFF len prefix before allocating, and prefix/body drift both ways (5.5 #14)', async () => {
+    for (const [prefixDelta, pattern] of [
+      [null, /frame ceiling/],
+      [10, /fewer than its length prefix/],
+      [-10, /length prefix/],
+    ] as const) {
+      const ctl = await fakeController();
+      const { relay, events } = await startRelay([0], 1, ctl.port);
+      const up = ctl.next();
+      const r0 = await dataRank(relay, 0, 1);
+      const { peer } = await up;
+      const body = frame([1, 2, 3], 1);
+      const prefix = new Uint8Array(4);
+      new DataView(prefix.buffer).setUint32(0, prefixDelta === null ? 0xffffffff : body.length + prefixDelta, true);
+      r0.write(prefix, body);
+      if (prefixDelta === 10) r0.write(new Uint8Array(10));
+      expect(await peer.readMux()).toBeNull();
+      expect((events.find((e) => e.type === 'error') as { message: string }).message).toMatch(pattern);
+    }
+  });
+
   it('rejects a rank announcing another world size (5.5 #3) and an unknown rank', async () => {
     const a = await startRelay([0, 1], 2, 1);
     const p = await RawPeer.connect(a.relay.dataPort);

@@ -150,6 +150,9 @@ export class RoundDriver {
 
   /** Runs rounds until `maxRounds` (0 = forever), a stop, or the reduce ends. */
   async run(maxRounds: number): Promise<void> {
+    // Epoch 0: each rank's share of a notional dataset, as the coordinator would plan it.
+    const world = this.cluster.world;
+    for (let r = 0; r < world; r++) this.cluster.coordinator.send(r, { type: 'StartEpoch', epoch: 0, partitionOffset: r * 1024, partitionSize: 1024 });
     while (!this.stopRequested && !this.ended && (maxRounds === 0 || this.round < maxRounds)) {
       while (this.paused && this.steps === 0 && !this.stopRequested) await this.wait();
       if (this.stopRequested) break;

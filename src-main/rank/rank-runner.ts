@@ -119,6 +119,8 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
       report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, indices: reply.weight > 0 ? samples : [], values, ms: performance.now() - t0 });
       result.rounds.push({ round, weight: reply.weight, verdict: selfCheck(spec, round, dtype, reply.weight, samples, values) });
       result.roundsCompleted++;
+      const roundMs = performance.now() - t0;
+      sendTiming({ type: 'Batch', rank: spec.rank, batchMs: roundMs, dataMs: 0, stepCount: step, paramNorm: null, batchLoss: 0, syncDivergence: null });
       sendTiming({ type: 'SyncAck', rank: spec.rank, stepCount: step, divergence: null, postNorm: null, preNorm: null });
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
