@@ -147,13 +147,11 @@ async function handleMessage(api: LabApi, text: string | null): Promise<ServerMe
   let reply: LabReply;
   try {
     const cmd = validateLabCommand(command);
-    reply = await api
-      .command(cmd)
-      .catch((e: unknown) => ({
-        ok: false as const,
-        error: 'COMMAND_FAILED',
-        message: e instanceof Error ? e.message : String(e),
-      }));
+    reply = await api.command(cmd).catch((e: unknown) => ({
+      ok: false as const,
+      error: 'COMMAND_FAILED',
+      message: e instanceof Error ? e.message : String(e),
+    }));
   } catch (e) {
     reply = badCommandReply(e);
   }

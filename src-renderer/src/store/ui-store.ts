@@ -18,6 +18,8 @@ export const DEFAULT_LAYOUT: Layout = { leftWidth: 320, rightWidth: 530, bottomH
 export interface NewTopologyForm {
   hosts: number;
   ranksPerHost: number;
+  /** Optional ranks host by host ("4,2,3"); when it parses, it wins over hosts x ranksPerHost. */
+  perHost?: string;
   modelMiB: number;
   mode: TopologyConfig['mode'];
   policy: TopologyConfig['policy'];
@@ -66,9 +68,21 @@ export const useUi = create<UiState>()(
   ),
 );
 
+/** "4,2,3" -> [4, 2, 3]; null unless every entry is a whole number from 1 to 32 (1 to 16 hosts). */
+export function parsePerHost(text: string | undefined): number[] | null {
+  if (!text || !text.trim()) return null;
+  const parts = text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
+  if (parts.length < 1 || parts.length > 16 || parts.some((k) => !Number.isInteger(k) || k < 1 || k > 32))
+    return null;
+  return parts;
+}
+
 export function formToConfig(form: NewTopologyForm): Partial<TopologyConfig> {
   return {
-    ranksPerHost: Array.from({ length: form.hosts }, () => form.ranksPerHost),
+    ranksPerHost: parsePerHost(form.perHost) ?? Array.from({ length: form.hosts }, () => form.ranksPerHost),
     modelBytes: Math.max(4, Math.round((form.modelMiB * 1024 * 1024) / 4) * 4),
     mode: form.mode,
     policy: form.policy,

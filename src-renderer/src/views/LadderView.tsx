@@ -71,13 +71,11 @@ export function LadderView() {
                   key={a.seq}
                   className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`}
                   onClick={() =>
-                    useUi
-                      .getState()
-                      .set({
-                        selectedSeq: a.seq,
-                        selectedField: null,
-                        revealSeq: useUi.getState().revealSeq + 1,
-                      })
+                    useUi.getState().set({
+                      selectedSeq: a.seq,
+                      selectedField: null,
+                      revealSeq: useUi.getState().revealSeq + 1,
+                    })
                   }
                 >
                   <title>{`#${a.seq} ${a.kind}${a.round !== undefined ? ` round ${a.round}` : ''}`}</title>

@@ -1,6 +1,6 @@
 // The topology the next Start runs: hosts, ranks per host, model size, mode,
 // loss policy and wire dtype. Remembered between launches.
-import { useUi, type NewTopologyForm as Form } from '../store/ui-store';
+import { useUi, parsePerHost, type NewTopologyForm as Form } from '../store/ui-store';
 
 export function NewTopologyForm() {
   const form = useUi((s) => s.form);
@@ -28,6 +28,17 @@ export function NewTopologyForm() {
             max={16}
             value={form.ranksPerHost}
             onChange={(e) => patch({ ranksPerHost: num(e.target.value, 1, 16) })}
+          />
+        </label>
+        <label className="span2">
+          Or ranks host by host
+          <input
+            type="text"
+            placeholder="e.g. 4,2,3"
+            spellCheck={false}
+            value={form.perHost ?? ''}
+            aria-invalid={form.perHost && !parsePerHost(form.perHost) ? true : undefined}
+            onChange={(e) => patch({ perHost: e.target.value })}
           />
         </label>
         <label>
