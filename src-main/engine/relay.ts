@@ -82,15 +82,14 @@ export class Relay {
     const addr = opts.listenAddress ?? '127.0.0.1';
     r.dataServer = await listen(addr, opts.dataPort ?? 0);
     r.controlServer = await listen(addr, opts.controlPort ?? 0);
+    r.dataPort = serverPort(r.dataServer);
+    r.controlPort = serverPort(r.controlServer);
     return r;
   }
 
-  get dataPort(): number {
-    return serverPort(this.dataServer);
-  }
-  get controlPort(): number {
-    return serverPort(this.controlServer);
-  }
+  /** The loopback listeners' ports (kept after the listeners close once every rank is in). */
+  dataPort = 0;
+  controlPort = 0;
 
   on(listener: (e: RelayEvent) => void): () => void {
     this.listeners.add(listener);
@@ -175,7 +174,7 @@ class RelayChannel {
                 : null,
           onUnit: (dir, bytes, verdict, summary, rank) => {
             const link = this.linkFor(rank);
-            if (link && !conn.counter.bound) conn.counter.bind(link);
+            if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket);
             if (link) this.o.tap!.unit({ link, dir, layer: 'handshake', kind: dir === 'up' ? `${this.channel}Handshake` : `${this.channel}HandshakeAck`, length: bytes.length, verdict: verdict as never, summary, bytes: [bytes] });
           },
         }).then(
@@ -239,7 +238,7 @@ class RelayChannel {
 
   private addRank(rank: number, conn: Conn, rest: Uint8Array): void {
     const link = this.linkFor(rank);
-    if (link && !conn.counter.bound) conn.counter.bind(link);
+    if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket);
     const rs: RankSock = { rank, conn, link, splitter: this.makeSplitter(rank, () => rs) };
     this.ranks.set(rank, rs);
     if (rest.length > 0) conn.unshift(rest);

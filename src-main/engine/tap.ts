@@ -9,14 +9,22 @@ export const DEFAULT_SNAP_LEN = 64 * 1024;
 
 export type TapLinkInfo = Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>;
 
+
 export class TapLink {
   bytesUp = 0;
   bytesDown = 0;
   units = 0;
   constructor(readonly info: TapLinkInfo) {}
+
   add(dir: Direction, n: number): void {
     if (dir === 'up') this.bytesUp += n;
     else this.bytesDown += n;
+  }
+  /** Records the socket's endpoints (the accepting side's view: remote = dialer). */
+  setEndpoints(socket: { remoteAddress?: string; remotePort?: number; localPort?: number }): void {
+    if (socket.remotePort && socket.localPort) {
+      (this.info as TapLinkInfo).endpoints = { address: socket.remoteAddress ?? '127.0.0.1', clientPort: socket.remotePort, serverPort: socket.localPort };
+    }
   }
   view(): LinkView {
     return { ...this.info, bytesUp: this.bytesUp, bytesDown: this.bytesDown, units: this.units };
@@ -33,8 +41,9 @@ export class PendingBytes {
     else if (dir === 'up') this.up += n;
     else this.down += n;
   }
-  bind(link: TapLink): void {
+  bind(link: TapLink, socket?: { remoteAddress?: string; remotePort?: number; localPort?: number }): void {
     this.link = link;
+    if (socket) link.setEndpoints(socket);
     link.add('up', this.up);
     link.add('down', this.down);
     this.up = this.down = 0;

@@ -51,6 +51,9 @@ describe('a whole topology with real rank processes', () => {
       expect(l.bytesUp).toBe(16 + 3 * (4 + frameLen));
       expect(l.bytesDown).toBe(8 + 3 * (4 + frameLen));
       expect(l.units).toBe(2 + 2 * 3);
+      // The real TCP endpoints: the rank dialed the relay's loopback listener.
+      expect(l.endpoints!.serverPort).toBe(tap.getLink(l.id)!.info.endpoints!.serverPort);
+      expect(l.endpoints!.clientPort).not.toBe(l.endpoints!.serverPort);
     }
     for (const h of [0, 1]) {
       const up = links.get(`h${h}.uplink.data`)!;

@@ -36,6 +36,8 @@ export interface LinkView {
   kind: 'loopback' | 'uplink';
   host: number;
   rank?: number;
+  /** The TCP endpoints of the connection, when known (loopback addresses; the client is the dialer). */
+  endpoints?: { address: string; clientPort: number; serverPort: number };
   /** Every byte on the socket, toward the controller. */
   bytesUp: number;
   /** Every byte on the socket, away from the controller. */
