@@ -20,6 +20,7 @@ export function App({ connected }: { connected: boolean }) {
   const layout = useUi((s) => s.layout);
   const helpOpen = useUi((s) => s.helpOpen);
   const lastError = useLab((s) => s.lastError);
+  const connection = useLab((s) => s.connection);
   useShortcuts();
 
   useEffect(() => {
@@ -53,6 +54,11 @@ export function App({ connected }: { connected: boolean }) {
     >
       <Toolbar />
       <div className="error-slot">
+        {connection === 'closed' && (
+          <div className="error-bar" role="alert">
+            Lost the connection to the lab; retrying. (If the lab was restarted, open the new URL it printed.)
+          </div>
+        )}
         {lastError && (
           <div className="error-bar" role="alert">
             {lastError}

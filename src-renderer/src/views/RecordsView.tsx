@@ -63,9 +63,9 @@ export function RecordsView() {
   useEffect(
     () =>
       onNewRecords((records, reset) => {
-        if (pausedRef.current) return;
+        // Clear and a new session empty the display even while it is paused.
         if (reset) view.rebuild(recordRing);
-        else view.append(records, recordRing);
+        else if (!pausedRef.current) view.append(records, recordRing);
       }),
     [view],
   );
