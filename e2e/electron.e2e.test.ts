@@ -1,6 +1,7 @@
 // The Electron shell, end to end, with Playwright's Electron support. Runs
 // where an Electron binary is installed; elsewhere it says so and skips.
-import { describe, it, expect } from 'vitest';
+import { describe, it, expect, beforeAll } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import fs from 'node:fs';
 import { _electron as electron } from 'playwright-core';
@@ -13,6 +14,14 @@ if (!exe)
   );
 
 describe.skipIf(!exe)('Electron shell, end to end', () => {
+  beforeAll(() => {
+    const built = spawnSync(process.execPath, ['scripts/start.mjs', '--build-only'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    expect(built.status).toBe(0);
+  }, 240_000);
+
   it('opens the lab window with the default topology, denies new windows and navigation', async () => {
     const env = { ...process.env } as Record<string, string>;
     delete env.NODE_EXTRA_CA_CERTS;

@@ -1,7 +1,8 @@
 // `npm start`: build what is missing, then launch the Electron shell. Where
 // the Electron binary is missing or cannot start, say so in one line and run
 // browser mode instead. `npm start -- --browser` asks for browser mode;
-// `--no-open` keeps browser mode from opening a window.
+// `--no-open` keeps browser mode from opening a window; `--build-only` builds
+// and exits.
 import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
@@ -12,7 +13,9 @@ import { buildNode, nodeBundlesFresh, nodeOutDir } from './build-node.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const wantBrowser = args.includes('--browser');
-const passOn = args.filter((a) => a !== '--browser');
+// --build-only: build what is missing and exit (the Electron end-to-end test uses it).
+const buildOnly = args.includes('--build-only');
+const passOn = args.filter((a) => a !== '--browser' && a !== '--build-only');
 
 // Children start faster without an extra CA bundle; nothing they do needs it.
 const childEnv = { ...process.env };
@@ -132,7 +135,9 @@ if (!nodeBundlesFresh() || !appBuildFresh()) {
   });
 }
 
-if (wantBrowser) {
+if (buildOnly) {
+  process.exit(0);
+} else if (wantBrowser) {
   startBrowserMode();
 } else {
   const { exe, reason } = electronBinary();
