@@ -6,11 +6,13 @@
 // (SIGSTOP) and cannot watch anything itself.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
 
 const SETPRIV = '/usr/bin/setpriv';
+const RANK_NICE = 10;
 
 /** Finds out/node/rank.mjs from wherever this module runs (sources, the CLI bundle, Electron's main). */
 export function rankEntryPath(): string {
@@ -61,6 +63,16 @@ export class RankProcess {
     const cmd = usePdeath ? SETPRIV : process.execPath;
     const args = usePdeath ? ['--pdeathsig', 'KILL', '--', process.execPath, entry] : [entry];
     this.child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
+    // Ranks run at a lower CPU priority than the engine: on a machine with
+    // fewer cores than ranks, the process hosting relays and controller
+    // keeps serving its sockets and timers on time.
+    if (this.child.pid) {
+      try {
+        os.setPriority(this.child.pid, RANK_NICE);
+      } catch {
+        // not permitted here: ranks keep the default priority
+      }
+    }
     this.child.on('message', (m) => events.onMessage?.(m as RankToParent));
     this.child.on('error', (e) => events.onStderr?.(`spawn failed: ${e.message}`));
     let buf = '';
