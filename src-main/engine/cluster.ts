@@ -28,6 +28,8 @@ export interface ClusterConfig extends TopologyConfig {
   tap?: TapOptions;
   /** Most consensus elements a rank reports per round to the checker. */
   sampleMax?: number;
+  /** How long every rank has to connect and handshake (default 30 s). */
+  startTimeoutMs?: number;
 }
 
 export interface ClusterHooks {
@@ -183,7 +185,19 @@ export class Cluster {
         this.ranks[rank] = p;
       }
     }
-    await Promise.race([ready, exitedEarly]);
+    // Every rank should be in within seconds; a wedged start fails with a named error instead of hanging.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const missing = this.coordinator.ready ? 'the data channel' : this.controller.ready ? 'the control channel' : 'both channels';
+        reject(new Error(`start-up timed out after ${this.config.startTimeoutMs ?? 30_000} ms waiting for every rank on ${missing}`));
+      }, this.config.startTimeoutMs ?? 30_000);
+    });
+    try {
+      await Promise.race([ready, exitedEarly, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   rank(r: number): RankProcess {
