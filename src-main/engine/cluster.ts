@@ -20,6 +20,7 @@ import { RankProcess } from './rank-process';
 import { Relay, type RelayEvent } from './relay';
 import { modelLayout } from './synthetic';
 import { Tap, type TapOptions } from './tap';
+import type { LinkFault } from './link-fault';
 
 export interface ClusterConfig extends TopologyConfig {
   saltHex: string;
@@ -204,6 +205,13 @@ export class Cluster {
     const p = this.ranks[r];
     if (!p) throw new RangeError(`no rank ${r} (world size ${this.world})`);
     return p;
+  }
+
+  /** Applies (or clears, with null) a fault on one link, at the engine's end of its connection(s). */
+  setLinkFault(linkId: string, fault: LinkFault | null): void {
+    const link = this.tap.getLink(linkId);
+    if (!link) throw new RangeError(`no link '${linkId}' (links: ${this.tap.linkViews().map((l) => l.id).join(', ')})`);
+    for (const t of link.targets) t.setFault(fault);
   }
 
   /** Kill host: its relay's sockets are destroyed and its ranks killed (SIGKILL). */

@@ -5,6 +5,7 @@
 import net from 'node:net';
 import type { Direction } from '@shared/lab/state';
 import { OutboundWriter } from './outbound';
+import { Shaper, corrupt, type FaultTarget, type LinkFault } from './link-fault';
 import { PendingBytes } from './tap';
 
 export type Consumer = (chunk: Uint8Array) => void;
@@ -24,7 +25,7 @@ export interface ConnOptions {
   onWriteError?: (err: Error) => void;
 }
 
-export class Conn {
+export class Conn implements FaultTarget {
   readonly writer: OutboundWriter;
   readonly counter: PendingBytes;
   private consumer: Consumer | null = null;
@@ -33,6 +34,8 @@ export class Conn {
   private readonly pauses = new Set<string>();
   private turnBytes = 0;
   private turnReset = false;
+  private inFault: LinkFault | null = null;
+  private inShaper: Shaper | null = null;
   closed = false;
 
   constructor(
@@ -49,8 +52,8 @@ export class Conn {
     });
     socket.on('data', (chunk: Buffer) => {
       this.counter.add(opts.readDir, chunk.length);
-      if (this.consumer) this.consumer(chunk);
-      else this.held.push(chunk);
+      if (this.inFault) this.faultedIn(chunk);
+      else this.deliver(chunk);
       this.spend(chunk.length);
     });
     // Errors end in 'close'; they are reported there.
@@ -59,6 +62,42 @@ export class Conn {
       this.closed = true;
       for (const l of this.closeListeners) l(hadError);
     });
+  }
+
+  private deliver(chunk: Uint8Array): void {
+    if (this.consumer) this.consumer(chunk);
+    else this.held.push(chunk);
+  }
+
+  /** What this end reads, through the link fault: dropped, corrupted, delayed, sliced. */
+  private faultedIn(chunk: Uint8Array): void {
+    const f = this.inFault!;
+    if (f.blackhole) return;
+    if (f.corruptNext) {
+      f.corruptNext = false;
+      chunk = corrupt(chunk);
+    }
+    if (!this.inShaper?.shapes) return this.deliver(chunk);
+    const now = performance.now();
+    for (const { at, bytes } of this.inShaper.plan(chunk, now)) {
+      setTimeout(() => {
+        if (!this.closed) this.deliver(bytes);
+      }, Math.max(0, at - now));
+    }
+  }
+
+  /** Applies a link fault at this end: reads that travel `readDir`, writes the other way. */
+  setFault(fault: LinkFault | null): void {
+    if (fault?.reset) {
+      this.socket.resetAndDestroy();
+      return;
+    }
+    const writeDir: Direction = this.opts.readDir === 'up' ? 'down' : 'up';
+    const inbound = fault && (fault.dir === 'both' || fault.dir === this.opts.readDir) ? { ...fault } : null;
+    const outbound = fault && (fault.dir === 'both' || fault.dir === writeDir) ? { ...fault } : null;
+    this.inFault = inbound;
+    this.inShaper = inbound ? new Shaper(inbound) : null;
+    this.writer.setFault(outbound);
   }
 
   /** Hands inbound bytes to `consumer`, first those that arrived while nobody consumed. */

@@ -4,6 +4,7 @@
 // which brings TCP backpressure back to whoever feeds it.
 import type { Socket } from 'node:net';
 import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
+import { Shaper, corrupt, type LinkFault } from './link-fault';
 
 /** Largest piece handed to the socket in one event-loop turn. */
 export const WRITE_SLICE = 1 << 20;
@@ -29,6 +30,8 @@ export class OutboundWriter {
   private failed: Error | null = null;
   private closed = false;
   private roomWaiters: (() => void)[] = [];
+  private fault: LinkFault | null = null;
+  private shaper: Shaper | null = null;
   private idleWaiters: (() => void)[] = [];
 
   constructor(
@@ -38,6 +41,12 @@ export class OutboundWriter {
     this.bound = opts.bound ?? OUTBOUND_QUEUE_BOUND;
     socket.on('error', (e) => this.fail(e));
     socket.on('close', () => this.fail(new WriterClosedError('socket closed')));
+  }
+
+  /** A link fault on what this writer sends (null clears it). */
+  setFault(fault: LinkFault | null): void {
+    this.fault = fault ? { ...fault } : null;
+    this.shaper = fault ? new Shaper(fault) : null;
   }
 
   get size(): number {
@@ -86,8 +95,12 @@ export class OutboundWriter {
     this.draining = true;
     try {
       while (this.queue.length > 0 && !this.failed) {
-        const parts = this.queue.shift()!;
+        let parts = this.queue.shift()!;
         this.wakeRoom();
+        if (this.fault) {
+          parts = await this.faulted(parts);
+          if (parts.length === 0) continue;
+        }
         for (const whole of parts) {
           // A model-sized part goes out in slices, one per event-loop turn, so
           // handing it to the kernel never blocks the loop for long.
@@ -113,6 +126,44 @@ export class OutboundWriter {
         this.idleWaiters = [];
         for (const f of w) f();
       }
+    }
+  }
+
+  /** Applies the link fault to one record: blackhole, corruption, the mid-frame stall, shaping. */
+  private async faulted(parts: Uint8Array[]): Promise<Uint8Array[]> {
+    const f = this.fault!;
+    if (f.blackhole) return [];
+    if (f.corruptNext) {
+      f.corruptNext = false;
+      parts = [...parts.slice(0, -1), corrupt(parts[parts.length - 1])];
+    }
+    if (f.stallMs && f.stallMs > 0) {
+      // Write the first bytes of the record (its header), then stall mid-frame.
+      const first = parts[0];
+      const cut = Math.min(25, Math.max(1, first.length - 1));
+      await this.writeShaped(first.subarray(0, cut));
+      await new Promise((r) => setTimeout(r, f.stallMs));
+      parts = [first.subarray(cut), ...parts.slice(1)];
+    }
+    if (this.shaper?.shapes) {
+      for (const p of parts) await this.writeShaped(p);
+      return [];
+    }
+    return parts;
+  }
+
+  private async writeShaped(bytes: Uint8Array): Promise<void> {
+    const pieces = this.shaper?.shapes ? this.shaper.plan(bytes, performance.now()) : [{ at: 0, bytes }];
+    for (const { at, bytes: piece } of pieces) {
+      const wait = at - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (this.failed) return;
+      const n = piece.length;
+      const ok = this.socket.write(piece, (err) => {
+        if (err) this.fail(err);
+        else this.opts.onWritten?.(n);
+      });
+      if (!ok) await this.waitDrain();
     }
   }
 

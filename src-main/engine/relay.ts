@@ -174,7 +174,7 @@ class RelayChannel {
                 : null,
           onUnit: (dir, bytes, verdict, summary, rank) => {
             const link = this.linkFor(rank);
-            if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket);
+            if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket, conn);
             if (link) this.o.tap!.unit({ link, dir, layer: 'handshake', kind: dir === 'up' ? `${this.channel}Handshake` : `${this.channel}HandshakeAck`, length: bytes.length, verdict: verdict as never, summary, bytes: [bytes] });
           },
         }).then(
@@ -238,7 +238,7 @@ class RelayChannel {
 
   private addRank(rank: number, conn: Conn, rest: Uint8Array): void {
     const link = this.linkFor(rank);
-    if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket);
+    if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket, conn);
     const rs: RankSock = { rank, conn, link, splitter: this.makeSplitter(rank, () => rs) };
     this.ranks.set(rank, rs);
     if (rest.length > 0) conn.unshift(rest);

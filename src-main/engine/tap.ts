@@ -4,6 +4,7 @@
 // of at most `snapLen` bytes, so the data path is not slowed measurably.
 import type { Direction, LinkView } from '@shared/lab/state';
 import type { UnitLayer, UnitRecord } from '@shared/lab/records';
+import type { FaultTarget } from './link-fault';
 
 export const DEFAULT_SNAP_LEN = 64 * 1024;
 
@@ -11,6 +12,8 @@ export type TapLinkInfo = Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>;
 
 
 export class TapLink {
+  /** The engine-side ends of this link's connections, where link faults apply. */
+  readonly targets = new Set<FaultTarget>();
   bytesUp = 0;
   bytesDown = 0;
   units = 0;
@@ -41,9 +44,10 @@ export class PendingBytes {
     else if (dir === 'up') this.up += n;
     else this.down += n;
   }
-  bind(link: TapLink, socket?: { remoteAddress?: string; remotePort?: number; localPort?: number }): void {
+  bind(link: TapLink, socket?: { remoteAddress?: string; remotePort?: number; localPort?: number }, target?: FaultTarget): void {
     this.link = link;
     if (socket) link.setEndpoints(socket);
+    if (target) link.targets.add(target);
     link.add('up', this.up);
     link.add('down', this.down);
     this.up = this.down = 0;

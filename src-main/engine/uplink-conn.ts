@@ -22,7 +22,7 @@ export class UplinkUnits {
     if (!this.tap || this.link) return;
     const link = this.tap.link({ id, from, to: 'controller', channel, kind: 'uplink', host, rank });
     this.link = link;
-    if (!conn.counter.bound) conn.counter.bind(link, conn.socket);
+    if (!conn.counter.bound) conn.counter.bind(link, conn.socket, conn);
     for (const u of this.held.splice(0)) this.tap.unit({ ...u, link });
   }
 }

@@ -195,12 +195,17 @@ export class RoundDriver {
       const elapsed = performance.now() - t0;
       if (!stallReported && elapsed >= this.stallMs) {
         stallReported = true;
-        const barrier = this.waitingFor();
+        // Before the consensus exists the fold barriers are waiting for deposits;
+        // after it, the round waits for ranks that have not adopted it yet.
+        const barrier = done ? [] : this.waitingFor();
+        const names = barrier.length ? barrier : waiting;
         this.events.finding({
           severity: 'warn',
           kind: 'stalled',
-          message: `round ${r} barrier has waited ${Math.round(elapsed)} ms for rank(s) [${barrier.length ? barrier : waiting}]`,
-          ranks: barrier.length ? barrier : waiting,
+          message: done
+            ? `round ${r}: the consensus has not reached rank(s) [${names}] after ${Math.round(elapsed)} ms`
+            : `round ${r} barrier has waited ${Math.round(elapsed)} ms for rank(s) [${names}]`,
+          ranks: names,
         });
       }
       await this.wait(stallReported ? 500 : Math.max(1, this.stallMs - elapsed));

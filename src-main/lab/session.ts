@@ -128,6 +128,13 @@ export class LabSession implements LabApi {
         if (!got) throw new LabError('NOT_FOUND', `record ${cmd.seq} is no longer held`);
         return { ok: true, bytes: { seq: cmd.seq, hex: bytesToHex(got.bytes), length: got.record.length, captured: got.bytes.length, saltHex: this.saltHex } };
       }
+      case 'setLinkFault': {
+        const c = this.need();
+        c.setLinkFault(cmd.link, cmd.fault);
+        const what = cmd.fault ? Object.entries(cmd.fault).filter(([k, v]) => k !== 'dir' && v !== undefined && v !== false).map(([k, v]) => (v === true ? k : `${k}=${v}`)).join(' ') : 'cleared';
+        this.fault(`link ${cmd.link}${cmd.fault ? ` (${cmd.fault.dir})` : ''}: ${what}`, []);
+        return { ok: true };
+      }
       case 'compareModes': {
         const rows: CompareRow[] = await compareModes({ ...this.config, ...(cmd.config ?? {}) }, cmd.rounds ?? 3);
         return { ok: true, compare: rows };

@@ -18,7 +18,33 @@ export type LabCommand =
   | { type: 'setSpeed'; roundIntervalMs: number }
   | { type: 'compareModes'; config?: Partial<TopologyConfig>; rounds?: number }
   | { type: 'getRecordBytes'; seq: number }
+  | { type: 'setLinkFault'; link: string; fault: LinkFault | null }
   | { type: 'snapshot' };
+
+/**
+ * A fault on one link (a LinkView id), applied live at the engine's end of
+ * the connection. `dir` says which way it acts. One-shot actions
+ * (corruptNext, reset) fire once; the others hold until the fault is cleared.
+ */
+export interface LinkFault {
+  dir: 'up' | 'down' | 'both';
+  latencyMs?: number;
+  jitterMs?: number;
+  /** Bandwidth cap in bytes per second. */
+  bandwidth?: number;
+  /** Cut the stream into pieces of this many bytes... */
+  sliceBytes?: number;
+  /** ...with this gap between pieces (readers must reassemble). */
+  sliceGapMs?: number;
+  /** Outbound only: pause this long between the next record's header and its payload (a mid-frame stall). */
+  stallMs?: number;
+  /** Flip one bit of the next unit. */
+  corruptNext?: boolean;
+  /** Reset the connection now. */
+  reset?: boolean;
+  /** Bytes are accepted and never delivered. */
+  blackhole?: boolean;
+}
 
 export interface CompareRow {
   mode: UplinkMode;
