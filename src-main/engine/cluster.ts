@@ -215,8 +215,11 @@ export class Cluster {
   }
 
   /** Kill host: its relay's sockets are destroyed and its ranks killed (SIGKILL). */
+  readonly killedHosts = new Set<number>();
+
   killHost(h: number): void {
     if (h < 0 || h >= this.hostRanks.length) throw new RangeError(`no host ${h}`);
+    this.killedHosts.add(h);
     this.relays[h]?.destroy();
     for (const r of this.hostRanks[h]) this.ranks[r]?.signal('SIGKILL');
   }

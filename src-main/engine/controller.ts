@@ -164,6 +164,7 @@ export class Controller {
     let muxMac: ReturnType<Mac['stream']> | null = null;
     let cap: ReturnType<Tap['capture']> | null = null;
     let dropping = false;
+    let innerError: Error | null = null;
     const splitter = new MuxSplitter(this.opts.ceiling, {
       onStart: (h, hb) => {
         header = h;
@@ -173,6 +174,7 @@ export class Controller {
         cap = this.opts.tap?.capture() ?? null;
         cap?.push(hb);
         dropping = false;
+        innerError = null;
         collector = null;
         body = null;
         if (source && h.kind === REC_HOST_FRAME) {
@@ -186,8 +188,16 @@ export class Controller {
       onChunk: (b) => {
         muxMac!.update(b);
         cap?.push(b);
-        if (collector) collector.push(b);
-        else if (body) body.push(b);
+        if (collector) {
+          // The record's own MAC is judged first (WIRE.md 3.2 step 6): an
+          // inner parse error waits until the mux tag has been checked.
+          try {
+            collector.push(b);
+          } catch (e) {
+            innerError = e as Error;
+            collector = null;
+          }
+        } else if (body) body.push(b);
       },
       onEnd: () => {
         const tagOk = tagsEqual(muxMac!.finish(), header!.tag);
@@ -219,6 +229,7 @@ export class Controller {
         }
         const src = source;
         if (!tagOk) throw new WireError('HMAC_MISMATCH', 'mux record HMAC verification failed');
+        if (innerError) throw innerError;
         if (header!.kind === REC_HOST_FRAME) {
           if (dropping) {
             units.record({ dir: 'up', layer: 'mux', kind: 'HostFrame', length, summary: `HostFrame from ${src.hostName}: every rank dead, dropped`, bytes: cap ?? undefined });

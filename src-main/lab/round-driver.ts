@@ -10,13 +10,18 @@ import type { ControllerEvent } from '../engine/controller';
 import type { RelayEvent } from '../engine/relay';
 import { dtypeCode } from '../engine/synthetic';
 import type { RankToParent } from '../rank/spec';
+import type { LinkFault } from '@shared/lab/contract';
 import { compareAdoption, expectedConsensus, type CheckResult, type Expected } from './checker';
 
-export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host';
+export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host' | 'link-fault';
 export interface Fault {
   action: FaultAction;
+  /** Rank or host index (unused for link faults). */
   target: number;
   round: number;
+  /** link-fault: which link and what (null clears). */
+  link?: string;
+  fault?: LinkFault | null;
 }
 
 type Adopted = Extract<RankToParent, { type: 'adopted' }>;
@@ -171,8 +176,14 @@ export class RoundDriver {
 
   private applyFaults(round: number): void {
     for (const f of this.faults.filter((x) => x.round === round)) {
-      this.events.finding({ severity: 'info', kind: 'fault', message: `fault: ${f.action} ${f.target} at round ${round}`, ranks: f.action === 'kill-host' ? this.cluster.hostRanks[f.target] : [f.target] });
-      if (f.action === 'kill-rank') this.cluster.rank(f.target).signal('SIGKILL');
+      this.events.finding({
+        severity: 'info',
+        kind: 'fault',
+        message: f.action === 'link-fault' ? `fault: link ${f.link} ${JSON.stringify(f.fault)} at round ${round}` : `fault: ${f.action} ${f.target} at round ${round}`,
+        ranks: f.action === 'link-fault' ? [] : f.action === 'kill-host' ? this.cluster.hostRanks[f.target] : [f.target],
+      });
+      if (f.action === 'link-fault') this.cluster.setLinkFault(f.link!, f.fault ?? null);
+      else if (f.action === 'kill-rank') this.cluster.rank(f.target).signal('SIGKILL');
       else if (f.action === 'pause-rank') {
         this.cluster.rank(f.target).signal('SIGSTOP');
         this.setState(f.target, 'paused');

@@ -225,7 +225,7 @@ export class LabSession implements LabApi {
       host: h,
       name: hostName(h),
       ranks,
-      state: c && c.relays[h] === null && this.config.mode !== 'direct' ? 'dead' : ranks.length > 0 && ranks.every((r) => d?.rankStates[r] === 'dead') ? 'dead' : 'up',
+      state: c?.killedHosts.has(h) || (ranks.length > 0 && ranks.every((r) => d?.rankStates[r] === 'dead')) ? 'dead' : 'up',
     }));
     const ranks: RankView[] = hostRanks.flatMap((rs, h) =>
       rs.map((rank) => ({ rank, host: h, state: (d?.rankStates[rank] ?? 'starting') as RankState, pid: c?.ranks[rank]?.pid, roundsCompleted: d?.rankRounds[rank] ?? 0 })),

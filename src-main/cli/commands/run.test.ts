@@ -53,6 +53,9 @@ describe('relay-lab run', () => {
     const { code, err } = await cli(['run', '--mode', 'sideways']).done;
     expect(code).toBe(2);
     expect(err).toMatch(/--mode must be one of fold, forward, direct/);
+    const bad = await cli(['run', '--link-fault', 'h0.uplink.data@1:up:melt=3']).done;
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/'melt=3' is not one of/);
   });
 
   it('leaves no rank behind when its parent is killed with SIGKILL, even a stopped rank', async () => {

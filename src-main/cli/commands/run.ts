@@ -5,11 +5,14 @@ import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from
 import { runHeadless } from '../../lab/headless';
 import type { Fault, FaultAction } from '../../lab/round-driver';
 import type { Command } from './types';
+import type { LinkFault } from '@shared/lab/contract';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
   [--salt HEX] [--seed N] [--staleness-ms MS] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
-  [--kill-host H@ROUND] [--json]
+  [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--json]
+  LINK is a link id (h0.uplink.data, h1.r2.control, ...), DIR up|down|both, SPEC comma-separated:
+  latencyMs=N jitterMs=N bandwidth=BYTES_PER_S sliceBytes=N sliceGapMs=N stallMs=N corruptNext reset blackhole clear
 forward and direct are lab-only modes (flodl 0.7 has only fold).`;
 
 function faults(values: string[] | undefined, action: FaultAction, flag: string): Fault[] {
@@ -17,6 +20,27 @@ function faults(values: string[] | undefined, action: FaultAction, flag: string)
     const m = /^(\d+)@(\d+)$/.exec(v.trim());
     if (!m) throw new UsageError(`--${flag} must look like R@ROUND, got '${v}'`);
     return { action, target: Number(m[1]), round: Number(m[2]) };
+  });
+}
+
+const NUMERIC_FAULT_KEYS = ['latencyMs', 'jitterMs', 'bandwidth', 'sliceBytes', 'sliceGapMs', 'stallMs'] as const;
+const FLAG_FAULT_KEYS = ['corruptNext', 'reset', 'blackhole'] as const;
+
+/** --link-fault h0.uplink.data@2:up:sliceBytes=7,sliceGapMs=1 */
+function linkFaults(values: string[] | undefined): Fault[] {
+  return (values ?? []).map((v) => {
+    const m = /^([A-Za-z0-9.]+)@(\d+):(up|down|both):(.+)$/.exec(v.trim());
+    if (!m) throw new UsageError(`--link-fault must look like LINK@ROUND:DIR:SPEC, got '${v}'`);
+    const fault: LinkFault = { dir: m[3] as LinkFault['dir'] };
+    let clear = false;
+    for (const item of m[4].split(',')) {
+      const [k, val] = item.split('=');
+      if (k === 'clear' && val === undefined) clear = true;
+      else if ((FLAG_FAULT_KEYS as readonly string[]).includes(k) && val === undefined) (fault as unknown as Record<string, boolean>)[k] = true;
+      else if ((NUMERIC_FAULT_KEYS as readonly string[]).includes(k) && val !== undefined && /^\d+(\.\d+)?$/.test(val)) (fault as unknown as Record<string, number>)[k] = Number(val);
+      else throw new UsageError(`--link-fault: '${item}' is not one of ${[...NUMERIC_FAULT_KEYS.map((x) => `${x}=N`), ...FLAG_FAULT_KEYS, 'clear'].join(', ')}`);
+    }
+    return { action: 'link-fault', target: -1, round: Number(m[2]), link: m[1], fault: clear ? null : fault };
   });
 }
 
@@ -38,6 +62,7 @@ export const runCommand: Command = {
       'kill-rank': { type: 'string', multiple: true },
       'pause-rank': { type: 'string', multiple: true },
       'kill-host': { type: 'string', multiple: true },
+      'link-fault': { type: 'string', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
@@ -76,8 +101,10 @@ export const runCommand: Command = {
       ...faults(values['kill-rank'], 'kill-rank', 'kill-rank'),
       ...faults(values['pause-rank'], 'pause-rank', 'pause-rank'),
       ...faults(values['kill-host'], 'kill-host', 'kill-host'),
+      ...linkFaults(values['link-fault']),
     ];
     for (const f of schedule) {
+      if (f.action === 'link-fault') continue;
       const limit = f.action === 'kill-host' ? ranksPerHost.length : world;
       if (f.target >= limit) throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
     }
