@@ -124,6 +124,25 @@ describe('controller (data channel) against fake relays', () => {
     expect(err.message).toMatch(/HostFrame/);
   });
 
+  it('a reduce error ends the reduce loudly: unknown dtype (5.4 #5) and a shape mismatch across hosts (#6)', async () => {
+    for (const [second, pattern] of [
+      [encodeRoundFrame({ roundKind: 0, weight: 1, tensors: [{ dtype: 7, dims: [2], data: new Uint8Array(8) }] }, mac), /dtype.*7|7.*dtype/],
+      [frame([1, 2, 3], 1), /shape/],
+    ] as const) {
+      const { port, events, controller } = await startController(2);
+      const a = await relay(port, 'h0', [0]);
+      const b = await relay(port, 'h1', [1]);
+      await expectAck(a);
+      await expectAck(b);
+      sendHostFrame(a, frame([1, 2], 1));
+      sendHostFrame(b, second);
+      await controller.finished();
+      const end = events.find((e) => e.type === 'shutdown') as { reason: string; error: boolean };
+      expect(end.error).toBe(true);
+      expect(end.reason).toMatch(pattern);
+    }
+  });
+
   it('rejects a hostile 0xFFFFFFFF length before allocating anything', async () => {
     const { port, events } = await startController(2);
     const a = await relay(port, 'h0', [0]);
