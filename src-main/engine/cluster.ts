@@ -31,6 +31,25 @@ export interface ClusterConfig extends TopologyConfig {
   sampleMax?: number;
   /** How long every rank has to connect and handshake (default 30 s). */
   startTimeoutMs?: number;
+  /** Lab-only historical behaviours (WIRE.md 6), to reproduce the transport's incidents. All off by default. */
+  historical?: HistoricalBehaviours;
+}
+
+export interface HistoricalBehaviours {
+  /** Nagle left on everywhere (no TCP_NODELAY), WIRE.md 6.10. */
+  nagle?: boolean;
+  /** The relays' upstream queue unbounded, WIRE.md 6.5. */
+  unboundedQueue?: boolean;
+  /** Pre-fold relay builds sending per-rank Data on the data channel, WIRE.md 6.11. */
+  staleRelayBuild?: boolean;
+  /** No DeclareDead forwarding from the controller, WIRE.md 6.6. */
+  noDeclareDead?: boolean;
+  /** A failed scatter write stops the reduce, WIRE.md 6.7. */
+  failFastScatter?: boolean;
+  /** Idle ranks ship full tensors (no zero-elision), WIRE.md 6.13. */
+  noElision?: boolean;
+  /** Idle ranks hold NaN in their local state. */
+  idleNaN?: boolean;
 }
 
 export interface ClusterHooks {
@@ -96,6 +115,7 @@ export class Cluster {
       dead: this.dead,
       tap: this.tap,
       hostOfRank: (r) => this.hostOf(r),
+      historical: { noDeclareDead: cfg.historical?.noDeclareDead, failFastScatter: cfg.historical?.failFastScatter },
     });
     this.coordinator = new Coordinator({
       worldSize: this.world,
@@ -112,6 +132,7 @@ export class Cluster {
     this.mux = new PortMux(this.server, {
       handlers: { data: (conn, head) => this.controller.attach(conn, head), control: (conn, head) => this.coordinator.attach(conn, head) },
       onDrop: (reason) => this.hooks.onLog?.('warn', `port ${this.port}: dropped a connection: ${reason}`),
+      noDelay: !cfg.historical?.nagle,
     });
 
     const ready = Promise.all([
@@ -140,6 +161,7 @@ export class Cluster {
         ceiling: this.ceiling,
         tap: this.tap,
         connectIntervalMs: 100,
+        historical: { nagle: cfg.historical?.nagle, unboundedQueue: cfg.historical?.unboundedQueue, staleBuild: cfg.historical?.staleRelayBuild },
       });
       relay.on((e) => this.hooks.onRelayEvent?.(h, e));
       this.relays.push(relay);
@@ -174,6 +196,9 @@ export class Cluster {
           heartbeatMs,
           report: 'ipc',
           sampleMax: cfg.sampleMax ?? 4096,
+          nagle: cfg.historical?.nagle,
+          noElision: cfg.historical?.noElision,
+          idleNaN: cfg.historical?.idleNaN,
         };
         const p = new RankProcess(spec, {
           onMessage: (m) => this.hooks.onRankMessage?.(rank, m),

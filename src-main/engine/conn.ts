@@ -23,6 +23,10 @@ export interface ConnOptions {
   counter?: PendingBytes;
   stallMs?: number;
   onWriteError?: (err: Error) => void;
+  /** TCP_NODELAY (default on; off only to reproduce the Nagle incident, WIRE.md 6.10). */
+  noDelay?: boolean;
+  /** Outbound queue bound (default 64 records; Infinity reproduces the unbounded queue, WIRE.md 6.5). */
+  queueBound?: number;
 }
 
 export class Conn implements FaultTarget {
@@ -42,13 +46,14 @@ export class Conn implements FaultTarget {
     readonly socket: net.Socket,
     readonly opts: ConnOptions,
   ) {
-    socket.setNoDelay(true);
+    socket.setNoDelay(opts.noDelay ?? true);
     this.counter = opts.counter ?? new PendingBytes();
     const writeDir: Direction = opts.readDir === 'up' ? 'down' : 'up';
     this.writer = new OutboundWriter(socket, {
       onWritten: (n) => this.counter.add(writeDir, n),
       onError: (e) => opts.onWriteError?.(e),
       stallMs: opts.stallMs,
+      bound: opts.queueBound,
     });
     socket.on('data', (chunk: Buffer) => {
       this.counter.add(opts.readDir, chunk.length);

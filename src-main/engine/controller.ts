@@ -38,6 +38,15 @@ export interface ControllerOptions {
   pollMs?: number;
   /** Committed-read starvation deadline (WIRE.md 4.1; 60 s in flodl). */
   starvationMs?: number;
+  /** Lab-only historical behaviours, for reproducing the transport's incidents (WIRE.md 6). */
+  historical?: ControllerHistorical;
+}
+
+export interface ControllerHistorical {
+  /** No dead-diff forwarding: a wedged rank parks its host's fold forever (WIRE.md 6.6). */
+  noDeclareDead?: boolean;
+  /** A failed scatter write stops the whole reduce instead of declaring that host dead (WIRE.md 6.7). */
+  failFastScatter?: boolean;
 }
 
 export type ControllerEvent =
@@ -389,6 +398,7 @@ export class Controller {
 
   /** Dead-diff forwarding (WIRE.md 4.5): each newly dead rank's DeclareDead goes once to its relay. */
   private forwardDeadDiff(): void {
+    if (this.opts.historical?.noDeclareDead) return;
     for (const rank of this.opts.dead.list()) {
       if (this.forwarded.has(rank)) continue;
       this.forwarded.add(rank);
@@ -481,13 +491,19 @@ export class Controller {
       if (live.length === 0 || !s.open) continue;
       const ok = s.conn.writer.error === null;
       if (!ok) {
+        if (this.opts.historical?.failFastScatter) {
+          this.requestShutdown(`scatter to ${s.hostName} failed: ${s.conn.writer.error!.message} (fail-fast scatter, historical)`, true);
+          return;
+        }
         for (const r of live) this.opts.dead.declare(r, 'scatter');
         continue;
       }
       s.conn.writer.enqueue(parts);
       s.units.record({ dir: 'down', layer: s.direct ? 'lenframe' : 'mux', kind: s.direct ? 'RoundFrame' : 'Broadcast', round: this.round, length: parts[0].length + length, summary: `consensus ${length} B`, bytes: parts });
       void s.conn.writer.idle().then(() => {
-        if (s.conn.writer.error) for (const r of this.liveRanks(s)) this.opts.dead.declare(r, 'scatter');
+        if (!s.conn.writer.error) return;
+        if (this.opts.historical?.failFastScatter) this.requestShutdown(`scatter to ${s.hostName} failed: ${s.conn.writer.error.message} (fail-fast scatter, historical)`, true);
+        else for (const r of this.liveRanks(s)) this.opts.dead.declare(r, 'scatter');
       });
     }
   }

@@ -14,6 +14,7 @@ export interface PortMuxOptions {
   peekTimeoutMs?: number;
   onDrop?: (reason: string, head: Uint8Array) => void;
   stallMs?: number;
+  noDelay?: boolean;
 }
 
 export class PortMux {
@@ -26,7 +27,7 @@ export class PortMux {
   }
 
   private accept(socket: net.Socket): void {
-    const conn = new Conn(socket, { readDir: 'up', stallMs: this.opts.stallMs });
+    const conn = new Conn(socket, { readDir: 'up', stallMs: this.opts.stallMs, noDelay: this.opts.noDelay });
     this.conns.add(conn);
     conn.onClose(() => this.conns.delete(conn));
     const parts: Uint8Array[] = [];

@@ -45,6 +45,18 @@ export interface RelayOptions {
   starvationMs?: number;
   connectAttempts?: number;
   connectIntervalMs?: number;
+  /** Lab-only historical behaviours, for reproducing the transport's incidents. */
+  historical?: RelayHistorical;
+}
+
+/** Lab-only: behaviours flodl had before its fixes (WIRE.md 6), off by default. */
+export interface RelayHistorical {
+  /** Nagle left on (no TCP_NODELAY). */
+  nagle?: boolean;
+  /** An unbounded upstream queue instead of 64 records. */
+  unboundedQueue?: boolean;
+  /** A pre-fold relay build: every rank frame goes up as a per-rank Data record on the data channel. */
+  staleBuild?: boolean;
 }
 
 export type RelayEvent =
@@ -160,7 +172,7 @@ class RelayChannel {
     const pending = new Set<number>(expected);
     await new Promise<void>((resolve, reject) => {
       const onConn = (socket: net.Socket) => {
-        const conn = new Conn(socket, { readDir: 'up' });
+        const conn = new Conn(socket, { readDir: 'up', noDelay: !this.o.historical?.nagle });
         acceptRankHandshake(conn, {
           channel: this.channel,
           mac: this.o.mac,
@@ -291,7 +303,7 @@ class RelayChannel {
         cap?.push(encodeLenPrefix(len, this.o.ceiling));
         dropping = this.dead.has(rank);
         if (dropping) return;
-        if (this.o.mode === 'forward') {
+        if (this.o.mode === 'forward' || this.o.historical?.staleBuild) {
           forwardBody = new BodyBuffer(len);
           parser = new RoundFrameStreamParser(this.o.mac, { ceiling: this.o.ceiling, totalLen: len });
         } else {
@@ -317,7 +329,12 @@ class RelayChannel {
         }
         parser!.end();
         this.unitFor(rs, 'up', 'RoundFrame', frameLen + 4, cap, `RoundFrame from rank ${rank} (${frameLen} B)`);
-        if (this.o.mode === 'forward') {
+        if (this.o.historical?.staleBuild) {
+          // Lab-only: a pre-fold relay build sends per-rank Data on the data channel (WIRE.md 6.11).
+          const payload = forwardBody!.bytes();
+          forwardBody = null;
+          this.sendUp([encodeMuxRecord({ kind: 'Data', rank, payload }, this.o.mac)]);
+        } else if (this.o.mode === 'forward') {
           const payload = forwardBody!.bytes();
           forwardBody = null;
           const round = this.round;
@@ -413,7 +430,12 @@ class RelayChannel {
       intervalMs: this.o.connectIntervalMs ?? 500,
       isCancelled: () => this.shut,
     });
-    const up = new Conn(socket, { readDir: 'down', onWriteError: (e) => void this.shutdown(`upstream write failed: ${e.message}`) });
+    const up = new Conn(socket, {
+      readDir: 'down',
+      onWriteError: (e) => void this.shutdown(`upstream write failed: ${e.message}`),
+      noDelay: !this.o.historical?.nagle,
+      queueBound: this.o.historical?.unboundedQueue ? Infinity : undefined,
+    });
     this.upstream = up;
     up.send(encodeChannelMagic(this.channel));
     up.send(encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: this.o.hostName, ranks: [...this.o.ranks].sort((a, b) => a - b) } }, this.o.mac));

@@ -34,7 +34,7 @@ export interface RunReport {
   verdict: RunVerdict;
 }
 
-export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig>; onSession?: (s: LabSession) => void; onRoundsStart?: () => void; onRoundsEnd?: () => void } = {}): Promise<RunReport> {
+export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig>; onSession?: (s: LabSession) => void; onRoundsStart?: () => void; onRoundsEnd?: () => void; maxMs?: number } = {}): Promise<RunReport> {
   const session = new LabSession({ snapLen: opts.snapLen ?? 0 });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
@@ -42,8 +42,17 @@ export async function runHeadless(config: TopologyConfig, opts: { snapLen?: numb
   opts.onRoundsStart?.();
   // The outcome is read when the rounds end, before the teardown's own exits.
   let atEnd: { dead: number[]; ended: { reason: string; error: boolean } | null };
+  // A run that cannot finish (a parked barrier, a blackholed host) ends at the deadline.
+  let deadlineHit = false;
+  const deadline = opts.maxMs
+    ? setTimeout(() => {
+        deadlineHit = true;
+        session.roundDriver?.stop();
+      }, opts.maxMs)
+    : undefined;
   try {
     await session.finished();
+    clearTimeout(deadline);
     opts.onRoundsEnd?.();
   } finally {
     const c = session.activeCluster!;
@@ -89,7 +98,7 @@ export async function runHeadless(config: TopologyConfig, opts: { snapLen?: numb
     dead,
     faults,
     findings: session.findings,
-    ended: ended?.reason ?? (driver.roundsCompleted >= config.rounds ? 'all rounds completed' : 'stopped'),
+    ended: ended?.reason ?? (driver.roundsCompleted >= config.rounds ? 'all rounds completed' : deadlineHit ? `deadline of ${opts.maxMs} ms reached` : 'stopped'),
     verdict,
   };
 }

@@ -16,8 +16,9 @@ export class RankLink {
   constructor(
     socket: net.Socket,
     private readonly ceiling: number,
+    noDelay = true,
   ) {
-    this.conn = new Conn(socket, { readDir: 'down' });
+    this.conn = new Conn(socket, { readDir: 'down', noDelay });
     this.conn.onClose(() => this.fail(new Error('peer closed the connection')));
   }
 

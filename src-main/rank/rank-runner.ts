@@ -43,12 +43,12 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
   const connectOpts = { attempts: 150, intervalMs: 200 };
 
   // Data channel first, then control (WIRE.md 4.2: the relay accepts both concurrently).
-  const data = new RankLink(await connectWithRetry(spec.address, spec.dataPort, connectOpts), ceiling);
+  const data = new RankLink(await connectWithRetry(spec.address, spec.dataPort, connectOpts), ceiling, !spec.nagle);
   if (spec.direct) data.sendRaw(encodeChannelMagic('data'));
   data.sendRaw(encodeDataHandshake({ version: spec.dataVersion, rank: spec.rank, worldSize: spec.worldSize }));
   decodeDataAck(await data.readFixed(DATA_ACK_LEN), { version: spec.dataVersion });
 
-  const control = new RankLink(await connectWithRetry(spec.address, spec.controlPort, connectOpts), 16 * 1024 * 1024 + 64);
+  const control = new RankLink(await connectWithRetry(spec.address, spec.controlPort, connectOpts), 16 * 1024 * 1024 + 64, !spec.nagle);
   if (spec.direct) control.sendRaw(encodeChannelMagic('control'));
   control.sendRaw(encodeControlHandshake({ version: spec.controlVersion, rank: spec.rank, worldSize: spec.worldSize }, mac));
   decodeControlAck(await control.readFixed(CONTROL_ACK_LEN), mac, { version: spec.controlVersion });
@@ -100,10 +100,12 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
       let start = 0;
       for (const dims of layout.shapes) {
         const n = dims.reduce((a, b) => a * b, 1);
-        if (mass === 0) tensors.push(elidedTensor(dtype, dims));
+        if (mass === 0 && !spec.noElision) tensors.push(elidedTensor(dtype, dims));
         else {
           const v = new Float32Array(n);
-          fillValues(spec.seed, spec.rank, round, start, v);
+          // Historical reproduction: an idle rank whose local state holds NaN (0 x NaN = NaN without elision).
+          if (spec.idleNaN && mass === 0) v.fill(NaN);
+          else fillValues(spec.seed, spec.rank, round, start, v);
           for (let i = 0; i < n; i++) v[i] *= mass;
           // f32 on a little-endian host: the values' own bytes are the wire bytes (no copy).
           tensors.push(dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST ? { dtype, dims, data: new Uint8Array(v.buffer) } : tensorFromValues(dtype, dims, v));

@@ -28,6 +28,10 @@ export interface RankSpec {
   report: 'ipc' | 'json' | 'none';
   /** Most consensus elements reported per round for the checker. */
   sampleMax: number;
+  /** Lab-only historical behaviours (WIRE.md 6): Nagle on; an idle rank shipping full tensors instead of elided ones, holding NaN. */
+  nagle?: boolean;
+  noElision?: boolean;
+  idleNaN?: boolean;
 }
 
 export const RANK_SPEC_ENV = 'RELAY_LAB_RANK_SPEC';
