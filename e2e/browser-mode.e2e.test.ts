@@ -14,9 +14,11 @@ import {
 } from './support';
 
 const exe = browserOrSkip('browser-mode e2e');
-const WAIT = { timeout: 60_000 };
+// Generous waits: the machine may be busy (tests share few cores); nothing here measures speed.
+const WAIT = { timeout: 120_000 };
+const TEST_TIMEOUT = 240_000;
 
-describe.skipIf(!exe)('browser mode, end to end', () => {
+describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () => {
   let app: LaunchedApp;
   let context: BrowserContext;
   let page: Page;

@@ -155,7 +155,12 @@ function RankChip({
     >
       <span className="rank-name">r{rank.rank}</span>
       <span className="rank-state">{rank.state}</span>
-      <span className="mono tiny">↑{formatRate(loop.up)}</span>
+      <span className="mono tiny" title="bytes per second up the rank's loopback legs">
+        ↑{formatRate(loop.up)}
+      </span>
+      <span className="mono tiny muted" title="bytes per second down the rank's loopback legs">
+        ↓{formatRate(loop.down)}
+      </span>
     </button>
   );
 }
