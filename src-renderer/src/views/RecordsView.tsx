@@ -250,7 +250,9 @@ function RecordRow({
       <span role="gridcell" className="mono">
         {r.link}
       </span>
-      <span role="gridcell">{r.dir === 'up' ? '↑ up' : '↓ down'}</span>
+      <span role="gridcell" title={r.dir} aria-label={r.dir}>
+        {r.dir === 'up' ? '↑' : '↓'}
+      </span>
       <span role="gridcell" className="muted">
         {r.layer}
       </span>
