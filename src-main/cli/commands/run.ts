@@ -10,7 +10,7 @@ import type { LinkFault } from '@shared/lab/contract';
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
   [--salt HEX] [--seed N] [--staleness-ms MS] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
-  [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--json]
+  [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--timeout-ms MS] [--json]
   LINK is a link id (h0.uplink.data, h1.r2.control, ...), DIR up|down|both, SPEC comma-separated:
   latencyMs=N jitterMs=N bandwidth=BYTES_PER_S sliceBytes=N sliceGapMs=N stallMs=N corruptNext reset blackhole clear
 forward and direct are lab-only modes (flodl 0.7 has only fold).`;
@@ -63,6 +63,7 @@ export const runCommand: Command = {
       'pause-rank': { type: 'string', multiple: true },
       'kill-host': { type: 'string', multiple: true },
       'link-fault': { type: 'string', multiple: true },
+      'timeout-ms': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
@@ -109,7 +110,8 @@ export const runCommand: Command = {
       if (f.target >= limit) throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
     }
     if (config.mode !== 'fold') process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
-    const report = await runHeadless(config, { faults: schedule });
+    const maxMs = values['timeout-ms'] === undefined ? undefined : intFlag(values['timeout-ms'], 'timeout-ms', 0, 1);
+    const report = await runHeadless(config, { faults: schedule, maxMs });
     if (values.json) printJson(report);
     else {
       process.stdout.write(
