@@ -91,6 +91,7 @@ export async function runBrowserMode(api: LabApi, opts: BrowserModeOptions): Pro
         : 'No Chromium or Chrome found: open the URL above in a browser.\n',
     );
   }
+  process.stdout.write('Press Ctrl+C to stop the lab.\n');
 
   let stopping = false;
   const shutdown = async (code: number) => {
