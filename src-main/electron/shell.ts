@@ -1,0 +1,77 @@
+// The Electron shell's wiring, given Electron's API and a lab: security
+// handlers on every web contents, the one window, the IPC command handler
+// with its sender check and validation, and the batched event stream. Kept
+// apart from main.ts (which only loads Electron) so it can be exercised
+// where the Electron binary is absent.
+import type { LabApi, LabReply } from '@shared/lab/contract';
+import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
+import { FrameBatcher } from '../web/batcher';
+import type { ElectronMain, BrowserWindowLike } from './electron-api';
+import { COMMAND_CHANNEL, EVENTS_CHANNEL } from './channels';
+import { windowOptions, ELECTRON_CSP, senderAllowed, navigationAllowed, permissionAllowed } from './security';
+
+export interface ShellPaths {
+  indexHtml: string;
+  /** file:// URL of indexHtml: the only page whose IPC is honoured. */
+  appUrl: string;
+  preload: string;
+}
+
+export interface Shell {
+  createWindow(): Promise<BrowserWindowLike>;
+  window(): BrowserWindowLike | null;
+}
+
+export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPaths): Shell {
+  const { app, BrowserWindow, ipcMain, session } = electron;
+  let win: BrowserWindowLike | null = null;
+
+  // Applies to every web contents ever created, including any a bug might open.
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-navigate', (e) => e.preventDefault());
+    contents.on('will-redirect', (e) => e.preventDefault());
+    contents.on('will-attach-webview', (e) => e.preventDefault());
+    contents.setWindowOpenHandler(({ url }) => ({ action: navigationAllowed(url) ? 'allow' : 'deny' }));
+  });
+
+  ipcMain.handle(COMMAND_CHANNEL, async (event, raw): Promise<LabReply> => {
+    const trusted = { windowId: win?.webContents.id ?? null, appUrl: paths.appUrl };
+    if (!senderAllowed({ senderId: event.sender.id, frameUrl: event.senderFrame?.url }, trusted)) {
+      return { ok: false, error: 'FORBIDDEN', message: 'IPC from an untrusted sender' };
+    }
+    try {
+      return await lab.command(validateLabCommand(raw));
+    } catch (e) {
+      return badCommandReply(e);
+    }
+  });
+
+  async function createWindow(): Promise<BrowserWindowLike> {
+    const ses = session.defaultSession;
+    ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permissionAllowed(permission)));
+    ses.setPermissionCheckHandler((_wc, permission) => permissionAllowed(permission));
+    ses.webRequest.onHeadersReceived((details, callback) => {
+      callback({
+        responseHeaders: { ...(details.responseHeaders ?? {}), 'Content-Security-Policy': [ELECTRON_CSP] },
+      });
+    });
+
+    const created = new BrowserWindow(windowOptions(paths.preload));
+    win = created;
+    const contents = created.webContents;
+    const batcher = new FrameBatcher((batch) => {
+      if (!contents.isDestroyed()) contents.send(EVENTS_CHANNEL, batch);
+    });
+    const unsubscribe = lab.subscribe((batch) => batcher.push(batch));
+    created.on('closed', () => {
+      unsubscribe();
+      batcher.close();
+      if (win === created) win = null;
+    });
+    created.once('ready-to-show', () => created.show());
+    await created.loadFile(paths.indexHtml);
+    return created;
+  }
+
+  return { createWindow, window: () => win };
+}
