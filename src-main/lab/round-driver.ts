@@ -263,7 +263,11 @@ export class RoundDriver {
     for (const [rank, res] of results) {
       if (res.verdict !== 'ok') this.events.finding({ severity: 'error', kind: 'mismatch', message: `round ${r}, rank ${rank}: ${res.message}`, ranks: [rank] });
     }
+    // A session may run for hours: forget what this round no longer needs.
     this.adopted.delete(r);
+    this.controllerRounds.delete(r);
+    for (const m of this.folded) m.delete(r);
+    if (this.cluster.config.rounds === 0 && this.reports.length >= 10_000) this.reports.splice(0, this.reports.length - 9_999);
     const upAfter = this.uplinkUp();
     const report: RoundReport = {
       round: r,
