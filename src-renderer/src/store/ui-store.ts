@@ -15,6 +15,16 @@ export interface Layout {
 
 export const DEFAULT_LAYOUT: Layout = { leftWidth: 320, rightWidth: 530, bottomHeight: 290 };
 
+/** A first layout that fits the window: side columns shrink on small screens so the records keep room. */
+export function defaultLayoutFor(width: number, height: number): Layout {
+  const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, Math.round(v)));
+  return {
+    leftWidth: clamp(width * 0.2, 260, DEFAULT_LAYOUT.leftWidth),
+    rightWidth: clamp(width * 0.33, 400, DEFAULT_LAYOUT.rightWidth),
+    bottomHeight: clamp(height * 0.29, 200, DEFAULT_LAYOUT.bottomHeight),
+  };
+}
+
 export interface NewTopologyForm {
   hosts: number;
   ranksPerHost: number;
@@ -47,7 +57,10 @@ export const useUi = create<UiState>()(
   persist(
     (set) => ({
       theme: 'dark',
-      layout: DEFAULT_LAYOUT,
+      layout:
+        typeof window === 'undefined'
+          ? DEFAULT_LAYOUT
+          : defaultLayoutFor(window.innerWidth, window.innerHeight),
       form: { hosts: 2, ranksPerHost: 4, modelMiB: 4, mode: 'fold', policy: 'elastic', dtype: 'f32' },
       selectedRank: null,
       selectedHost: null,
