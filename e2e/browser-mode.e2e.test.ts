@@ -127,6 +127,24 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       expect(
         await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
       ).toBe('alive');
+    // Its dead declaration in Findings jumps to a record of that rank.
+    const findings = page.getByRole('region', { name: 'Findings' });
+    await findings.getByRole('button', { name: 'Jump to a record of rank 5' }).first().click(WAIT);
+    await expect
+      .poll(
+        () =>
+          page
+            .getByRole('region', { name: 'Inspector' })
+            .getByText(/rank 5/)
+            .count(),
+        WAIT,
+      )
+      .toBeGreaterThan(0);
+    const selected = page
+      .getByRole('region', { name: 'Records' })
+      .locator('[role="row"][aria-selected="true"]');
+    await expect.poll(() => selected.count(), WAIT).toBe(1);
+    expect(await selected.evaluate((e) => e.children[6]?.textContent)).toBe('5');
     await shot('03-rank-killed');
   });
 

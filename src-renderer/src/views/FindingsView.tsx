@@ -2,9 +2,24 @@
 // dead declarations, stalled barriers naming the ranks they wait for. Each
 // finding with a record jumps to it.
 import { useState } from 'react';
-import { useLab } from '../store/lab-store';
+import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { formatTime } from '../lib/format';
+
+/**
+ * A finding that names ranks but no record (a dead declaration, a stalled
+ * barrier) jumps to the last record of those ranks at or before its time.
+ */
+export function nearestRecordOf(ranks: readonly number[], t: number): number | null {
+  let fallback: number | null = null;
+  for (let i = recordRing.size - 1; i >= 0; i--) {
+    const r = recordRing.at(i)!;
+    if (r.rank === undefined || !ranks.includes(r.rank)) continue;
+    if (r.t <= t) return r.seq;
+    fallback = r.seq;
+  }
+  return fallback;
+}
 
 export function jumpToRecord(seq: number): void {
   const ui = useUi.getState();
@@ -64,7 +79,7 @@ export function FindingsView() {
                   <span className="muted"> · ranks {f.ranks.join(', ')}</span>
                 )}
               </span>
-              {f.recordSeq !== undefined && (
+              {f.recordSeq !== undefined ? (
                 <button
                   type="button"
                   className="link"
@@ -73,7 +88,20 @@ export function FindingsView() {
                 >
                   #{f.recordSeq}
                 </button>
-              )}
+              ) : f.ranks && f.ranks.length > 0 ? (
+                <button
+                  type="button"
+                  className="link"
+                  title="the last record of these ranks at the time of the finding"
+                  aria-label={`Jump to a record of rank ${f.ranks.join(', ')}`}
+                  onClick={() => {
+                    const seq = nearestRecordOf(f.ranks!, f.t);
+                    if (seq !== null) jumpToRecord(seq);
+                  }}
+                >
+                  records
+                </button>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -4,11 +4,11 @@ import { describe, it, expect, beforeEach } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { TopologyView } from './TopologyView';
 import { SavingsView } from './SavingsView';
-import { FindingsView } from './FindingsView';
-import { useLab } from '../store/lab-store';
+import { FindingsView, nearestRecordOf } from './FindingsView';
+import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
-import { snapshot } from '../test-fixtures';
+import { snapshot, record } from '../test-fixtures';
 
 // Server rendering reads a zustand 5 store through getInitialState (its
 // server snapshot), so the tests place their state there.
@@ -98,5 +98,26 @@ describe('views', () => {
     expect(html).toContain('aria-label="Findings"');
     expect(html).toContain('HostFrame from h1 failed its MAC');
     expect(html).toContain('aria-label="Jump to record 42"');
+  });
+
+  it('a finding without a record finds the last record of its ranks at its time', () => {
+    recordRing.clear();
+    recordRing.push([
+      record(1, { rank: 5, t: 100 }),
+      record(2, { rank: 3, t: 150 }),
+      record(3, { rank: 5, t: 200 }),
+      record(4, { rank: 5, t: 300 }),
+    ]);
+    expect(nearestRecordOf([5], 250)).toBe(3);
+    expect(nearestRecordOf([3, 7], 1000)).toBe(2);
+    expect(nearestRecordOf([5], 50)).toBe(1);
+    expect(nearestRecordOf([6], 1000)).toBeNull();
+    setLab({
+      findings: [
+        { id: 2, t: 250, severity: 'warn', kind: 'dead', message: 'rank 5 declared dead', ranks: [5] },
+      ],
+    });
+    expect(renderToStaticMarkup(<FindingsView />)).toContain('aria-label="Jump to a record of rank 5"');
+    recordRing.clear();
   });
 });
