@@ -52,6 +52,29 @@ describe('dissect', () => {
     expectTiling(d.fields, rec.length);
   });
 
+  it('a unit captured short still shows its nested header and tensor fields', () => {
+    const values = Array.from({ length: 64 }, (_, i) => i);
+    const rf = encodeRoundFrame(
+      { roundKind: 0, weight: 3, tensors: [tensorFromValues(DTYPE_F32, [64], values)] },
+      mac,
+    );
+    const rec = encodeMuxRecord({ kind: 'HostFrame', payload: rf }, mac);
+    for (const [layer, unit, innerAt] of [
+      ['mux', rec, 25],
+      ['lenframe', encodeLenFrame(rf), 4],
+    ] as const) {
+      const kept = unit.subarray(0, innerAt + 17 + 2 + 4 + 8 + 20);
+      const d = dissect(layer, kept, { mac });
+      expect(d.verdict, layer).toBe('TRUNCATED');
+      expect(d.inner, layer).toMatchObject({ layer: 'roundframe', verdict: 'TRUNCATED' });
+      const outer = d.fields[d.fields.length - 1];
+      const weight = outer.children!.find((f) => f.name === 'weight')!;
+      expect(weight).toMatchObject({ offset: innerAt + 9, length: 8, value: '3' });
+      const tensor = outer.children!.find((f) => f.name === 'tensor[0]')!;
+      expect(tensor.children!.find((f) => f.name === 'data')!.value).toBe('truncated: 20 of 256 bytes');
+    }
+  });
+
   it('a Data record shows its ControlFrame and message; a len-framed blob its inner unit', () => {
     const cf = encodeControlFrame(
       {

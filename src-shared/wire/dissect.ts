@@ -169,7 +169,9 @@ function dissectMux(
       value: preview(bytes.subarray(MUX_HEADER_LEN + declared)),
     });
   }
-  if (payload.length < declared) return out;
+  // A unit captured short (snap length) still shows its nested header fields
+  // as far as the kept bytes go; only a relay Control message needs it whole.
+  if (payload.length < declared && kind === 'Control') return out;
   if (kind === 'Control') {
     try {
       pf.children = [
@@ -340,16 +342,15 @@ function dissectLenFrame(
     return out;
   }
   const b = w.field('blob', len, (a) => preview(bytes.subarray(a, a + len)));
-  if (b >= 0) {
-    const blob = bytes.subarray(b, b + len);
-    const innerLayer = innerLayerOf(blob);
-    if (innerLayer) {
-      out.inner = dissectUnit(innerLayer, blob, mac, opts);
-      out.innerOffset = 4;
-      w.fields[w.fields.length - 1].children = shift(out.inner.fields, 4);
-    }
-    w.rest('trailing', (r) => preview(r));
+  // A blob captured short is still dissected as far as its kept bytes go.
+  const blob = b >= 0 ? bytes.subarray(b, b + len) : bytes.subarray(4);
+  const innerLayer = innerLayerOf(blob);
+  if (innerLayer) {
+    out.inner = dissectUnit(innerLayer, blob, mac, opts);
+    out.innerOffset = 4;
+    w.fields[w.fields.length - 1].children = shift(out.inner.fields, 4);
   }
+  if (b >= 0) w.rest('trailing', (r) => preview(r));
   return out;
 }
 
