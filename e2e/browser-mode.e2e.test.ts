@@ -233,6 +233,26 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await expect
       .poll(() => page.getByRole('row', { name: 'savings h2' }).getAttribute('data-k'), WAIT)
       .toBe('2');
+    // Compare modes runs this workload in fold, forward and direct and tables the measured ratios.
+    await page.getByRole('button', { name: 'Compare modes' }).click();
+    const table = page.getByRole('table', { name: 'Compare modes' });
+    await table.waitFor(WAIT);
+    const cells = async (mode: string) =>
+      (
+        await table.getByRole('row').filter({ hasText: mode }).first().getByRole('cell').allTextContents()
+      ).map((c) => c.trim());
+    const fold = await cells('fold');
+    const direct = await cells('direct');
+    // columns: mode, rounds, uplink/host/round, measured ratio, theory, ms/round (K = 2 on every host);
+    // a figure is shown once when every host agrees, else host by host ("a / b / c").
+    const perHost = (cell: string) => cell.split('/').map((v) => parseFloat(v));
+    for (const r of perHost(fold[3])) {
+      expect(r).toBeGreaterThan(0.45);
+      expect(r).toBeLessThan(0.6);
+    }
+    expect(perHost(fold[4])).toContain(0.5);
+    for (const r of perHost(direct[3])) expect(r).toBeCloseTo(1, 2);
+    await shot('08a-compare-modes');
     await page.getByRole('button', { name: 'relay h2' }).click();
     await page.getByRole('button', { name: 'Kill host' }).click();
     await expect
