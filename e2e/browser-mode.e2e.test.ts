@@ -215,6 +215,21 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await shot('07-theme-after-reload');
   });
 
+  it('pauses rounds, steps one, and resumes', async () => {
+    const toolbar = page.getByRole('toolbar', { name: 'Run controls' });
+    const rounds = async () =>
+      Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));
+    await page.getByRole('button', { name: 'Pause rounds' }).click();
+    await expect.poll(() => toolbar.textContent(), WAIT).toContain('rounds paused');
+    const step = page.getByRole('button', { name: 'Step round' });
+    await expect.poll(() => step.isEnabled(), WAIT).toBe(true);
+    const before = await rounds();
+    await step.click();
+    await expect.poll(rounds, WAIT).toBeGreaterThanOrEqual(before + 1);
+    await page.getByRole('button', { name: 'Resume rounds' }).click();
+    await expect.poll(() => toolbar.textContent(), WAIT).not.toContain('rounds paused');
+  });
+
   it('starts a new topology from the form, kills a host, and stops', async () => {
     await page.getByText('New topology (used by Start)').click();
     await page.getByLabel('Hosts').fill('3');
