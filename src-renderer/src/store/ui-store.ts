@@ -56,7 +56,11 @@ export interface UiState {
 export const useUi = create<UiState>()(
   persist(
     (set) => ({
-      theme: 'dark',
+      // First launch follows the system; a choice made in the window is remembered.
+      theme:
+        typeof window !== 'undefined' && window.matchMedia?.('(prefers-color-scheme: light)').matches
+          ? 'light'
+          : 'dark',
       layout:
         typeof window === 'undefined'
           ? DEFAULT_LAYOUT
