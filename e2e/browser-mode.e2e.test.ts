@@ -36,6 +36,8 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       headless: true,
       args: CHROMIUM_ARGS,
       viewport: { width: 1600, height: 1000 },
+      // The window's first theme follows the system: ask for the dark one.
+      colorScheme: 'dark',
     });
     page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (e) => console.error('page error:', e.message));
