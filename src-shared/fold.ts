@@ -12,6 +12,15 @@
 // tears the channel down, the "MAC-before-use" note). Mass and the rank's
 // deposit count only once the footer verified. After an error the
 // accumulator is poisoned and every further call rethrows it.
+//
+// Deposits may also stream interleaved (a relay reads K rank sockets whose
+// chunks arrive in any order), so a second deposit can reach a tensor while
+// the seed's own bytes are still arriving. Every deposit therefore merges
+// through a per-tensor Writer that records how many whole elements it has
+// merged (a deposit's bytes arrive in order, so that is a prefix) and looks
+// its target up at merge time. Promotion uses the seed's merged prefix only
+// and turns the seed's writer into an adder, so the seed's remaining bytes
+// add into the sums instead of landing in a discarded seed.
 import { DTYPE_BF16, DTYPE_F32, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './wire/constants';
 import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
@@ -45,16 +54,42 @@ type TensorState =
    * f32 sums. With one full deposit the accumulator holds that payload's exact
    * bits (the f32 seed, copied straight in); the second deposit adds onto it
    * "from zero", (seed + 0) + x, which is flodl's promotion from +0.0.
+   * `deposits` counts the full payloads that started merging.
    */
   | { kind: 'sum'; acc: Float32Array; deposits: number };
 
-/** How the current deposit's bytes for one tensor are merged. */
+/**
+ * How a writer's bytes merge: 'copy' = verbatim (into the bf16 seed, or the
+ * f32 seed into the accumulator), 'add' = onto the sums, 'addFromZero' = the
+ * first add onto an f32 seed.
+ */
 type MergeMode = 'copy' | 'add' | 'addFromZero';
+
+/** One deposit's full payload of one tensor, as it streams in. */
+interface Writer {
+  readonly index: number;
+  readonly dtype: number;
+  readonly size: number;
+  readonly numel: number;
+  mode: MergeMode;
+  /** Whole elements merged so far: elements [0, next) are in. */
+  next: number;
+  /** The bytes of a partial element carried to the next chunk. */
+  readonly carry: Uint8Array;
+  carryLen: number;
+}
 
 interface Schema {
   dtype: number;
   dims: number[];
   numel: number;
+}
+
+/** A folded tensor as f32 values (null: elided), for callers that scale or inspect the sums. */
+export interface FoldedTensor {
+  dtype: number;
+  dims: number[];
+  values: Float32Array | null;
 }
 
 const kindName = (k: number) =>
@@ -67,12 +102,18 @@ function foldError(message: string): WireError {
 
 export class FoldAccumulator {
   private roundKindValue: number | null = null;
-  private schema: Schema[] = [];
+  private tensorCount = 0;
+  /** Per tensor, set by whichever deposit reaches that tensor first. */
+  private schema: Array<Schema | undefined> = [];
   private states: TensorState[] = [];
+  /** Per tensor, the writer of the seed while the tensor has a single full payload. */
+  private seedWriters: Array<Writer | null> = [];
   private massValue = 0;
   private readonly deposited = new Set<number>();
   private readonly inFlight = new Set<number>();
   private failure: WireError | null = null;
+  /** Bumped by reset(): sinks of an earlier round are ignored from then on. */
+  private generation = 0;
 
   /** Ranks whose deposit completed this round. */
   get ranks(): number[] {
@@ -97,18 +138,23 @@ export class FoldAccumulator {
   }
 
   /**
-   * Starts the next round (the relay calls this after shipping its HostFrame).
-   * The sums go back to the kernel for reuse: result() copied what it returned.
+   * Starts the next round. The sums go back to the kernel for reuse: the
+   * caller must be done with what result() returned. A deposit of the
+   * finished round that is still streaming (a rank that died mid-frame)
+   * merges nothing from now on.
    */
   reset(): void {
     for (const st of this.states) if (st.kind === 'sum') releaseAccumulator(st.acc);
     this.roundKindValue = null;
+    this.tensorCount = 0;
     this.schema = [];
     this.states = [];
+    this.seedWriters = [];
     this.massValue = 0;
     this.deposited.clear();
     this.inFlight.clear();
     this.failure = null;
+    this.generation++;
   }
 
   private guard<T>(f: () => T): T {
@@ -136,6 +182,7 @@ export class FoldAccumulator {
   /**
    * A sink for RoundFrameStreamParser: validates against the round's first
    * deposit and merges bytes per chunk; commits on onComplete (after the MAC).
+   * Several sinks may be fed interleaved, chunk by chunk.
    */
   beginDeposit(rank: number): RoundFrameSink {
     this.guard(() => {
@@ -144,53 +191,56 @@ export class FoldAccumulator {
       }
       this.inFlight.add(rank);
     });
+    const generation = this.generation;
+    const live = () => generation === this.generation;
     let weight = 0;
-    let isFirst = false;
     let numTensors = 0;
-    // Per tensor of this deposit: where its bytes go, and the partial element carried between chunks.
-    let target: TensorState | null = null;
-    let mode: MergeMode = 'add';
+    let tensorsSeen = 0;
     let tensorIndex = -1;
-    let size = 4;
-    let dtype = 0;
-    const carry = new Uint8Array(4);
-    let carryLen = 0;
+    /** The current tensor's writer; null when its payload is elided or empty. */
+    let writer: Writer | null = null;
 
     return {
       onHeader: (h) =>
         this.guard(() => {
+          if (!live()) return;
           weight = h.weight;
           numTensors = h.numTensors;
           if (this.roundKindValue === null) {
-            isFirst = true;
             this.roundKindValue = h.roundKind;
+            this.tensorCount = h.numTensors;
           } else if (h.roundKind !== this.roundKindValue) {
             throw foldError(
               `desynced reduce rounds: rank ${rank} sent a ${kindName(h.roundKind)} frame into a ${kindName(this.roundKindValue)} round`,
             );
-          } else if (h.numTensors !== this.schema.length) {
+          } else if (h.numTensors !== this.tensorCount) {
             throw foldError(
-              `desynced reduce rounds: rank ${rank} sent ${h.numTensors} tensors, the round has ${this.schema.length}`,
+              `desynced reduce rounds: rank ${rank} sent ${h.numTensors} tensors, the round has ${this.tensorCount}`,
             );
           }
         }),
       onTensor: (t) =>
         this.guard(() => {
-          size = elementSize(t.dtype);
-          dtype = t.dtype;
+          if (!live()) return;
+          tensorsSeen++;
           tensorIndex = t.index;
-          carryLen = 0;
+          writer = null;
+          if (t.index >= this.tensorCount) {
+            throw foldError(`tensor ${t.index}: beyond the round's ${this.tensorCount} tensors`);
+          }
+          const size = elementSize(t.dtype);
           const n = numel(t.dims);
           if (t.nbytes !== 0 && t.nbytes !== n * size) {
             throw foldError(
               `tensor ${t.index}: payload of ${t.nbytes} bytes does not match numel ${n} x ${size} bytes`,
             );
           }
-          if (isFirst) {
-            this.schema.push({ dtype: t.dtype, dims: [...t.dims], numel: n });
-            this.states.push({ kind: 'elided' });
+          const s = this.schema[t.index];
+          if (s === undefined) {
+            this.schema[t.index] = { dtype: t.dtype, dims: [...t.dims], numel: n };
+            this.states[t.index] = { kind: 'elided' };
+            this.seedWriters[t.index] = null;
           } else {
-            const s = this.schema[t.index];
             if (t.dtype !== s.dtype) {
               throw foldError(
                 `tensor ${t.index}: dtype ${dtypeName(t.dtype)} from rank ${rank} differs from the round's ${dtypeName(s.dtype)} (every rank must use the same bf16_wire setting)`,
@@ -202,73 +252,53 @@ export class FoldAccumulator {
               );
             }
           }
-          target = null;
           if (t.nbytes === 0) return; // elided (or empty): merges nothing
-          const st = this.states[t.index];
-          if (st.kind === 'elided' && t.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST) {
-            // The first full f32 payload goes straight into the accumulator, bit for bit.
-            const sum: TensorState = { kind: 'sum', acc: allocAccumulator(n, true), deposits: 1 };
-            this.states[t.index] = sum;
-            target = sum;
-            mode = 'copy';
-          } else if (st.kind === 'elided') {
-            // The first full bf16 payload becomes the seed, held verbatim.
-            const seed: TensorState = { kind: 'seed', bytes: new Uint8Array(t.nbytes) };
-            this.states[t.index] = seed;
-            target = seed;
-          } else if (st.kind === 'seed') {
-            // A second full payload promotes to f32 sums from +0.0: seed first, then this deposit.
-            const acc = allocAccumulator(n);
-            addBytes(acc, st.bytes, 0, t.dtype, false);
-            const sum: TensorState = { kind: 'sum', acc, deposits: 2 };
-            this.states[t.index] = sum;
-            target = sum;
-            mode = 'add';
-          } else {
-            mode = st.deposits === 1 ? 'addFromZero' : 'add';
-            st.deposits++;
-            target = st;
-          }
+          const w: Writer = {
+            index: t.index,
+            dtype: t.dtype,
+            size,
+            numel: n,
+            mode: 'copy',
+            next: 0,
+            carry: new Uint8Array(size),
+            carryLen: 0,
+          };
+          w.mode = this.join(w, t.nbytes);
+          writer = w;
         }),
       onData: (index, offset, bytes) =>
         this.guard(() => {
-          if (index !== tensorIndex || target === null)
-            throw foldError(`tensor ${index}: data without its header`);
-          if (target.kind === 'seed') {
-            target.bytes.set(bytes, offset);
-            return;
+          if (!live()) return;
+          const w = writer;
+          if (index !== tensorIndex || w === null) throw foldError(`tensor ${index}: data without its header`);
+          if (offset !== w.next * w.size + w.carryLen) {
+            throw foldError(`tensor ${index}: data at byte ${offset} out of order`);
           }
-          if (target.kind !== 'sum') return;
-          const acc = target.acc;
-          if (mode === 'copy') {
-            new Uint8Array(acc.buffer, acc.byteOffset, acc.length * 4).set(bytes, offset);
-            return;
+          if (w.next * w.size + w.carryLen + bytes.length > w.numel * w.size) {
+            throw foldError(`tensor ${index}: more data than its payload length`);
           }
-          const fromZero = mode === 'addFromZero';
           let pos = 0;
-          let elem = Math.floor((offset - carryLen) / size);
-          if (carryLen > 0) {
-            const take = Math.min(size - carryLen, bytes.length);
-            carry.set(bytes.subarray(0, take), carryLen);
-            carryLen += take;
+          if (w.carryLen > 0) {
+            const take = Math.min(w.size - w.carryLen, bytes.length);
+            w.carry.set(bytes.subarray(0, take), w.carryLen);
+            w.carryLen += take;
             pos = take;
-            if (carryLen < size) return;
-            addBytes(acc, carry.subarray(0, size), elem, dtype, fromZero);
-            elem++;
-            carryLen = 0;
+            if (w.carryLen < w.size) return;
+            w.carryLen = 0;
+            this.merge(w, w.carry);
           }
-          const whole = Math.floor((bytes.length - pos) / size) * size;
-          if (whole > 0) addBytes(acc, bytes.subarray(pos, pos + whole), elem, dtype, fromZero);
+          const whole = Math.floor((bytes.length - pos) / w.size) * w.size;
+          if (whole > 0) this.merge(w, bytes.subarray(pos, pos + whole));
           pos += whole;
           if (pos < bytes.length) {
-            carry.set(bytes.subarray(pos));
-            carryLen = bytes.length - pos;
+            w.carry.set(bytes.subarray(pos));
+            w.carryLen = bytes.length - pos;
           }
         }),
       onComplete: () =>
         this.guard(() => {
-          if (isFirst && numTensors !== this.schema.length)
-            throw foldError('deposit ended before all its tensors');
+          if (!live()) return;
+          if (tensorsSeen !== numTensors) throw foldError('deposit ended before all its tensors');
           this.inFlight.delete(rank);
           this.deposited.add(rank);
           this.massValue += weight;
@@ -277,15 +307,77 @@ export class FoldAccumulator {
   }
 
   /**
+   * A full payload starts merging into tensor `w.index`: the first one becomes
+   * the seed (copied verbatim); the second promotes the seed to f32 sums from
+   * +0.0, using only the seed's elements merged so far, and turns the seed's
+   * writer into an adder for the rest; later ones add.
+   */
+  private join(w: Writer, nbytes: number): MergeMode {
+    const i = w.index;
+    const st = this.states[i];
+    if (st.kind === 'elided') {
+      this.seedWriters[i] = w;
+      // f32: the seed goes straight into the accumulator, bit for bit.
+      this.states[i] =
+        w.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
+          ? { kind: 'sum', acc: allocAccumulator(w.numel, true), deposits: 1 }
+          : { kind: 'seed', bytes: new Uint8Array(nbytes) };
+      return 'copy';
+    }
+    const seedWriter = this.seedWriters[i];
+    this.seedWriters[i] = null;
+    if (st.kind === 'seed') {
+      const done = seedWriter ? seedWriter.next : w.numel;
+      const acc = allocAccumulator(w.numel);
+      if (done > 0) addBytes(acc, st.bytes.subarray(0, done * w.size), 0, w.dtype, false);
+      this.states[i] = { kind: 'sum', acc, deposits: 2 };
+      if (seedWriter) seedWriter.mode = 'add';
+      return 'add';
+    }
+    st.deposits++;
+    if (st.deposits > 2) return 'add';
+    // The f32 seed is in the accumulator up to its writer's progress; the
+    // rest becomes +0.0, onto which both deposits now add.
+    if (seedWriter) {
+      if (seedWriter.next < w.numel) st.acc.fill(0, seedWriter.next, w.numel);
+      seedWriter.mode = 'add';
+    }
+    return 'addFromZero';
+  }
+
+  /** Merges whole elements of `w`'s payload at its progress and advances it. */
+  private merge(w: Writer, src: Uint8Array): void {
+    const st = this.states[w.index];
+    const at = w.next;
+    if (st.kind === 'seed') st.bytes.set(src, at * w.size);
+    else if (st.kind === 'sum') {
+      if (w.mode === 'copy') new Uint8Array(st.acc.buffer, st.acc.byteOffset + at * 4, src.length).set(src);
+      else addBytes(st.acc, src, at, w.dtype, w.mode === 'addFromZero');
+    }
+    w.next = at + src.length / w.size;
+  }
+
+  /** Seeds still streaming get +0.0 beyond their progress (an f32 accumulator holds stale bytes there). */
+  private settleStreamingSeeds(): void {
+    this.seedWriters.forEach((w, i) => {
+      const st = this.states[i];
+      if (w && st.kind === 'sum' && w.next < w.numel) st.acc.fill(0, w.next, w.numel);
+    });
+  }
+
+  /**
    * The round's sum as a frame in the round's dtypes (the relay re-signs and
    * ships it as its HostFrame); null before any deposit. A single deposit comes
    * back bit for bit, sums are encoded in the dtype (bf16 via RNE), elided
    * stays elided. f32 data are views of the accumulator: valid until reset().
+   * A deposit still streaming (a rank that died mid-frame) counts with the
+   * bytes merged so far.
    */
   result(): RoundFrame | null {
     return this.guard(() => {
       if (this.roundKindValue === null || this.deposited.size === 0) return null;
-      const tensors: TensorEntry[] = this.schema.map((s, i) => {
+      this.settleStreamingSeeds();
+      const tensors: TensorEntry[] = this.schemaList().map((s, i) => {
         const st = this.states[i];
         const dims = [...s.dims];
         if (st.kind === 'elided')
@@ -301,9 +393,48 @@ export class FoldAccumulator {
         }
         return { dtype: s.dtype, dims, data: encodeValues(s.dtype, st.acc) };
       });
-      return { roundKind: this.roundKindValue, weight: this.massValue, tensors };
+      return { roundKind: this.roundKindValue!, weight: this.massValue, tensors };
     });
   }
+
+  /**
+   * The round's sums as f32 values (the controller's reduce scales them in
+   * place before encoding); null before any deposit. f32 sums are views of
+   * the accumulator (valid until reset()); a bf16 seed is widened exactly.
+   */
+  sums(): { roundKind: number; weight: number; tensors: FoldedTensor[] } | null {
+    return this.guard(() => {
+      if (this.roundKindValue === null || this.deposited.size === 0) return null;
+      this.settleStreamingSeeds();
+      const tensors = this.schemaList().map((s, i): FoldedTensor => {
+        const st = this.states[i];
+        const dims = [...s.dims];
+        if (st.kind === 'elided') return { dtype: s.dtype, dims, values: null };
+        if (st.kind === 'seed') return { dtype: s.dtype, dims, values: tensorValues({ dtype: s.dtype, dims, data: st.bytes }) };
+        return { dtype: s.dtype, dims, values: st.acc };
+      });
+      return { roundKind: this.roundKindValue!, weight: this.massValue, tensors };
+    });
+  }
+
+  /** The round's tensor schema (complete once a deposit completed). */
+  private schemaList(): Schema[] {
+    return Array.from({ length: this.tensorCount }, (_, i) => {
+      const s = this.schema[i];
+      if (!s) throw foldError(`tensor ${i}: no deposit reached it`);
+      return s;
+    });
+  }
+}
+
+/** A folded tensor in its wire dtype: f32 sums as they are (a view), bf16 re-encoded with RNE; elided stays elided. */
+export function encodeFoldedTensor(t: FoldedTensor): TensorEntry {
+  if (!t.values) return { dtype: t.dtype, dims: t.dims, data: null };
+  const data =
+    t.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
+      ? new Uint8Array(t.values.buffer, t.values.byteOffset, t.values.byteLength)
+      : encodeValues(t.dtype, t.values);
+  return { dtype: t.dtype, dims: t.dims, data };
 }
 
 function addBytes(

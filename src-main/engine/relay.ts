@@ -16,7 +16,7 @@ import { tagsEqual, type Mac } from '@shared/wire/mac';
 import { encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
-import { FoldAcc, encodeFoldedTensor } from './fold-acc';
+import { FoldAccumulator } from '@shared/fold';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
 import { encodeRoundFrameSliced, muxHeaderSliced } from './sliced';
@@ -152,7 +152,7 @@ class RelayChannel {
   // Data channel fold state.
   private round = 0;
   /** The incremental fold of the current round (WIRE.md 4.4). */
-  private acc = new FoldAcc();
+  private acc = new FoldAccumulator();
   private pausedForRoom = false;
   private starveTimer: NodeJS.Timeout | null = null;
   private upReader: MuxSplitter | null = null;
@@ -310,7 +310,7 @@ class RelayChannel {
           parser = new RoundFrameStreamParser(this.o.mac, {
             ceiling: this.o.ceiling,
             totalLen: len,
-            sink: this.acc.depositSink(rank),
+            sink: this.acc.beginDeposit(rank),
           });
         }
       },
@@ -361,13 +361,13 @@ class RelayChannel {
     for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.acc.hasDeposited(r)) return;
     // Re-encode the sum in the round's dtype and re-sign it with the salt.
     // Take the round now; re-encode and re-sign it in slices (records queued after it wait their turn).
-    const { roundKind, weight, tensors } = this.acc.result();
+    const frame = this.acc.result()!;
     const depositors = this.acc.ranks;
     const round = this.round;
     this.round++;
-    this.acc = new FoldAcc();
+    this.acc = new FoldAccumulator();
     this.sendUpLater(async () => {
-      const { chunks, length } = await encodeRoundFrameSliced({ roundKind, weight, tensors: tensors.map(encodeFoldedTensor) }, this.o.mac);
+      const { chunks, length } = await encodeRoundFrameSliced(frame, this.o.mac);
       this.relay.emit({ type: 'folded', round, depositors, bytes: length });
       return [await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, this.o.mac), ...chunks];
     });
