@@ -21,6 +21,24 @@ describe('validateLabCommand', () => {
       { type: 'compareModes', rounds: 3, config: { modelBytes: 1024 } },
       { type: 'getRecordBytes', seq: 42 },
       { type: 'snapshot' },
+      {
+        type: 'setLinkFault',
+        link: 'h0.uplink.data',
+        fault: { dir: 'up', latencyMs: 20, jitterMs: 5, sliceBytes: 7, sliceGapMs: 1 },
+      },
+      {
+        type: 'setLinkFault',
+        link: 'h1.r4.control',
+        fault: {
+          dir: 'both',
+          corruptNext: true,
+          reset: false,
+          blackhole: true,
+          bandwidth: 1000,
+          stallMs: 300,
+        },
+      },
+      { type: 'setLinkFault', link: 'h0.uplink.data', fault: null },
     ];
     for (const c of cmds) {
       const out = validateLabCommand(c);
@@ -50,6 +68,24 @@ describe('validateLabCommand', () => {
     [{ type: 'start', config: { __proto__: { polluted: true }, mode: 'fold' } }, 'config must be an object'],
     [{ type: 'setSpeed', roundIntervalMs: 1e9 }, 'roundIntervalMs must be between'],
     [{ type: 'compareModes', rounds: 0 }, 'compareModes.rounds must be between'],
+    [{ type: 'setLinkFault', link: 'h0.uplink.data' }, 'setLinkFault.fault must be a fault object or null'],
+    [{ type: 'setLinkFault', link: '../etc', fault: null }, 'setLinkFault.link must be a link id'],
+    [
+      { type: 'setLinkFault', link: 'h0.uplink.data', fault: { latencyMs: 5 } },
+      'setLinkFault.fault.dir must be one of',
+    ],
+    [
+      { type: 'setLinkFault', link: 'h0.uplink.data', fault: { dir: 'up', latencyMs: -1 } },
+      'latencyMs must be between',
+    ],
+    [
+      { type: 'setLinkFault', link: 'h0.uplink.data', fault: { dir: 'up', reset: 'yes' } },
+      'reset must be true or false',
+    ],
+    [
+      { type: 'setLinkFault', link: 'h0.uplink.data', fault: { dir: 'up', explode: true } },
+      "unknown field 'explode'",
+    ],
   ])('rejects %j with a named error', (input, message) => {
     let caught: unknown;
     try {

@@ -3,7 +3,7 @@
 // a LabCommandError with a message naming the offending field; a valid value
 // is rebuilt field by field, so nothing unexpected (extra keys, prototypes)
 // reaches the session.
-import type { LabCommand } from './contract';
+import type { LabCommand, LinkFault } from './contract';
 import type { TopologyConfig, UplinkMode, LossPolicy, WireDtype } from './topology';
 
 export const BAD_COMMAND = 'BAD_COMMAND';
@@ -22,6 +22,8 @@ export const COMMAND_LIMITS = {
   maxStalenessMs: 600_000,
   maxCompareRounds: 1000,
   maxRank: 1 << 16,
+  maxFaultMs: 600_000,
+  maxLinkId: 64,
 } as const;
 
 type Plain = Record<string, unknown>;
@@ -107,6 +109,43 @@ export function validateTopologyConfig(v: unknown, where = 'config'): Partial<To
   return out;
 }
 
+const FAULT_KEYS = [
+  'dir',
+  'latencyMs',
+  'jitterMs',
+  'bandwidth',
+  'sliceBytes',
+  'sliceGapMs',
+  'stallMs',
+  'corruptNext',
+  'reset',
+  'blackhole',
+] as const;
+
+function bool(v: unknown, where: string): boolean {
+  if (typeof v !== 'boolean') fail(`${where} must be true or false`);
+  return v;
+}
+
+export function validateLinkFault(v: unknown, where = 'fault'): LinkFault {
+  if (!isPlainObject(v)) fail(`${where} must be an object or null`);
+  onlyKeys(v, FAULT_KEYS, where);
+  const fault: LinkFault = { dir: oneOf(v.dir, `${where}.dir`, ['up', 'down', 'both'] as const) };
+  const ms = COMMAND_LIMITS.maxFaultMs;
+  if (v.latencyMs !== undefined) fault.latencyMs = int(v.latencyMs, `${where}.latencyMs`, 0, ms);
+  if (v.jitterMs !== undefined) fault.jitterMs = int(v.jitterMs, `${where}.jitterMs`, 0, ms);
+  if (v.bandwidth !== undefined)
+    fault.bandwidth = int(v.bandwidth, `${where}.bandwidth`, 1, Number.MAX_SAFE_INTEGER);
+  if (v.sliceBytes !== undefined)
+    fault.sliceBytes = int(v.sliceBytes, `${where}.sliceBytes`, 1, COMMAND_LIMITS.maxModelBytes);
+  if (v.sliceGapMs !== undefined) fault.sliceGapMs = int(v.sliceGapMs, `${where}.sliceGapMs`, 0, ms);
+  if (v.stallMs !== undefined) fault.stallMs = int(v.stallMs, `${where}.stallMs`, 0, ms);
+  if (v.corruptNext !== undefined) fault.corruptNext = bool(v.corruptNext, `${where}.corruptNext`);
+  if (v.reset !== undefined) fault.reset = bool(v.reset, `${where}.reset`);
+  if (v.blackhole !== undefined) fault.blackhole = bool(v.blackhole, `${where}.blackhole`);
+  return fault;
+}
+
 const COMMAND_TYPES = [
   'start',
   'stop',
@@ -120,6 +159,7 @@ const COMMAND_TYPES = [
   'setSpeed',
   'compareModes',
   'getRecordBytes',
+  'setLinkFault',
   'snapshot',
 ] as const;
 
@@ -159,6 +199,23 @@ export function validateLabCommand(v: unknown): LabCommand {
       if (v.rounds !== undefined)
         cmd.rounds = int(v.rounds, 'compareModes.rounds', 1, COMMAND_LIMITS.maxCompareRounds);
       return cmd;
+    }
+    case 'setLinkFault': {
+      onlyKeys(v, ['type', 'link', 'fault'], type);
+      if (
+        typeof v.link !== 'string' ||
+        v.link.length < 1 ||
+        v.link.length > COMMAND_LIMITS.maxLinkId ||
+        !/^[A-Za-z0-9._-]+$/.test(v.link)
+      ) {
+        fail('setLinkFault.link must be a link id such as h0.uplink.data');
+      }
+      if (!('fault' in v)) fail('setLinkFault.fault must be a fault object or null');
+      return {
+        type,
+        link: v.link,
+        fault: v.fault === null ? null : validateLinkFault(v.fault, 'setLinkFault.fault'),
+      };
     }
     case 'getRecordBytes':
       onlyKeys(v, ['type', 'seq'], type);
