@@ -13,6 +13,8 @@ import { saltFromHex } from '@shared/wire/salt';
 import { Cluster, type ClusterConfig } from '../engine/cluster';
 import { RoundDriver, type Fault } from './round-driver';
 import { compareModes } from './compare';
+import { findScenario, scenarioInfos } from './scenarios/registry';
+import { runScenario } from './scenarios/runner';
 
 const BATCH_MS = 16;
 const MAX_RECORDS_PER_BATCH = 5000;
@@ -134,6 +136,17 @@ export class LabSession implements LabApi {
         const what = cmd.fault ? Object.entries(cmd.fault).filter(([k, v]) => k !== 'dir' && v !== undefined && v !== false).map(([k, v]) => (v === true ? k : `${k}=${v}`)).join(' ') : 'cleared';
         this.fault(`link ${cmd.link}${cmd.fault ? ` (${cmd.fault.dir})` : ''}: ${what}`, []);
         return { ok: true };
+      }
+      case 'listScenarios':
+        return { ok: true, scenarios: scenarioInfos() };
+      case 'runScenario': {
+        const s = findScenario(cmd.name);
+        if (!s) throw new LabError('NOT_FOUND', `no scenario '${cmd.name}' (known: ${scenarioInfos().map((x) => x.name).join(', ')})`);
+        // A reproduction starts its own sockets, processes and topologies: the session's topology stops first.
+        await this.stop();
+        const result = await runScenario(s, (phase, message) => this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }));
+        this.push({ type: 'log', level: result.verdict === 'ok' ? 'info' : 'error', message: `scenario ${s.name}: verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}` });
+        return { ok: true, scenario: result };
       }
       case 'compareModes': {
         const rows: CompareRow[] = await compareModes({ ...this.config, ...(cmd.config ?? {}) }, cmd.rounds ?? 3);

@@ -19,7 +19,9 @@ export type LabCommand =
   | { type: 'compareModes'; config?: Partial<TopologyConfig>; rounds?: number }
   | { type: 'getRecordBytes'; seq: number }
   | { type: 'setLinkFault'; link: string; fault: LinkFault | null }
-  | { type: 'snapshot' };
+  | { type: 'snapshot' }
+  | { type: 'listScenarios' }
+  | { type: 'runScenario'; name: string };
 
 /**
  * A fault on one link (a LinkView id), applied live at the engine's end of
@@ -69,7 +71,7 @@ export interface RecordBytes {
 
 /** What each command answers (`ok: false` carries a named error). */
 export type LabReply =
-  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[] }
+  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[]; scenarios?: ScenarioInfo[]; scenario?: ScenarioResult }
   | { ok: false; error: string; message: string };
 
 export type LabEvent =
@@ -88,4 +90,62 @@ export interface LabBatch {
 export interface LabApi {
   command(cmd: LabCommand): Promise<LabReply>;
   subscribe(listener: (batch: LabBatch) => void): () => void;
+}
+
+// ---- Reproductions (fault lab, WIRE.md 6) ----
+
+/** One reproduction as the window lists it (`listScenarios`, `scenario --list --json`). */
+export interface ScenarioInfo {
+  /** 1..11, the order of the list. */
+  number: number;
+  /** The name `runScenario` and `relay-lab scenario NAME` take, e.g. "mid-frame-desync". */
+  name: string;
+  title: string;
+  /** The incident it reproduces, e.g. "WIRE.md 6.1". */
+  incident: string;
+  /** What to look at while it runs and in its evidence (a few sentences for the window). */
+  narrative: string;
+}
+
+/** Compact, JSON-safe evidence: numbers, codes, short strings, small lists. */
+export type ScenarioEvidence = Record<string, unknown>;
+
+/**
+ * ok: the bug reproduced under the historical behaviour and flodl 0.7's
+ * behaviour held. not-reproduced / not-held: one side did not behave as the
+ * incident says. error: the scenario itself failed to run.
+ */
+export type ScenarioVerdict = 'ok' | 'not-reproduced' | 'not-held' | 'error';
+
+/** What `runScenario` answers and `relay-lab scenario NAME --json` prints. */
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  incident: string;
+  narrative: string;
+  historical: { reproduced: boolean; evidence: ScenarioEvidence };
+  current: { held: boolean; evidence: ScenarioEvidence };
+  verdict: ScenarioVerdict;
+  /** Wall time of each run, ms. */
+  timings: { historicalMs: number; currentMs: number; totalMs: number };
+  /** Every OS process the scenario started, and those still alive at its end (always empty when it ends well). */
+  processes: { started: number[]; leftAlive: number[] };
+  /** Set when the scenario could not run (verdict error). */
+  error?: string;
+}
+
+/**
+ * Progress of a running scenario. Not yet a member of LabEvent (the window's
+ * event reducer must learn it first): until then the session streams each
+ * progress line as a `log` event ("scenario NAME: ...") and the result comes
+ * in the runScenario reply.
+ */
+export interface ScenarioProgress {
+  type: 'scenario';
+  name: string;
+  phase: 'historical' | 'current' | 'done';
+  /** One line for the window, e.g. "historical: the naive reader dropped 25 bytes". */
+  message: string;
+  /** With phase done. */
+  result?: ScenarioResult;
 }

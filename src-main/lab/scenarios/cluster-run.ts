@@ -1,0 +1,55 @@
+// A whole small topology for the reproductions that are about the cluster
+// (a wedged rank, NaN at mass 0, a broken host, Nagle, a stale relay build):
+// the same headless run as `relay-lab run`, with every rank pid tracked and,
+// optionally, the tap's unit records and the controller's events collected.
+import type { UnitRecord } from '@shared/lab/records';
+import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
+import type { HistoricalBehaviours } from '../../engine/cluster';
+import type { Cluster } from '../../engine/cluster';
+import { runHeadless, type RunReport } from '../headless';
+import type { Fault } from '../round-driver';
+import type { LabSession } from '../session';
+import type { ScenarioContext } from './types';
+
+export interface ClusterRunOptions {
+  historical?: HistoricalBehaviours;
+  faults?: Fault[];
+  maxMs?: number;
+  /** Keep the tap's unit records whose kind is listed. */
+  recordKinds?: string[];
+  /** Called once the cluster is up, before the rounds run. */
+  onCluster?: (c: Cluster) => void;
+}
+
+export async function runCluster(ctx: ScenarioContext, config: Partial<TopologyConfig>, opts: ClusterRunOptions = {}): Promise<{ report: RunReport; records: UnitRecord[] }> {
+  let session: LabSession | null = null;
+  const records: UnitRecord[] = [];
+  const report = await runHeadless(
+    { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...config },
+    {
+      faults: opts.faults,
+      maxMs: opts.maxMs,
+      extra: { historical: opts.historical, startTimeoutMs: 20_000 },
+      onSession: (s) => {
+        session = s;
+        if (opts.recordKinds) {
+          s.subscribe((b) => {
+            for (const e of b.events) if (e.type === 'records') records.push(...e.records.filter((r) => opts.recordKinds!.includes(r.kind)));
+          });
+        }
+      },
+      onRoundsStart: () => {
+        const c = (session as LabSession | null)?.activeCluster;
+        if (!c) return;
+        for (const p of c.ranks) ctx.track(p.pid);
+        opts.onCluster?.(c);
+      },
+    },
+  );
+  return { report, records };
+}
+
+/** The findings of a run as short lines ("stalled: round 1 barrier ..."). */
+export function findingLines(report: RunReport, kinds: string[], max = 4): string[] {
+  return report.findings.filter((f) => kinds.includes(f.kind)).slice(0, max).map((f) => `${f.kind}: ${f.message}`);
+}

@@ -1,0 +1,85 @@
+// WIRE.md 6.1, "the single hardest bug in this transport": a writer that
+// pauses between a record's header and its payload (the engine's mid-frame
+// stall link fault, on a real loopback socket) and a reader that polls with a
+// short socket read timeout. The historical NaiveReader drops the partial
+// frame when the timeout fires and the next bytes are read as a header (bad
+// magic or MAC garbage); the committed reader ignores timeouts once a frame
+// has started and decodes every record.
+import { randomBytes } from 'node:crypto';
+import { decodeMuxRecord, encodeMuxRecord } from '@shared/wire/mux';
+import { isWireError } from '@shared/wire/errors';
+import { MuxReader, NaiveReader } from '@shared/wire/readers';
+import { nodeMac } from '../../crypto/node-mac';
+import { Conn } from '../../engine/conn';
+import { loopbackPair, sleep } from './loopback';
+import type { Scenario } from './types';
+
+const RECORDS = 4;
+const STALL_MS = 120;
+const READ_TIMEOUT_MS = 30;
+
+async function run(naive: boolean) {
+  const mac = nodeMac(randomBytes(16));
+  const pair = await loopbackPair();
+  const writer = new Conn(pair.client, { readDir: 'down' });
+  // Every record: its first 25 bytes (the header), a pause, then the payload.
+  writer.setFault({ dir: 'up', stallMs: STALL_MS });
+  const reader = naive ? new NaiveReader({ framing: 'mux' }) : new MuxReader();
+  let decoded = 0;
+  let firstError: { code: string; message: string; atRecord: number } | null = null;
+  let lastByteAt = performance.now();
+  let timeouts = 0;
+  let dropped = 0;
+  let ignoredWhileCommitted = 0;
+  pair.peer.on('data', (chunk: Buffer) => {
+    lastByteAt = performance.now();
+    if (firstError) return;
+    try {
+      for (const rec of reader.push(chunk)) {
+        decodeMuxRecord(rec, mac);
+        decoded++;
+      }
+    } catch (e) {
+      firstError = { code: isWireError(e) ? e.code : 'ERROR', message: (e as Error).message, atRecord: decoded };
+    }
+  });
+  // The socket read timeout of the shutdown-flag poll.
+  const poll = setInterval(() => {
+    if (performance.now() - lastByteAt < READ_TIMEOUT_MS) return;
+    lastByteAt = performance.now();
+    timeouts++;
+    if (reader.status().state !== 'committed') return;
+    if (reader instanceof NaiveReader) dropped += reader.timeout();
+    else ignoredWhileCommitted++; // the idle gate: a started frame is never dropped
+  }, 5);
+  const t0 = performance.now();
+  try {
+    for (let i = 0; i < RECORDS; i++) writer.send(encodeMuxRecord({ kind: 'Data', rank: i, payload: randomBytes(96) }, mac));
+    await writer.writer.idle();
+    const until = performance.now() + 2000;
+    while (!firstError && decoded < RECORDS && performance.now() < until) await sleep(10);
+  } finally {
+    clearInterval(poll);
+    await pair.close();
+  }
+  return { recordsSent: RECORDS, recordsDecoded: decoded, stallMs: STALL_MS, readTimeoutMs: READ_TIMEOUT_MS, readTimeoutsFired: timeouts, bytesDropped: dropped, timeoutsIgnoredWhileCommitted: ignoredWhileCommitted, firstError: firstError as { code: string; message: string; atRecord: number } | null, ms: Math.round(performance.now() - t0) };
+}
+
+export const midFrameDesync: Scenario = {
+  number: 1,
+  name: 'mid-frame-desync',
+  title: 'Mid-frame desync: a read timeout drops a partial frame',
+  incident: 'WIRE.md 6.1',
+  narrative:
+    `A writer sends ${RECORDS} Data records, pausing ${STALL_MS} ms after each 25-byte header; the reader polls with a ${READ_TIMEOUT_MS} ms read timeout. ` +
+    'Historical (NaiveReader, labelled lab-only): the timeout fires mid-frame, the header is dropped, and the payload is then read as a header: look for BAD_MAGIC (or HMAC_MISMATCH) and bytesDropped. ' +
+    'flodl 0.7 (committed read): timeouts after the first byte are ignored until the frame completes, so every record decodes and verifies.',
+  async historical() {
+    const ev = await run(true);
+    return { reproduced: ev.firstError !== null && ['BAD_MAGIC', 'HMAC_MISMATCH', 'BAD_VERSION', 'OVER_CEILING'].includes(ev.firstError.code) && ev.bytesDropped > 0, evidence: ev };
+  },
+  async current() {
+    const ev = await run(false);
+    return { held: ev.firstError === null && ev.recordsDecoded === RECORDS && ev.timeoutsIgnoredWhileCommitted > 0, evidence: ev };
+  },
+};

@@ -1,0 +1,60 @@
+// Every reproduction through the real command line (`relay-lab scenario NAME
+// --json`), its verdict checked: the bug reproduced under the historical
+// behaviour and flodl 0.7's behaviour held. No process a scenario started may
+// outlive it.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { ScenarioInfo, ScenarioResult } from '@shared/lab/contract';
+import { pidAlive } from '../../engine/rank-process';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const bin = path.join(root, 'bin', 'relay-lab.mjs');
+
+function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  return new Promise((r) => child.on('exit', (code) => r({ code, out, err })));
+}
+
+const EXPECTED = [
+  'mid-frame-desync',
+  'two-writers',
+  'hostile-length',
+  'slow-uplink',
+  'control-replay',
+  'vanished-peer',
+];
+
+describe('relay-lab scenario', () => {
+  it('--list --json lists the reproductions in order, each with a narrative', async () => {
+    const r = await cli(['scenario', '--list', '--json']);
+    expect(r.code).toBe(0);
+    const list = JSON.parse(r.out) as ScenarioInfo[];
+    expect(list.map((s) => s.name)).toEqual(EXPECTED);
+    expect(list.map((s) => s.number)).toEqual([...list.map((s) => s.number)].sort((a, b) => a - b));
+    for (const s of list) expect(s.narrative.length).toBeGreaterThan(40);
+  });
+
+  it('an unknown name or no name is a usage error (exit 2)', async () => {
+    expect((await cli(['scenario', 'no-such-bug', '--json'])).code).toBe(2);
+    expect((await cli(['scenario'])).code).toBe(2);
+  });
+
+  it.each(EXPECTED)('%s: reproduced historically, held in flodl 0.7, no process left', async (name) => {
+    const r = await cli(['scenario', name, '--json']);
+    const res = JSON.parse(r.out) as ScenarioResult;
+    expect(res.name).toBe(name);
+    expect({ error: res.error, historical: res.historical.reproduced, current: res.current.held }).toEqual({ error: undefined, historical: true, current: true });
+    expect(res.verdict).toBe('ok');
+    expect(r.code).toBe(0);
+    expect(res.processes.leftAlive).toEqual([]);
+    expect(res.processes.started.filter(pidAlive)).toEqual([]);
+  });
+});

@@ -1,0 +1,18 @@
+// What one reproduction is: an incident of WIRE.md 6 run twice, first with
+// the historical (lab-only) behaviour, then with flodl 0.7's, each side
+// judged automatically and returning compact evidence.
+import type { ScenarioEvidence, ScenarioInfo } from '@shared/lab/contract';
+
+export interface ScenarioContext {
+  /** Records an OS process the scenario started: the runner checks none is left alive. */
+  track(pid: number | undefined): void;
+  /** One line of progress for the window and stderr. */
+  progress(message: string): void;
+}
+
+export interface Scenario extends ScenarioInfo {
+  /** Runs the historical behaviour; `reproduced` says whether the incident showed. */
+  historical(ctx: ScenarioContext): Promise<{ reproduced: boolean; evidence: ScenarioEvidence }>;
+  /** Runs flodl 0.7's behaviour; `held` says whether the fix held. */
+  current(ctx: ScenarioContext): Promise<{ held: boolean; evidence: ScenarioEvidence }>;
+}
