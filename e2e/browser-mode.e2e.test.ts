@@ -232,6 +232,26 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await expect.poll(() => toolbar.textContent(), WAIT).not.toContain('rounds paused');
   });
 
+  it('applies a link fault live and clears it, each shown in Findings', async () => {
+    await page.getByText('Link faults').click();
+    await page.getByLabel('Fault link').selectOption('h0.uplink.data');
+    await page.getByLabel('Fault kind').selectOption('latency');
+    await page.getByRole('button', { name: 'Apply fault' }).click();
+    const findings = page.getByRole('region', { name: 'Findings' });
+    await expect
+      .poll(() => findings.getByText(/link h0\.uplink\.data \(up\): latencyMs=50/).count(), WAIT)
+      .toBeGreaterThan(0);
+    await expect
+      .poll(() => page.getByRole('list', { name: 'Active faults' }).textContent(), WAIT)
+      .toContain('h0.uplink.data');
+    await shot('03c-link-fault');
+    await page.getByRole('button', { name: 'Clear fault on h0.uplink.data' }).click();
+    await expect
+      .poll(() => findings.getByText(/link h0\.uplink\.data: cleared/).count(), WAIT)
+      .toBeGreaterThan(0);
+    await page.getByText('Link faults').click();
+  });
+
   it('starts a new topology from the form, kills a host, and stops', async () => {
     await page.getByText('New topology (used by Start)').click();
     await page.getByLabel('Hosts').fill('3');

@@ -7,6 +7,7 @@ import { useUi } from '../store/ui-store';
 import { formatBytes, formatRate } from '../lib/format';
 import type { LinkRate } from '../store/apply-batch';
 import { NewTopologyForm } from './NewTopologyForm';
+import { FaultControls } from './FaultControls';
 
 /** The three states people act on; an exited rank is shown as dead. */
 export function rankDataState(state: RankView['state']): string {
@@ -71,6 +72,7 @@ export function TopologyView() {
         )}
       </div>
       <SelectionActions />
+      <FaultControls />
       <NewTopologyForm />
     </section>
   );

@@ -1,0 +1,197 @@
+// Link faults, applied and removed live (the fault lab): pick a link, a
+// direction and one fault; the engine applies it at its end of the link.
+// Every fault also appears in Findings (the engine reports it), so an effect
+// can be traced to its cause.
+import { useState } from 'react';
+import type { LinkFault } from '@shared/lab/contract';
+import { useLab, send } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+
+type FaultKind = 'latency' | 'bandwidth' | 'slicer' | 'stall' | 'corruptNext' | 'reset' | 'blackhole';
+
+const KINDS: { kind: FaultKind; label: string }[] = [
+  { kind: 'latency', label: 'latency + jitter' },
+  { kind: 'bandwidth', label: 'bandwidth cap' },
+  { kind: 'slicer', label: 'slicer' },
+  { kind: 'stall', label: 'mid-frame stall' },
+  { kind: 'corruptNext', label: 'corrupt next unit' },
+  { kind: 'reset', label: 'connection reset' },
+  { kind: 'blackhole', label: 'blackhole' },
+];
+
+export function faultOf(kind: FaultKind, dir: LinkFault['dir'], a: number, b: number): LinkFault {
+  switch (kind) {
+    case 'latency':
+      return { dir, latencyMs: a, jitterMs: b };
+    case 'bandwidth':
+      return { dir, bandwidth: Math.max(1, a) };
+    case 'slicer':
+      return { dir, sliceBytes: Math.max(1, a), sliceGapMs: b };
+    case 'stall':
+      return { dir, stallMs: a };
+    case 'corruptNext':
+      return { dir, corruptNext: true };
+    case 'reset':
+      return { dir, reset: true };
+    case 'blackhole':
+      return { dir, blackhole: true };
+  }
+}
+
+const PARAMS: Partial<Record<FaultKind, [string, string?]>> = {
+  latency: ['latency ms', 'jitter ms'],
+  bandwidth: ['bytes/s'],
+  slicer: ['slice bytes', 'gap ms'],
+  stall: ['stall ms'],
+};
+
+const DEFAULTS: Record<FaultKind, [number, number]> = {
+  latency: [50, 10],
+  bandwidth: [1_000_000, 0],
+  slicer: [7, 1],
+  stall: [2000, 0],
+  corruptNext: [0, 0],
+  reset: [0, 0],
+  blackhole: [0, 0],
+};
+
+export function FaultControls() {
+  const links = useLab((s) => s.links);
+  const running = useLab((s) => s.snapshot?.running ?? false);
+  const selectedRank = useUi((s) => s.selectedRank);
+  const selectedHost = useUi((s) => s.selectedHost);
+  const [link, setLink] = useState('');
+  const [dir, setDir] = useState<LinkFault['dir']>('up');
+  const [kind, setKind] = useState<FaultKind>('latency');
+  const [a, setA] = useState(DEFAULTS.latency[0]);
+  const [b, setB] = useState(DEFAULTS.latency[1]);
+  const [active, setActive] = useState<Record<string, string>>({});
+
+  // Without an explicit choice, aim at the selection: a rank's data leg, else its host's uplink.
+  const preferred =
+    (selectedRank !== null &&
+      links.find((l) => l.rank === selectedRank && l.kind === 'loopback' && l.channel === 'data')?.id) ||
+    (selectedHost !== null &&
+      links.find((l) => l.host === selectedHost && l.kind === 'uplink' && l.channel === 'data')?.id) ||
+    links[0]?.id ||
+    '';
+  const target = link && links.some((l) => l.id === link) ? link : preferred;
+  const params = PARAMS[kind];
+
+  const apply = async () => {
+    const fault = faultOf(kind, dir, a, b);
+    const reply = await send({ type: 'setLinkFault', link: target, fault });
+    if (reply.ok && kind !== 'corruptNext' && kind !== 'reset')
+      setActive((m) => ({ ...m, [target]: `${KINDS.find((k) => k.kind === kind)!.label} (${dir})` }));
+  };
+  const clear = async (id: string) => {
+    const reply = await send({ type: 'setLinkFault', link: id, fault: null });
+    if (reply.ok)
+      setActive((m) => {
+        const next = { ...m };
+        delete next[id];
+        return next;
+      });
+  };
+
+  return (
+    <details className="faults">
+      <summary>
+        Link faults
+        {Object.keys(active).length > 0 && (
+          <span className="tag warn">{Object.keys(active).length} active</span>
+        )}
+      </summary>
+      <div className="form-grid">
+        <label className="span2">
+          Link
+          <select aria-label="Fault link" value={target} onChange={(e) => setLink(e.target.value)}>
+            {links.map((l) => (
+              <option key={l.id} value={l.id}>
+                {l.id}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Fault
+          <select
+            aria-label="Fault kind"
+            value={kind}
+            onChange={(e) => {
+              const k = e.target.value as FaultKind;
+              setKind(k);
+              setA(DEFAULTS[k][0]);
+              setB(DEFAULTS[k][1]);
+            }}
+          >
+            {KINDS.map((k) => (
+              <option key={k.kind} value={k.kind}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Direction
+          <select
+            aria-label="Fault direction"
+            value={dir}
+            onChange={(e) => setDir(e.target.value as LinkFault['dir'])}
+          >
+            <option value="up">up (toward controller)</option>
+            <option value="down">down</option>
+            <option value="both">both</option>
+          </select>
+        </label>
+        {params && (
+          <label>
+            {params[0]}
+            <input
+              type="number"
+              min={0}
+              value={a}
+              onChange={(e) => setA(Math.max(0, Math.round(Number(e.target.value) || 0)))}
+            />
+          </label>
+        )}
+        {params?.[1] && (
+          <label>
+            {params[1]}
+            <input
+              type="number"
+              min={0}
+              value={b}
+              onChange={(e) => setB(Math.max(0, Math.round(Number(e.target.value) || 0)))}
+            />
+          </label>
+        )}
+      </div>
+      <div className="selection-buttons faults-buttons">
+        <button type="button" className="danger" disabled={!running || !target} onClick={() => void apply()}>
+          Apply fault
+        </button>
+        <button type="button" disabled={!running || !target} onClick={() => void clear(target)}>
+          Clear fault
+        </button>
+      </div>
+      {Object.keys(active).length > 0 && (
+        <ul className="active-faults" aria-label="Active faults">
+          {Object.entries(active).map(([id, what]) => (
+            <li key={id}>
+              <span className="mono">{id}</span> {what}
+              <button
+                type="button"
+                className="link"
+                aria-label={`Clear fault on ${id}`}
+                onClick={() => void clear(id)}
+              >
+                clear
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+    </details>
+  );
+}
