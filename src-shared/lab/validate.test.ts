@@ -39,6 +39,8 @@ describe('validateLabCommand', () => {
         },
       },
       { type: 'setLinkFault', link: 'h0.uplink.data', fault: null },
+      { type: 'listScenarios' },
+      { type: 'runScenario', name: 'mid-frame-desync' },
     ];
     for (const c of cmds) {
       const out = validateLabCommand(c);
@@ -68,6 +70,9 @@ describe('validateLabCommand', () => {
     [{ type: 'start', config: { __proto__: { polluted: true }, mode: 'fold' } }, 'config must be an object'],
     [{ type: 'setSpeed', roundIntervalMs: 1e9 }, 'roundIntervalMs must be between'],
     [{ type: 'compareModes', rounds: 0 }, 'compareModes.rounds must be between'],
+    [{ type: 'runScenario' }, 'runScenario.name must be a scenario name'],
+    [{ type: 'runScenario', name: '../../etc/passwd' }, 'runScenario.name must be a scenario name'],
+    [{ type: 'listScenarios', name: 'x' }, "unknown field 'name'"],
     [{ type: 'setLinkFault', link: 'h0.uplink.data' }, 'setLinkFault.fault must be a fault object or null'],
     [{ type: 'setLinkFault', link: '../etc', fault: null }, 'setLinkFault.link must be a link id'],
     [

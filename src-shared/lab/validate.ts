@@ -161,6 +161,8 @@ const COMMAND_TYPES = [
   'getRecordBytes',
   'setLinkFault',
   'snapshot',
+  'listScenarios',
+  'runScenario',
 ] as const;
 
 /** Checks an untrusted value and returns a fresh, well-formed LabCommand, or throws LabCommandError. */
@@ -176,8 +178,14 @@ export function validateLabCommand(v: unknown): LabCommand {
     case 'resumeRounds':
     case 'stepRound':
     case 'snapshot':
+    case 'listScenarios':
       onlyKeys(v, ['type'], type);
       return { type };
+    case 'runScenario':
+      onlyKeys(v, ['type', 'name'], type);
+      if (typeof v.name !== 'string' || !/^[a-z0-9][a-z0-9-]{0,63}$/.test(v.name))
+        fail('runScenario.name must be a scenario name such as mid-frame-desync');
+      return { type, name: v.name };
     case 'killRank':
     case 'pauseRank':
     case 'resumeRank':
