@@ -114,6 +114,8 @@ export class FoldAccumulator {
   private failure: WireError | null = null;
   /** Bumped by reset(): sinks of an earlier round are ignored from then on. */
   private generation = 0;
+  /** Set by result()/sums(): what they returned may be in use, so nothing merges any more until reset(). */
+  private sealed = false;
 
   /** Ranks whose deposit completed this round. */
   get ranks(): number[] {
@@ -139,9 +141,9 @@ export class FoldAccumulator {
 
   /**
    * Starts the next round. The sums go back to the kernel for reuse: the
-   * caller must be done with what result() returned. A deposit of the
-   * finished round that is still streaming (a rank that died mid-frame)
-   * merges nothing from now on.
+   * caller must be done with what result() returned (FoldRounds keeps them
+   * for a round or two). A deposit of the finished round that is still
+   * streaming (a rank that died mid-frame) merges nothing from now on.
    */
   reset(): void {
     for (const st of this.states) if (st.kind === 'sum') releaseAccumulator(st.acc);
@@ -155,6 +157,7 @@ export class FoldAccumulator {
     this.inFlight.clear();
     this.failure = null;
     this.generation++;
+    this.sealed = false;
   }
 
   private guard<T>(f: () => T): T {
@@ -185,6 +188,7 @@ export class FoldAccumulator {
    * Several sinks may be fed interleaved, chunk by chunk.
    */
   beginDeposit(rank: number): RoundFrameSink {
+    if (this.sealed) throw new Error('fold: the round was already taken; reset() before the next deposit');
     this.guard(() => {
       if (this.deposited.has(rank) || this.inFlight.has(rank)) {
         throw foldError(`rank ${rank} deposited twice in one round (ping-pong violated)`);
@@ -192,7 +196,9 @@ export class FoldAccumulator {
       this.inFlight.add(rank);
     });
     const generation = this.generation;
-    const live = () => generation === this.generation;
+    // A deposit still streaming when the round is taken (a rank that died
+    // mid-frame) merges nothing more: the shipped sums must not change under the writer.
+    const live = () => generation === this.generation && !this.sealed;
     let weight = 0;
     let numTensors = 0;
     let tensorsSeen = 0;
@@ -371,11 +377,13 @@ export class FoldAccumulator {
    * back bit for bit, sums are encoded in the dtype (bf16 via RNE), elided
    * stays elided. f32 data are views of the accumulator: valid until reset().
    * A deposit still streaming (a rank that died mid-frame) counts with the
-   * bytes merged so far.
+   * bytes merged so far and merges nothing after this call (nor does any
+   * other deposit until reset()).
    */
   result(): RoundFrame | null {
     return this.guard(() => {
       if (this.roundKindValue === null || this.deposited.size === 0) return null;
+      this.sealed = true;
       this.settleStreamingSeeds();
       const tensors: TensorEntry[] = this.schemaList().map((s, i) => {
         const st = this.states[i];
@@ -405,6 +413,7 @@ export class FoldAccumulator {
   sums(): { roundKind: number; weight: number; tensors: FoldedTensor[] } | null {
     return this.guard(() => {
       if (this.roundKindValue === null || this.deposited.size === 0) return null;
+      this.sealed = true;
       this.settleStreamingSeeds();
       const tensors = this.schemaList().map((s, i): FoldedTensor => {
         const st = this.states[i];

@@ -16,7 +16,7 @@ import { tagsEqual, type Mac } from '@shared/wire/mac';
 import { encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
-import { FoldAccumulator } from '@shared/fold';
+import { FoldRounds } from '@shared/fold-rounds';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
 import { encodeRoundFrameSliced, muxHeaderSliced } from './sliced';
@@ -152,7 +152,8 @@ class RelayChannel {
   // Data channel fold state.
   private round = 0;
   /** The incremental fold of the current round (WIRE.md 4.4). */
-  private acc = new FoldAccumulator();
+  private readonly folds = new FoldRounds();
+  private acc = this.folds.current;
   private pausedForRoom = false;
   private starveTimer: NodeJS.Timeout | null = null;
   private upReader: MuxSplitter | null = null;
@@ -365,7 +366,7 @@ class RelayChannel {
     const depositors = this.acc.ranks;
     const round = this.round;
     this.round++;
-    this.acc = new FoldAccumulator();
+    this.acc = this.folds.next();
     this.sendUpLater(async () => {
       const { chunks, length } = await encodeRoundFrameSliced(frame, this.o.mac);
       this.relay.emit({ type: 'folded', round, depositors, bytes: length });
