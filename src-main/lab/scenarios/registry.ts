@@ -7,8 +7,13 @@ import { vanishedPeer } from './vanished-peer';
 import { hostileLength } from './hostile-length';
 import { slowUplink } from './slow-uplink';
 import { controlReplay } from './control-replay';
+import { wedgedRank } from './wedged-rank';
+import { idleNaN } from './idle-nan';
+import { staleRelay } from './stale-relay';
+import { nagle } from './nagle';
+import { brokenHost } from './broken-host';
 
-export const SCENARIOS: readonly Scenario[] = [midFrameDesync, twoWriters, hostileLength, slowUplink, controlReplay, vanishedPeer];
+export const SCENARIOS: readonly Scenario[] = [midFrameDesync, twoWriters, wedgedRank, hostileLength, slowUplink, controlReplay, idleNaN, brokenHost, nagle, staleRelay, vanishedPeer];
 
 /** By name ("mid-frame-desync") or number ("1"). */
 export function findScenario(key: string): Scenario | undefined {

@@ -28,7 +28,7 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
     historical = { reproduced: false, evidence: { error: (e as Error).message } };
   }
   const t1 = performance.now();
-  onProgress('historical', historical.reproduced ? 'the incident reproduced' : 'the incident did NOT reproduce');
+  if (!s.judge) onProgress('historical', historical.reproduced ? 'the incident reproduced' : 'the incident did NOT reproduce');
 
   onProgress('current', "running flodl 0.7's behaviour");
   let current: { held: boolean; evidence: ScenarioEvidence };
@@ -39,6 +39,12 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
     current = { held: false, evidence: { error: (e as Error).message } };
   }
   const t2 = performance.now();
+  if (s.judge && errors.length === 0) {
+    const j = s.judge(historical.evidence, current.evidence);
+    historical = { reproduced: j.reproduced, evidence: { ...historical.evidence, ...j.historical } };
+    current = { held: j.held, evidence: { ...current.evidence, ...j.current } };
+    onProgress('historical', historical.reproduced ? 'the incident reproduced (judged against the current run)' : 'the incident did NOT reproduce (judged against the current run)');
+  }
   onProgress('current', current.held ? 'the fix held' : 'the fix did NOT hold');
 
   const leftAlive = await waitGone(started);

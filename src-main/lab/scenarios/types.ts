@@ -15,4 +15,9 @@ export interface Scenario extends ScenarioInfo {
   historical(ctx: ScenarioContext): Promise<{ reproduced: boolean; evidence: ScenarioEvidence }>;
   /** Runs flodl 0.7's behaviour; `held` says whether the fix held. */
   current(ctx: ScenarioContext): Promise<{ held: boolean; evidence: ScenarioEvidence }>;
+  /**
+   * For incidents judged by comparing the two runs (timings): decides both
+   * sides from both evidences, and may add to each side's evidence.
+   */
+  judge?(historical: ScenarioEvidence, current: ScenarioEvidence): { reproduced: boolean; held: boolean; historical?: ScenarioEvidence; current?: ScenarioEvidence };
 }

@@ -1,0 +1,44 @@
+// WIRE.md 6.13: an idle rank (mass 0) whose local state holds NaN. Without
+// zero-elision it ships its full tensors, and 0 x NaN = NaN poisons the
+// weighted consensus of every rank; with elision (flodl 0.7, data protocol v3)
+// the idle contribution is true zeros and the consensus is clean. A real
+// 2-host topology; the checker recomputes every round's consensus.
+import type { Scenario, ScenarioContext } from './types';
+import { findingLines, runCluster } from './cluster-run';
+import type { HistoricalBehaviours } from '../../engine/cluster';
+
+const ROUNDS = 2;
+
+async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
+  const { report, records } = await runCluster(ctx, { ranksPerHost: [2, 1], modelBytes: 4096, rounds: ROUNDS, idleRanks: [1] }, { historical, maxMs: 15_000, recordKinds: ['RoundFrame'] });
+  const fromIdle = records.filter((r) => r.rank === 1 && r.dir === 'up');
+  return {
+    idleRank: 1,
+    idleRankFrameBytes: fromIdle[0]?.length ?? null,
+    otherRankFrameBytes: records.find((r) => r.rank === 0 && r.dir === 'up')?.length ?? null,
+    roundsCompleted: report.roundsCompleted,
+    rounds: report.rounds.map((r) => ({ round: r.round, verdict: r.verdict, maxRelError: r.maxRelError === undefined || Number.isFinite(r.maxRelError) ? r.maxRelError : String(r.maxRelError), ms: Math.round(r.durationMs) })),
+    mismatches: report.findings.filter((f) => f.kind === 'mismatch').length,
+    findings: findingLines(report, ['mismatch'], 2),
+    verdict: report.verdict,
+  };
+}
+
+export const idleNaN: Scenario = {
+  number: 7,
+  name: 'idle-nan',
+  title: 'An idle rank holding NaN with mass 0',
+  incident: 'WIRE.md 6.13',
+  narrative:
+    'Rank 1 is idle (mass 0) and its local state is NaN. ' +
+    'Historical (no elision, labelled lab-only): it ships full tensors, 0 x NaN = NaN, and the checker finds the consensus of every rank poisoned (mismatch findings). ' +
+    "flodl 0.7 (zero-elision): its frame carries elided tensors (compare the frame sizes), the consensus is clean, every round verifies.",
+  async historical(ctx) {
+    const ev = await run(ctx, { noElision: true, idleNaN: true });
+    return { reproduced: ev.verdict === 'mismatch' && ev.mismatches > 0, evidence: ev };
+  },
+  async current(ctx) {
+    const ev = await run(ctx, { idleNaN: true });
+    return { held: ev.verdict === 'ok' && ev.roundsCompleted === ROUNDS && ev.rounds.every((r) => r.verdict === 'ok'), evidence: ev };
+  },
+};

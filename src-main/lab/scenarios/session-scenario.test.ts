@@ -1,0 +1,29 @@
+// The window's way in: listScenarios and runScenario through LabSession's
+// command interface (the same object Electron IPC and browser mode drive),
+// with progress streamed as log events.
+import { describe, expect, it } from 'vitest';
+import type { LabEvent } from '@shared/lab/contract';
+import { LabSession } from '../session';
+
+describe('scenarios through the lab contract', () => {
+  it('lists the reproductions and runs one, streaming its progress', async () => {
+    const session = new LabSession();
+    const events: LabEvent[] = [];
+    session.subscribe((b) => events.push(...b.events));
+    const list = await session.command({ type: 'listScenarios' });
+    expect(list.ok && list.scenarios?.length).toBe(11);
+    const reply = await session.command({ type: 'runScenario', name: 'control-replay' });
+    expect(reply.ok).toBe(true);
+    if (!reply.ok) return;
+    expect(reply.scenario?.verdict).toBe('ok');
+    expect(reply.scenario?.historical.evidence).toMatchObject({ accepted: { msgKind: 'Heartbeat' } });
+    expect(reply.scenario?.current.evidence).toMatchObject({ rejected: { code: 'HMAC_MISMATCH' } });
+    await expect.poll(() => events.some((e) => e.type === 'log' && /scenario control-replay: verdict ok/.test(e.message))).toBe(true);
+    expect(events.some((e) => e.type === 'log' && /scenario control-replay \[historical\]/.test(e.message))).toBe(true);
+  });
+
+  it('an unknown scenario is a named error, not a crash', async () => {
+    const reply = await new LabSession().command({ type: 'runScenario', name: 'nope' });
+    expect(reply).toMatchObject({ ok: false, error: 'NOT_FOUND' });
+  });
+});

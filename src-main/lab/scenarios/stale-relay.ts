@@ -1,0 +1,39 @@
+// WIRE.md 6.11: a stale (pre-fold) relay build sending per-rank Data records
+// on the data channel of a fold-era controller. The controller refuses loudly,
+// naming the likely cause ("mixed relay/controller builds?"), instead of
+// silently mis-accounting; with matching builds the round verifies.
+import type { Scenario, ScenarioContext } from './types';
+import { findingLines, runCluster } from './cluster-run';
+import type { HistoricalBehaviours } from '../../engine/cluster';
+
+async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
+  const { report, records } = await runCluster(ctx, { ranksPerHost: [2, 1], modelBytes: 4096, rounds: 1 }, { historical, maxMs: 8000, recordKinds: ['Data', 'HostFrame'] });
+  const upData = records.filter((r) => r.link.endsWith('uplink.data') && r.dir === 'up');
+  const refusal = report.findings.find((f) => /mixed relay\/controller builds/.test(f.message));
+  return {
+    uplinkRecords: upData.slice(0, 4).map((r) => `${r.kind}${r.rank !== undefined ? ` r=${r.rank}` : ''} ${r.length} B ${r.verdict}`),
+    refusal: refusal ? `${refusal.kind}: ${refusal.message}` : null,
+    findings: findingLines(report, ['rejected', 'hmac'], 2),
+    roundsCompleted: report.roundsCompleted,
+    ended: report.ended,
+    verdict: report.verdict,
+  };
+}
+
+export const staleRelay: Scenario = {
+  number: 10,
+  name: 'stale-relay',
+  title: 'A stale relay build sending per-rank Data on the data channel',
+  incident: 'WIRE.md 6.11',
+  narrative:
+    'Historical (a pre-fold relay build, labelled lab-only): each rank frame goes up as its own Data record on the data channel; the controller refuses it with a named error pointing at "mixed relay/controller builds?" (look at the uplink records and the finding). ' +
+    'flodl 0.7: the relay folds its ranks into one HostFrame per round and the round verifies.',
+  async historical(ctx) {
+    const ev = await run(ctx, { staleRelayBuild: true });
+    return { reproduced: ev.refusal !== null && ev.verdict !== 'ok', evidence: ev };
+  },
+  async current(ctx) {
+    const ev = await run(ctx, {});
+    return { held: ev.refusal === null && ev.verdict === 'ok' && ev.roundsCompleted === 1, evidence: ev };
+  },
+};

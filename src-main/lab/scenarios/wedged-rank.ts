@@ -1,0 +1,59 @@
+// WIRE.md 6.6: a wedged but connected local rank (paused with SIGSTOP: its
+// sockets stay open, it sends nothing). The coordinator declares it dead
+// after the heartbeat staleness; without DeclareDead forwarding (historical)
+// its relay never hears of it and the host's fold barrier waits for it
+// forever (bounded here by a deadline). With forwarding (flodl 0.7) the
+// barrier is released after the staleness, the rounds go on without it, and
+// the checker names the rank it waited for.
+import type { Scenario, ScenarioContext } from './types';
+import { findingLines, runCluster } from './cluster-run';
+import type { HistoricalBehaviours } from '../../engine/cluster';
+
+const ROUNDS = 3;
+const STALENESS_MS = 400;
+const HISTORICAL_DEADLINE_MS = 1800;
+const WEDGED = 1;
+
+async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs: number) {
+  const { report, records } = await runCluster(
+    ctx,
+    { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS, stalenessMs: STALENESS_MS },
+    { historical, maxMs, faults: [{ action: 'pause-rank', target: WEDGED, round: 1 }], recordKinds: ['DeclareDead'] },
+  );
+  // The checker's findings that name ranks: the barrier's wait (stalled) and the death (dead).
+  const naming = report.findings.filter((f) => f.kind === 'stalled' || f.kind === 'dead');
+  return {
+    wedgedRank: WEDGED,
+    stalenessMs: STALENESS_MS,
+    deadlineMs: maxMs,
+    roundsCompleted: report.roundsCompleted,
+    roundsRequested: ROUNDS,
+    rounds: report.rounds.map((r) => ({ round: r.round, accepted: r.accepted, ms: Math.round(r.durationMs) })),
+    declaredDead: report.dead,
+    declareDeadRecords: records.filter((r) => r.rank === WEDGED || r.summary.endsWith(`rank=${WEDGED}`)).map((r) => `${r.link} ${r.summary}`),
+    checkerNamed: [...new Set(naming.flatMap((f) => f.ranks ?? []))],
+    barrierWaitedFor: [...new Set(naming.filter((f) => f.kind === 'stalled').flatMap((f) => f.ranks ?? []))],
+    findings: findingLines(report, ['stalled', 'dead'], 3),
+    ended: report.ended,
+  };
+}
+
+export const wedgedRank: Scenario = {
+  number: 3,
+  name: 'wedged-rank',
+  title: 'A wedged but connected rank and DeclareDead forwarding',
+  incident: 'WIRE.md 6.6',
+  narrative:
+    `Rank ${WEDGED} is paused (SIGSTOP) at round 1: connected, silent. The coordinator declares it dead after ${STALENESS_MS} ms of heartbeat staleness. ` +
+    `Historical (no DeclareDead forwarding): its relay never learns it, host h0's fold barrier keeps waiting (stopped at a ${HISTORICAL_DEADLINE_MS} ms deadline; in flodl, forever): look for the stalled finding and the rounds that never complete. ` +
+    "flodl 0.7: the controller forwards DeclareDead to the rank's relay (see the DeclareDead record on h0's uplink), the barrier is released, every round completes without it, and the checker names it.",
+  async historical(ctx) {
+    const ev = await run(ctx, { noDeclareDead: true }, HISTORICAL_DEADLINE_MS);
+    const stillWaiting = /deadline/.test(ev.ended) && ev.roundsCompleted < ROUNDS;
+    return { reproduced: stillWaiting && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length === 0 && ev.barrierWaitedFor.includes(WEDGED), evidence: { ...ev, barrierStillWaitingAtDeadline: stillWaiting } };
+  },
+  async current(ctx) {
+    const ev = await run(ctx, {}, 15_000);
+    return { held: ev.roundsCompleted === ROUNDS && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length > 0 && ev.checkerNamed.includes(WEDGED), evidence: ev };
+  },
+};
