@@ -313,6 +313,21 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       .toContain('stopped');
   });
 
+  it('runs a reproduction from the window and shows its verdict', async () => {
+    await page.getByRole('button', { name: 'Reproductions' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reproductions' });
+    await dialog.getByRole('button', { name: 'scenario hostile-length' }).click(WAIT);
+    await dialog.getByRole('button', { name: 'Run reproduction' }).click();
+    const result = dialog.getByRole('region', { name: 'Scenario result' });
+    await result.waitFor(WAIT);
+    expect(await result.getAttribute('data-verdict')).toBe('ok');
+    expect(await result.textContent()).toContain('Verdict: ok');
+    expect(await result.textContent()).toContain('Historical: reproduced');
+    expect(await result.textContent()).toContain('flodl 0.7: held');
+    await shot('09-reproduction-verdict');
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
   it('refuses the page without the token, and the window ran without a CSP violation', async () => {
     const origin = new URL(app.url).origin;
     const res = await page.request.get(`${origin}/`);

@@ -12,6 +12,8 @@ import { SavingsView } from './views/SavingsView';
 import { FindingsView } from './views/FindingsView';
 import { LadderView } from './views/LadderView';
 import { HelpOverlay } from './views/HelpOverlay';
+import { ScenariosDialog } from './views/ScenariosDialog';
+import { useScenarios } from './store/scenario-store';
 import { Splitter } from './views/Splitter';
 import { useShortcuts } from './views/shortcuts';
 
@@ -19,6 +21,7 @@ export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
   const layout = useUi((s) => s.layout);
   const helpOpen = useUi((s) => s.helpOpen);
+  const scenariosOpen = useScenarios((s) => s.open);
   const lastError = useLab((s) => s.lastError);
   const connection = useLab((s) => s.connection);
   useShortcuts();
@@ -105,6 +108,7 @@ export function App({ connected }: { connected: boolean }) {
         <FindingsView />
       </div>
       {helpOpen && <HelpOverlay />}
+      {scenariosOpen && <ScenariosDialog />}
     </div>
   );
 }

@@ -3,6 +3,7 @@
 import { useLab, send } from '../store/lab-store';
 import { useUi, formToConfig } from '../store/ui-store';
 import { formatInt } from '../lib/format';
+import { openScenarios } from '../store/scenario-store';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 
@@ -73,6 +74,13 @@ export function Toolbar() {
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
+      <button
+        type="button"
+        onClick={() => void openScenarios()}
+        title="Reproductions of the transport's historical bugs"
+      >
+        Reproductions
+      </button>
       <button
         type="button"
         onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
