@@ -172,4 +172,34 @@ describe('applyBatches', () => {
     expect(d.snapshot!.ranks[3].state).toBe('dead');
     expect(d.snapshot!.ranks[2].state).toBe('alive');
   });
+
+  it('places each finding on the round the cluster was on, for bands on the charts', () => {
+    const ring = new RecordRing(10);
+    const { data } = applyBatches(
+      emptyLabData(),
+      [
+        { events: [{ type: 'snapshot', snapshot: snapshot({ round: 7 }) }] },
+        {
+          events: [
+            {
+              type: 'finding',
+              finding: {
+                id: 1,
+                t: 5,
+                severity: 'warn',
+                kind: 'fault',
+                message: 'kill rank 5 (SIGKILL)',
+                ranks: [5],
+              },
+            },
+          ],
+        },
+      ],
+      ring,
+      0,
+    );
+    expect(data.marks).toEqual([
+      { round: 7, kind: 'fault', severity: 'warn', message: 'kill rank 5 (SIGKILL)' },
+    ]);
+  });
 });

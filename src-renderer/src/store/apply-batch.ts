@@ -29,6 +29,16 @@ export interface LinkSample {
   totals: Record<string, { up: number; down: number }>;
 }
 
+/** A fault, kill or pause (or any finding) placed on the round axis, for bands on the charts. */
+export interface RoundMark {
+  round: number;
+  kind: string;
+  severity: 'error' | 'warn' | 'info';
+  message: string;
+}
+
+export const MAX_MARKS_KEPT = 300;
+
 export interface LogLine {
   t: number;
   level: 'info' | 'warn' | 'error';
@@ -46,6 +56,8 @@ export interface LabData {
   /** Bytes each rank had sent up its loopback leg (both channels) at the last round report. */
   rankUpAtLastRound: Record<number, number>;
   findings: Finding[];
+  /** Findings placed at the round the cluster was on when they arrived. */
+  marks: RoundMark[];
   logs: LogLine[];
   recordsVersion: number;
 }
@@ -59,6 +71,7 @@ export const emptyLabData = (): LabData => ({
   savings: [],
   rankUpAtLastRound: {},
   findings: [],
+  marks: [],
   logs: [],
   recordsVersion: 0,
 });
@@ -115,8 +128,22 @@ function applyEvent(
       return { data: applyLinks(data, ev.links, now) };
     case 'round':
       return { data: applyRound(data, ev.report) };
-    case 'finding':
-      return { data: { ...data, findings: keepLast([...data.findings, ev.finding], MAX_FINDINGS_KEPT) } };
+    case 'finding': {
+      const f = ev.finding;
+      const mark: RoundMark = {
+        round: data.snapshot?.round ?? 0,
+        kind: f.kind,
+        severity: f.severity,
+        message: f.message,
+      };
+      return {
+        data: {
+          ...data,
+          findings: keepLast([...data.findings, f], MAX_FINDINGS_KEPT),
+          marks: keepLast([...data.marks, mark], MAX_MARKS_KEPT),
+        },
+      };
+    }
     case 'log':
       return {
         data: {

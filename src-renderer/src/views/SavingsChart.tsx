@@ -2,7 +2,8 @@
 // on canvas by uPlot, updated in place (no re-mount per round).
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
-import type { SavingsPoint } from '../store/apply-batch';
+import type { RoundMark, SavingsPoint } from '../store/apply-batch';
+import { bandsOf } from '../lib/chart-bands';
 import { formatBytes } from '../lib/format';
 
 const HOST_COLOURS = ['#4ea1ff', '#f5a524', '#3ecf8e', '#e5484d', '#b67df2', '#2ec4c4', '#f27db8', '#9aa0a6'];
@@ -28,11 +29,15 @@ export function SavingsChart({
   points,
   hosts,
   theme,
+  marks = [],
 }: {
   points: readonly SavingsPoint[];
   hosts: number;
   theme: string;
+  marks?: readonly RoundMark[];
 }) {
+  const marksRef = useRef(marks);
+  marksRef.current = marks;
   const el = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   const hostsRef = useRef(hosts);
@@ -70,6 +75,29 @@ export function SavingsChart({
         series,
         legend: { show: true, live: false },
         cursor: { drag: { x: false, y: false } },
+        // Faults, kills and pauses as coloured bands at their round, so an effect can be traced to its cause.
+        hooks: {
+          drawClear: [
+            (u: uPlot) => {
+              const ctx = u.ctx;
+              const { top, height } = u.bbox;
+              ctx.save();
+              for (const [round, colour] of bandsOf(marksRef.current)) {
+                const x0 = u.valToPos(round - 0.5, 'x', true);
+                const x1 = u.valToPos(round + 0.5, 'x', true);
+                if (x1 < u.bbox.left || x0 > u.bbox.left + u.bbox.width) continue;
+                ctx.fillStyle = colour;
+                ctx.fillRect(
+                  Math.max(x0, u.bbox.left),
+                  top,
+                  Math.max(2, Math.min(x1, u.bbox.left + u.bbox.width) - Math.max(x0, u.bbox.left)),
+                  height,
+                );
+              }
+              ctx.restore();
+            },
+          ],
+        },
         scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
         axes: [
           // Rounds are whole numbers; bytes step in powers of two so ticks read as 4 MiB, 8 MiB, 16 MiB.
@@ -109,6 +137,11 @@ export function SavingsChart({
   useEffect(() => {
     plot.current?.setData(toData(points, hostsRef.current));
   }, [points, hosts, theme]);
+
+  // A new fault band shows at once, even between rounds.
+  useEffect(() => {
+    plot.current?.redraw(false);
+  }, [marks]);
 
   return <div ref={el} className="chart" role="img" aria-label="Uplink bytes per round against direct" />;
 }

@@ -23,6 +23,7 @@ export function SavingsView() {
     250,
   );
   const compare = useLab((s) => s.compare);
+  const marks = useLab((s) => s.marks);
   const theme = useUi((s) => s.theme);
   const hosts = snapshot?.hosts ?? [];
   const mode = snapshot?.config.mode;
@@ -104,7 +105,7 @@ export function SavingsView() {
           </div>
         )}
         {show === 'chart' || !(compare.rows || compare.error) ? (
-          <SavingsChart points={savings} hosts={hosts.length} theme={theme} />
+          <SavingsChart points={savings} hosts={hosts.length} theme={theme} marks={marks} />
         ) : (
           <div className="compare">
             {compare.error && <p className="bad">{compare.error}</p>}
