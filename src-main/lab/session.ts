@@ -144,7 +144,14 @@ export class LabSession implements LabApi {
         if (!s) throw new LabError('NOT_FOUND', `no scenario '${cmd.name}' (known: ${scenarioInfos().map((x) => x.name).join(', ')})`);
         // A reproduction starts its own sockets, processes and topologies: the session's topology stops first.
         await this.stop();
-        const result = await runScenario(s, (phase, message) => this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }));
+        // The scenario's own topologies stream their events through this session, so the window watches them run.
+        const result = await runScenario(
+          s,
+          (phase, message) => this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }),
+          (batch) => {
+            for (const e of batch.events) this.push(e);
+          },
+        );
         this.push({ type: 'log', level: result.verdict === 'ok' ? 'info' : 'error', message: `scenario ${s.name}: verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}` });
         return { ok: true, scenario: result };
       }

@@ -8,7 +8,7 @@ import type { Scenario, ScenarioContext } from './types';
 import { findingLines, runCluster } from './cluster-run';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
-const ROUNDS = 4;
+const ROUNDS = 3;
 const BROKEN_HOST = 1;
 const BREAK_AT_ROUND = 1;
 /** Several write slices, so the consensus is still being written when the host dies. */

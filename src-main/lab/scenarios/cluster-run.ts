@@ -32,6 +32,7 @@ export async function runCluster(ctx: ScenarioContext, config: Partial<TopologyC
       extra: { historical: opts.historical, startTimeoutMs: 20_000 },
       onSession: (s) => {
         session = s;
+        if (ctx.observe) s.subscribe(ctx.observe);
         if (opts.recordKinds) {
           s.subscribe((b) => {
             for (const e of b.events) if (e.type === 'records') records.push(...e.records.filter((r) => opts.recordKinds!.includes(r.kind)));

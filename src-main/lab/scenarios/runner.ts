@@ -2,13 +2,13 @@
 // checks that every OS process it started is gone (a left-over is killed and
 // turns the verdict into an error). Never throws: a side that fails to run is
 // reported in its evidence and the verdict is `error`.
-import type { ScenarioEvidence, ScenarioResult, ScenarioVerdict } from '@shared/lab/contract';
+import type { LabBatch, ScenarioEvidence, ScenarioResult, ScenarioVerdict } from '@shared/lab/contract';
 import { pidAlive } from '../../engine/rank-process';
 import type { Scenario, ScenarioContext } from './types';
 
 const EXIT_GRACE_MS = 3000;
 
-export async function runScenario(s: Scenario, onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {}): Promise<ScenarioResult> {
+export async function runScenario(s: Scenario, onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {}, observe?: (batch: LabBatch) => void): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
   const ctx = (phase: 'historical' | 'current'): ScenarioContext => ({
@@ -16,6 +16,7 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
       if (pid !== undefined && !started.includes(pid)) started.push(pid);
     },
     progress: (m) => onProgress(phase, m),
+    observe,
   });
   const errors: string[] = [];
 

@@ -22,6 +22,17 @@ describe('scenarios through the lab contract', () => {
     expect(events.some((e) => e.type === 'log' && /scenario control-replay \[historical\]/.test(e.message))).toBe(true);
   });
 
+  it("a topology scenario streams its topology's events to the window (findings, records, snapshots)", async () => {
+    const session = new LabSession();
+    const events: LabEvent[] = [];
+    session.subscribe((b) => events.push(...b.events));
+    const reply = await session.command({ type: 'runScenario', name: 'stale-relay' });
+    expect(reply.ok && reply.scenario?.verdict).toBe('ok');
+    await expect.poll(() => events.some((e) => e.type === 'finding' && /mixed relay\/controller builds/.test(e.finding.message))).toBe(true);
+    expect(events.some((e) => e.type === 'records' && e.records.some((r) => r.kind === 'HostFrame'))).toBe(true);
+    expect(events.some((e) => e.type === 'snapshot' && e.snapshot.running)).toBe(true);
+  });
+
   it('an unknown scenario is a named error, not a crash', async () => {
     const reply = await new LabSession().command({ type: 'runScenario', name: 'nope' });
     expect(reply).toMatchObject({ ok: false, error: 'NOT_FOUND' });

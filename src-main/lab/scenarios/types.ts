@@ -1,13 +1,15 @@
 // What one reproduction is: an incident of WIRE.md 6 run twice, first with
 // the historical (lab-only) behaviour, then with flodl 0.7's, each side
 // judged automatically and returning compact evidence.
-import type { ScenarioEvidence, ScenarioInfo } from '@shared/lab/contract';
+import type { LabBatch, ScenarioEvidence, ScenarioInfo } from '@shared/lab/contract';
 
 export interface ScenarioContext {
   /** Records an OS process the scenario started: the runner checks none is left alive. */
   track(pid: number | undefined): void;
   /** One line of progress for the window and stderr. */
   progress(message: string): void;
+  /** Where a scenario's topology streams its events (records, rounds, findings, snapshots), so the window can watch it. */
+  observe?: (batch: LabBatch) => void;
 }
 
 export interface Scenario extends ScenarioInfo {
