@@ -15,11 +15,23 @@ const HISTORICAL_DEADLINE_MS = 1800;
 const WEDGED = 1;
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs: number) {
+  // What host h0's fold barrier is waiting for just before the deadline ends the run.
+  let barrierAtDeadline: number[] | null = null;
+  let timer: NodeJS.Timeout | undefined;
   const { report, records } = await runCluster(
     ctx,
     { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS, stalenessMs: STALENESS_MS },
-    { historical, maxMs, faults: [{ action: 'pause-rank', target: WEDGED, round: 1 }], recordKinds: ['DeclareDead'] },
+    {
+      historical,
+      maxMs,
+      faults: [{ action: 'pause-rank', target: WEDGED, round: 1 }],
+      recordKinds: ['DeclareDead'],
+      onCluster: (c) => {
+        timer = setTimeout(() => (barrierAtDeadline = c.relays[0]?.waitingFor() ?? []), maxMs - 100);
+      },
+    },
   );
+  clearTimeout(timer);
   // The checker's findings that name ranks: the barrier's wait (stalled) and the death (dead).
   const naming = report.findings.filter((f) => f.kind === 'stalled' || f.kind === 'dead');
   return {
@@ -34,6 +46,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs
     checkerNamed: [...new Set(naming.flatMap((f) => f.ranks ?? []))],
     barrierWaitedFor: [...new Set(naming.filter((f) => f.kind === 'stalled').flatMap((f) => f.ranks ?? []))],
     findings: findingLines(report, ['stalled', 'dead'], 3),
+    relayBarrierWaitingForAtDeadline: barrierAtDeadline as number[] | null,
     ended: report.ended,
   };
 }
@@ -49,7 +62,7 @@ export const wedgedRank: Scenario = {
     "flodl 0.7: the controller forwards DeclareDead to the rank's relay (see the DeclareDead record on h0's uplink), the barrier is released, every round completes without it, and the checker names it.",
   async historical(ctx) {
     const ev = await run(ctx, { noDeclareDead: true }, HISTORICAL_DEADLINE_MS);
-    const stillWaiting = /deadline/.test(ev.ended) && ev.roundsCompleted < ROUNDS;
+    const stillWaiting = /deadline/.test(ev.ended) && ev.roundsCompleted < ROUNDS && (ev.relayBarrierWaitingForAtDeadline ?? []).includes(WEDGED);
     return { reproduced: stillWaiting && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length === 0 && ev.barrierWaitedFor.includes(WEDGED), evidence: { ...ev, barrierStillWaitingAtDeadline: stillWaiting } };
   },
   async current(ctx) {
