@@ -406,6 +406,49 @@ export class FoldAccumulator {
   }
 
   /**
+   * result() for a caller that must not block its event loop: bf16 sums are
+   * re-encoded (RNE) in slices of `sliceElems` elements with `pause()` awaited
+   * between slices (a 16 MiB model takes tens of milliseconds in one go).
+   * The round is taken and sealed at the call, as with result(); errors are
+   * thrown at the call too. Everything else is result()'s.
+   */
+  resultSliced(pause: () => Promise<void>, sliceElems = 1 << 18): Promise<RoundFrame | null> {
+    const frame = this.guard(() => {
+      if (this.roundKindValue === null || this.deposited.size === 0) return null;
+      this.sealed = true;
+      this.settleStreamingSeeds();
+      const later: Array<{ index: number; acc: Float32Array }> = [];
+      const tensors = this.schemaList().map((s, i): TensorEntry => {
+        const st = this.states[i];
+        const dims = [...s.dims];
+        if (st.kind === 'sum' && !(s.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST)) {
+          later.push({ index: i, acc: st.acc });
+          return { dtype: s.dtype, dims, data: null };
+        }
+        if (st.kind === 'elided') return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
+        if (st.kind === 'seed') return { dtype: s.dtype, dims, data: st.bytes };
+        return { dtype: s.dtype, dims, data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4) };
+      });
+      return { frame: { roundKind: this.roundKindValue!, weight: this.massValue, tensors }, later };
+    });
+    if (frame === null) return Promise.resolve(null);
+    return (async () => {
+      for (const { index, acc } of frame.later) {
+        const t = frame.frame.tensors[index];
+        const size = elementSize(t.dtype);
+        const out = new Uint8Array(acc.length * size);
+        for (let o = 0; o < acc.length; o += sliceElems) {
+          const end = Math.min(acc.length, o + sliceElems);
+          out.set(encodeValues(t.dtype, acc.subarray(o, end)), o * size);
+          if (end < acc.length) await pause();
+        }
+        t.data = out;
+      }
+      return frame.frame;
+    })();
+  }
+
+  /**
    * The round's sums as f32 values (the controller's reduce scales them in
    * place before encoding); null before any deposit. f32 sums are views of
    * the accumulator (valid until reset()); a bf16 seed is widened exactly.

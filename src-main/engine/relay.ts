@@ -19,7 +19,7 @@ import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn'
 import { FoldRounds } from '@shared/fold-rounds';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
-import { encodeRoundFrameSliced, muxHeaderSliced } from './sliced';
+import { encodeRoundFrameSliced, muxHeaderSliced, yieldToLoop } from './sliced';
 import type { Tap, TapLink } from './tap';
 
 export type RelayMode = 'fold' | 'forward';
@@ -362,13 +362,13 @@ class RelayChannel {
     for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.acc.hasDeposited(r)) return;
     // Re-encode the sum in the round's dtype and re-sign it with the salt.
     // Take the round now; re-encode and re-sign it in slices (records queued after it wait their turn).
-    const frame = this.acc.result()!;
+    const taken = this.acc.resultSliced(yieldToLoop);
     const depositors = this.acc.ranks;
     const round = this.round;
     this.round++;
     this.acc = this.folds.next();
     this.sendUpLater(async () => {
-      const { chunks, length } = await encodeRoundFrameSliced(frame, this.o.mac);
+      const { chunks, length } = await encodeRoundFrameSliced((await taken)!, this.o.mac);
       this.relay.emit({ type: 'folded', round, depositors, bytes: length });
       return [await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, this.o.mac), ...chunks];
     });

@@ -1,0 +1,54 @@
+// resultSliced: the same frame as result(), bf16 sums re-encoded slice by
+// slice with the caller's pause in between (so a relay's event loop keeps turning).
+import { describe, expect, it } from 'vitest';
+import { bytesToHex } from './wire/bytes';
+import { DTYPE_BF16, DTYPE_F32 } from './wire/constants';
+import { nobleMac } from './wire/mac';
+import { encodeRoundFrame, type RoundFrame } from './wire/round-frame';
+import { elidedTensor, tensorFromValues } from './wire/tensor';
+import { FoldAccumulator } from './fold';
+
+const mac = nobleMac(new Uint8Array(16).fill(9));
+const values = (n: number, k: number) => Array.from({ length: n }, (_, i) => ((i * 13 + k * 7) % 101) / 4 - 12);
+const frame = (k: number, elided: boolean[]): RoundFrame => ({
+  roundKind: 0,
+  weight: k,
+  tensors: [DTYPE_BF16, DTYPE_F32, DTYPE_BF16].map((dtype, i) =>
+    elided[i] ? elidedTensor(dtype, [1000 + i]) : tensorFromValues(dtype, [1000 + i], values(1000 + i, k + i)),
+  ),
+});
+
+function folded(frames: RoundFrame[]): FoldAccumulator {
+  const acc = new FoldAccumulator();
+  frames.forEach((f, r) => acc.deposit(r, f));
+  return acc;
+}
+
+describe('FoldAccumulator.resultSliced', () => {
+  it('gives result() byte for byte (sums, single seeds, elided), pausing between bf16 slices', async () => {
+    const rounds = [
+      [frame(1, [false, false, false]), frame(2, [false, false, true]), frame(3, [true, false, true])],
+      [frame(1, [false, true, true])],
+      [frame(1, [true, true, true]), frame(2, [true, true, true])],
+    ];
+    // Only a bf16 sum (two or more full payloads) is encoded in slices: round 0's tensor 0, 1000 elements in 16 slices of 64.
+    const expectedPauses = [15, 0, 0];
+    for (const [i, frames] of rounds.entries()) {
+      const want = bytesToHex(encodeRoundFrame(folded(frames).result()!, mac));
+      let pauses = 0;
+      const got = await folded(frames).resultSliced(async () => void pauses++, 64);
+      expect(bytesToHex(encodeRoundFrame(got!, mac))).toBe(want);
+      expect(pauses).toBe(expectedPauses[i]);
+    }
+  });
+
+  it('takes the round at the call: errors are thrown then, and deposits stop merging', () => {
+    const acc = folded([frame(1, [false, false, false])]);
+    void acc.resultSliced(() => Promise.resolve());
+    expect(() => acc.beginDeposit(5)).toThrow(/reset\(\)/);
+    const bad = new FoldAccumulator();
+    expect(() => bad.deposit(0, { roundKind: 0, weight: 1, tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }] })).toThrow(/numel/);
+    expect(() => bad.resultSliced(() => Promise.resolve())).toThrow(/numel/);
+    return expect(new FoldAccumulator().resultSliced(() => Promise.resolve())).resolves.toBeNull();
+  });
+});
