@@ -1,6 +1,6 @@
 // A sequence diagram of the last rounds: ranks, relays and the controller as
 // lanes, each record an arrow in order. Clicking an arrow inspects it.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
@@ -15,6 +15,7 @@ export function LadderView() {
   const snapshot = useLab((s) => s.snapshot);
   const rounds = useLab((s) => s.rounds);
   const selectedSeq = useUi((s) => s.selectedSeq);
+  const [count, setCount] = useState(1);
   // At full speed rounds finish many times a second: redraw at most twice a second.
   const lastRound = useThrottled(rounds.at(-1)?.round, 500);
   // Redraw once per completed round (not per record): a ladder is read, not watched scrolling.
@@ -28,16 +29,35 @@ export function LadderView() {
     return buildLadder(
       recent.filter((r) => r.round === undefined || r.round <= done),
       snapshot,
-      1,
-      300,
+      count,
+      150 * count,
     );
-  }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound]);
+  }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound, count]);
 
   return (
     <section aria-label="Ladder" className="panel ladder">
       <header className="panel-head">
         <h2>Ladder</h2>
-        <span className="muted small">{lastRound !== undefined ? `round ${lastRound}` : 'no round yet'}</span>
+        <span className="muted small">
+          {lastRound === undefined
+            ? 'no round yet'
+            : count === 1
+              ? `round ${lastRound}`
+              : `rounds ${Math.max(0, lastRound - count + 1)}–${lastRound}`}
+        </span>
+        <div className="segmented push-right" role="group" aria-label="Rounds shown">
+          {[1, 2, 3].map((n) => (
+            <button
+              key={n}
+              type="button"
+              aria-pressed={count === n}
+              onClick={() => setCount(n)}
+              title={`the last ${n} round${n > 1 ? 's' : ''}`}
+            >
+              {n}
+            </button>
+          ))}
+        </div>
       </header>
       <div className="panel-body ladder-body">
         {ladder && (
@@ -62,6 +82,9 @@ export function LadderView() {
               </g>
             ))}
             {ladder.arrows.map((a, j) => {
+              // A new round starts where the first arrow carrying its number appears.
+              const prevRound = ladder.arrows.slice(0, j).findLast((p) => p.round !== undefined)?.round;
+              const startsRound = a.round !== undefined && a.round !== prevRound && j > 0;
               const x1 = 10 + a.from * LANE_W + LANE_W / 2;
               const x2 = 10 + a.to * LANE_W + LANE_W / 2;
               const y = TOP + j * ROW_H + ROW_H / 2;
@@ -79,6 +102,20 @@ export function LadderView() {
                   }
                 >
                   <title>{`#${a.seq} ${a.kind}${a.round !== undefined ? ` round ${a.round}` : ''}`}</title>
+                  {startsRound && (
+                    <>
+                      <line
+                        className="round-divider"
+                        x1={0}
+                        x2={ladder.lanes.length * LANE_W + 20}
+                        y1={y - ROW_H / 2}
+                        y2={y - ROW_H / 2}
+                      />
+                      <text className="round-label" x={2} y={y - ROW_H / 2 + 9}>
+                        round {a.round}
+                      </text>
+                    </>
+                  )}
                   <line x1={x1} x2={x2 - dirSign * 4} y1={y} y2={y} />
                   <polygon points={`${x2},${y} ${x2 - dirSign * 6},${y - 3} ${x2 - dirSign * 6},${y + 3}`} />
                   <text x={(x1 + x2) / 2} y={y - 2} textAnchor="middle">
