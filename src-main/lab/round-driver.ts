@@ -263,6 +263,12 @@ export class RoundDriver {
     for (const [rank, res] of results) {
       if (res.verdict !== 'ok') this.events.finding({ severity: 'error', kind: 'mismatch', message: `round ${r}, rank ${rank}: ${res.message}`, ranks: [rank] });
     }
+    // A poisoned consensus (e.g. 0 x NaN from an idle rank, WIRE.md 6.13) is named as such.
+    const poisoned = [...(this.adopted.get(r) ?? [])].filter(([, a]) => (a.nonFinite ?? 0) > 0);
+    if (poisoned.length > 0) {
+      const [, a] = poisoned[0];
+      this.events.finding({ severity: 'error', kind: 'mismatch', message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${a.values.length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`, ranks: poisoned.map(([k]) => k) });
+    }
     // A session may run for hours: forget what this round no longer needs.
     this.adopted.delete(r);
     this.controllerRounds.delete(r);

@@ -118,7 +118,9 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
       step++;
       // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
       const values = reply.weight > 0 ? sampleValues(reply.tensors, samples) : [];
-      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, indices: reply.weight > 0 ? samples : [], values, ms: performance.now() - t0 });
+      // NaN and infinities do not survive the JSON IPC channel (they arrive as null): count them here.
+      const nonFinite = values.reduce((n, v) => (Number.isFinite(v) ? n : n + 1), 0);
+      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, indices: reply.weight > 0 ? samples : [], values, nonFinite, ms: performance.now() - t0 });
       result.rounds.push({ round, weight: reply.weight, verdict: selfCheck(spec, round, dtype, reply.weight, samples, values) });
       result.roundsCompleted++;
       const roundMs = performance.now() - t0;

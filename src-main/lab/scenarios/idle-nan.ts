@@ -4,7 +4,7 @@
 // the idle contribution is true zeros and the consensus is clean. A real
 // 2-host topology; the checker recomputes every round's consensus.
 import type { Scenario, ScenarioContext } from './types';
-import { findingLines, runCluster } from './cluster-run';
+import { runCluster } from './cluster-run';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
 const ROUNDS = 2;
@@ -19,7 +19,8 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
     roundsCompleted: report.roundsCompleted,
     rounds: report.rounds.map((r) => ({ round: r.round, verdict: r.verdict, maxRelError: r.maxRelError === undefined || Number.isFinite(r.maxRelError) ? r.maxRelError : String(r.maxRelError), ms: Math.round(r.durationMs) })),
     mismatches: report.findings.filter((f) => f.kind === 'mismatch').length,
-    findings: findingLines(report, ['mismatch'], 2),
+    poisonedRounds: report.findings.filter((f) => /holds NaN/.test(f.message)).length,
+    findings: report.findings.filter((f) => /holds NaN/.test(f.message)).slice(0, 2).map((f) => f.message),
     verdict: report.verdict,
   };
 }
@@ -31,14 +32,14 @@ export const idleNaN: Scenario = {
   incident: 'WIRE.md 6.13',
   narrative:
     'Rank 1 is idle (mass 0) and its local state is NaN. ' +
-    'Historical (no elision, labelled lab-only): it ships full tensors, 0 x NaN = NaN, and the checker finds the consensus of every rank poisoned (mismatch findings). ' +
+    'Historical (no elision, labelled lab-only): it ships full tensors, 0 x NaN = NaN, and every rank adopts a consensus holding NaN (look for the "holds NaN" findings). ' +
     "flodl 0.7 (zero-elision): its frame carries elided tensors (compare the frame sizes), the consensus is clean, every round verifies.",
   async historical(ctx) {
     const ev = await run(ctx, { noElision: true, idleNaN: true });
-    return { reproduced: ev.verdict === 'mismatch' && ev.mismatches > 0, evidence: ev };
+    return { reproduced: ev.verdict === 'mismatch' && ev.poisonedRounds === ROUNDS, evidence: ev };
   },
   async current(ctx) {
     const ev = await run(ctx, { idleNaN: true });
-    return { held: ev.verdict === 'ok' && ev.roundsCompleted === ROUNDS && ev.rounds.every((r) => r.verdict === 'ok'), evidence: ev };
+    return { held: ev.verdict === 'ok' && ev.roundsCompleted === ROUNDS && ev.poisonedRounds === 0 && ev.rounds.every((r) => r.verdict === 'ok'), evidence: ev };
   },
 };
