@@ -4,7 +4,7 @@
 // pause/step rounds, speed) and streams events in batches (at most one batch
 // per frame, ~16 ms): tap records, link counters, round reports, findings.
 import { randomBytes } from 'node:crypto';
-import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, CompareRow } from '@shared/lab/contract';
+import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, CompareRow, ScenarioResult } from '@shared/lab/contract';
 import type { Finding, UnitRecord } from '@shared/lab/records';
 import type { HostView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
 import { DEFAULT_TOPOLOGY, hostName, ranksOfHosts, type TopologyConfig } from '@shared/lab/topology';
@@ -51,6 +51,7 @@ export class LabSession implements LabApi {
   private nextFinding = 1;
   readonly findings: Finding[] = [];
   private busy: Promise<unknown> = Promise.resolve();
+  private scenarioRunning = false;
 
   constructor(private readonly options: LabSessionOptions = {}) {}
 
@@ -60,6 +61,8 @@ export class LabSession implements LabApi {
   }
 
   async command(cmd: LabCommand): Promise<LabReply> {
+    // While a reproduction runs (seconds), read-only commands are answered at once instead of queueing behind it.
+    if (this.scenarioRunning && (cmd.type === 'snapshot' || cmd.type === 'listScenarios')) return this.handle(cmd);
     // Commands run one at a time: a stop never interleaves with a start.
     const run = this.busy.then(() => this.handle(cmd));
     this.busy = run.catch(() => {});
@@ -144,14 +147,20 @@ export class LabSession implements LabApi {
         if (!s) throw new LabError('NOT_FOUND', `no scenario '${cmd.name}' (known: ${scenarioInfos().map((x) => x.name).join(', ')})`);
         // A reproduction starts its own sockets, processes and topologies: the session's topology stops first.
         await this.stop();
-        // The scenario's own topologies stream their events through this session, so the window watches them run.
-        const result = await runScenario(
-          s,
-          (phase, message) => this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }),
-          (batch) => {
-            for (const e of batch.events) this.push(e);
-          },
-        );
+        this.scenarioRunning = true;
+        let result: ScenarioResult;
+        try {
+          // The scenario's own topologies stream their events through this session, so the window watches them run.
+          result = await runScenario(
+            s,
+            (phase, message) => this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }),
+            (batch) => {
+              for (const e of batch.events) this.push(e);
+            },
+          );
+        } finally {
+          this.scenarioRunning = false;
+        }
         this.push({ type: 'log', level: result.verdict === 'ok' ? 'info' : 'error', message: `scenario ${s.name}: verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}` });
         return { ok: true, scenario: result };
       }

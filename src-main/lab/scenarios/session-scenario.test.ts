@@ -26,7 +26,13 @@ describe('scenarios through the lab contract', () => {
     const session = new LabSession();
     const events: LabEvent[] = [];
     session.subscribe((b) => events.push(...b.events));
-    const reply = await session.command({ type: 'runScenario', name: 'stale-relay' });
+    let done = false;
+    const running = session.command({ type: 'runScenario', name: 'stale-relay' }).finally(() => (done = true));
+    // Read-only commands are answered while it runs (they do not queue behind it).
+    await expect.poll(() => events.some((e) => e.type === 'log' && /scenario stale-relay \[historical\]/.test(e.message))).toBe(true);
+    const snap = await session.command({ type: 'snapshot' });
+    expect({ ok: snap.ok, scenarioStillRunning: !done }).toEqual({ ok: true, scenarioStillRunning: true });
+    const reply = await running;
     expect(reply.ok && reply.scenario?.verdict).toBe('ok');
     await expect.poll(() => events.some((e) => e.type === 'finding' && /mixed relay\/controller builds/.test(e.finding.message))).toBe(true);
     expect(events.some((e) => e.type === 'records' && e.records.some((r) => r.kind === 'HostFrame'))).toBe(true);
