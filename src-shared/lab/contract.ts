@@ -105,6 +105,8 @@ export interface ScenarioInfo {
   incident: string;
   /** What to look at while it runs and in its evidence (a few sentences for the window). */
   narrative: string;
+  /** The lab-only historical behaviour the first run uses (WIRE.md 7.5: labelled wherever it appears). */
+  historicalBehaviour: string;
 }
 
 /** Compact, JSON-safe evidence: numbers, codes, short strings, small lists. */
@@ -123,6 +125,7 @@ export interface ScenarioResult {
   title: string;
   incident: string;
   narrative: string;
+  historicalBehaviour: string;
   historical: { reproduced: boolean; evidence: ScenarioEvidence };
   current: { held: boolean; evidence: ScenarioEvidence };
   verdict: ScenarioVerdict;

@@ -53,6 +53,7 @@ export const brokenHost: Scenario = {
   name: 'broken-host',
   title: 'One broken host: fail-fast vs elastic scatter',
   incident: 'WIRE.md 6.7',
+  historicalBehaviour: 'lab-only historical behaviour: fail-fast scatter',
   narrative:
     `Three hosts of one rank each; host h${BROKEN_HOST} dies while the controller writes round ${BREAK_AT_ROUND}'s ${MODEL_BYTES / (1024 * 1024)} MiB consensus to it. ` +
     'Historical (fail-fast scatter, labelled lab-only): the failed write ends the reduce for everyone: look at roundsCompleted and the scatter error. ' +

@@ -60,6 +60,7 @@ export const controlReplay: Scenario = {
   name: 'control-replay',
   title: 'A captured control frame replayed as another kind',
   incident: 'WIRE.md 6.8',
+  historicalBehaviour: 'lab-only historical behaviour: control protocol v1, MAC over the payload only',
   narrative:
     "A Shutdown ControlFrame is captured on a socket, its msg_kind rewritten to Heartbeat, and replayed. " +
     'Historical (control protocol v1, MAC over the payload only): the tampered frame verifies and is accepted as a Heartbeat. ' +

@@ -68,6 +68,7 @@ export const hostileLength: Scenario = {
   name: 'hostile-length',
   title: 'A hostile length (0xFFFFFFFF) and the frame ceiling',
   incident: 'WIRE.md 6.4',
+  historicalBehaviour: 'lab-only historical behaviour: a reader that allocates an unauthenticated length (its own process)',
   narrative:
     'One mux header declares a 4 GiB payload with a garbage MAC tag. ' +
     "Historical: a reader that trusts the length allocates it before the MAC can be checked; compare the reader process's arrayBuffers/VmSize before and after. " +

@@ -30,6 +30,7 @@ export const idleNaN: Scenario = {
   name: 'idle-nan',
   title: 'An idle rank holding NaN with mass 0',
   incident: 'WIRE.md 6.13',
+  historicalBehaviour: 'lab-only historical behaviour: no zero-elision, the idle rank holds NaN',
   narrative:
     'Rank 1 is idle (mass 0) and its local state is NaN. ' +
     'Historical (no elision, labelled lab-only): it ships full tensors, 0 x NaN = NaN, and every rank adopts a consensus holding NaN (look for the "holds NaN" findings). ' +

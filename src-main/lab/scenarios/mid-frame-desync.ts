@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeMuxRecord, encodeMuxRecord } from '@shared/wire/mux';
 import { isWireError } from '@shared/wire/errors';
-import { MuxReader, NaiveReader } from '@shared/wire/readers';
+import { MuxReader, NaiveReader, NAIVE_READER_LABEL } from '@shared/wire/readers';
 import { nodeMac } from '../../crypto/node-mac';
 import { Conn } from '../../engine/conn';
 import { loopbackPair, sleep } from './loopback';
@@ -70,6 +70,7 @@ export const midFrameDesync: Scenario = {
   name: 'mid-frame-desync',
   title: 'Mid-frame desync: a read timeout drops a partial frame',
   incident: 'WIRE.md 6.1',
+  historicalBehaviour: NAIVE_READER_LABEL,
   narrative:
     `A writer sends ${RECORDS} Data records, pausing ${STALL_MS} ms after each 25-byte header; the reader polls with a ${READ_TIMEOUT_MS} ms read timeout. ` +
     'Historical (NaiveReader, labelled lab-only): the timeout fires mid-frame, the header is dropped, and the payload is then read as a header: look for BAD_MAGIC (or HMAC_MISMATCH) and bytesDropped. ' +

@@ -32,6 +32,7 @@ export const nagle: Scenario = {
   name: 'nagle',
   title: 'Nagle vs delayed ACK: tens of ms per round',
   incident: 'WIRE.md 6.10',
+  historicalBehaviour: 'lab-only historical behaviour: Nagle on (no TCP_NODELAY) everywhere',
   narrative:
     `The same 2x2 topology runs ${ROUNDS} small rounds twice. Historical: TCP_NODELAY off everywhere (labelled lab-only). flodl 0.7: TCP_NODELAY on. ` +
     `Compare roundMs and the medians (first ${WARMUP} rounds left out): Nagle waits for the delayed ACK (~40 ms on Linux) on split writes. ` +

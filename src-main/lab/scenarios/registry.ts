@@ -22,5 +22,5 @@ export function findScenario(key: string): Scenario | undefined {
 }
 
 export function scenarioInfos(): ScenarioInfo[] {
-  return SCENARIOS.map(({ number, name, title, incident, narrative }) => ({ number, name, title, incident, narrative }));
+  return SCENARIOS.map(({ number, name, title, incident, narrative, historicalBehaviour }) => ({ number, name, title, incident, narrative, historicalBehaviour }));
 }

@@ -14,6 +14,7 @@ function scenario(over: Partial<Scenario>): Scenario {
     title: 'test',
     incident: 'WIRE.md 6.0',
     narrative: 'test',
+    historicalBehaviour: 'lab-only historical behaviour: test',
     historical: async () => ({ reproduced: true, evidence: { a: 1 } }),
     current: async () => ({ held: true, evidence: { b: 2 } }),
     ...over,

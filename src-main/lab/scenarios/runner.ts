@@ -65,6 +65,7 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
     title: s.title,
     incident: s.incident,
     narrative: s.narrative,
+    historicalBehaviour: s.historicalBehaviour,
     historical,
     current,
     verdict,

@@ -44,7 +44,10 @@ describe('relay-lab scenario', () => {
     const list = JSON.parse(r.out) as ScenarioInfo[];
     expect(list.map((s) => s.name)).toEqual(EXPECTED);
     expect(list.map((s) => s.number)).toEqual(EXPECTED.map((_, i) => i + 1));
-    for (const s of list) expect(s.narrative.length).toBeGreaterThan(40);
+    for (const s of list) {
+      expect(s.narrative.length).toBeGreaterThan(40);
+      expect(s.historicalBehaviour).toMatch(/historical/);
+    }
   });
 
   it('an unknown name or no name is a usage error (exit 2)', async () => {

@@ -79,6 +79,7 @@ export const slowUplink: Scenario = {
   name: 'slow-uplink',
   title: 'A slow uplink: unbounded vs bounded outbound queue',
   incident: 'WIRE.md 6.5',
+  historicalBehaviour: 'lab-only historical behaviour: the relay\'s upstream queue unbounded',
   narrative:
     `${RANKS} ranks each hand the relay's upstream writer a ${MODEL_BYTES / 1024} KiB frame per round for ${ROUNDS} rounds; the uplink drains ${UPLINK_BYTES_PER_S / (1024 * 1024)} MiB/s. ` +
     'Historical (unbounded queue): the queue swallows everything; peakQueueBytes approaches ranks x model bytes x rounds. ' +

@@ -25,6 +25,7 @@ export const staleRelay: Scenario = {
   name: 'stale-relay',
   title: 'A stale relay build sending per-rank Data on the data channel',
   incident: 'WIRE.md 6.11',
+  historicalBehaviour: 'lab-only historical behaviour: a pre-fold relay build sending per-rank Data',
   narrative:
     'Historical (a pre-fold relay build, labelled lab-only): each rank frame goes up as its own Data record on the data channel; the controller refuses it with a named error pointing at "mixed relay/controller builds?" (look at the uplink records and the finding). ' +
     'flodl 0.7: the relay folds its ranks into one HostFrame per round and the round verifies.',

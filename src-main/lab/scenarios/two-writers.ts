@@ -65,6 +65,7 @@ export const twoWriters: Scenario = {
   name: 'two-writers',
   title: 'Two writers on one socket: interleaved records fail their MAC',
   incident: 'WIRE.md 6.3',
+  historicalBehaviour: 'lab-only historical behaviour: two writers on one socket (pre single-writer discipline)',
   narrative:
     `Two producers each send ${PER_WRITER} HostFrame records of ${PAYLOAD} B on one socket. ` +
     'Historical: each producer has its own writer, so slices of one record land inside the other; the reader reports HMAC_MISMATCH (or garbage after it) at the first interleaved record. ' +

@@ -72,6 +72,7 @@ export const vanishedPeer: Scenario = {
   name: 'vanished-peer',
   title: 'A peer that vanishes mid-frame without closing',
   incident: 'WIRE.md 6.2',
+  historicalBehaviour: 'lab-only historical behaviour: a committed read with no starvation deadline',
   narrative:
     `A real process sends a ${FRAME_LEN} B frame's length prefix and ${SENT_BODY} B of it, then stops (SIGSTOP): no FIN, no RST. ` +
     `Historical: the committed read has no deadline; after ${OBSERVE_MS} ms it is still waiting (in flodl it hung forever and shutdown hung in join). ` +

@@ -56,6 +56,7 @@ export const wedgedRank: Scenario = {
   name: 'wedged-rank',
   title: 'A wedged but connected rank and DeclareDead forwarding',
   incident: 'WIRE.md 6.6',
+  historicalBehaviour: 'lab-only historical behaviour: no DeclareDead forwarding from the controller',
   narrative:
     `Rank ${WEDGED} is paused (SIGSTOP) at round 1: connected, silent. The coordinator declares it dead after ${STALENESS_MS} ms of heartbeat staleness. ` +
     `Historical (no DeclareDead forwarding): its relay never learns it, host h0's fold barrier keeps waiting (stopped at a ${HISTORICAL_DEADLINE_MS} ms deadline; in flodl, forever): look for the stalled finding and the rounds that never complete. ` +
