@@ -68,6 +68,8 @@ export const wedgedRank: Scenario = {
   },
   async current(ctx) {
     const ev = await run(ctx, {}, 15_000);
-    return { held: ev.roundsCompleted === ROUNDS && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length > 0 && ev.checkerNamed.includes(WEDGED), evidence: ev };
+    // The round the wedge bit, released once the staleness declared the rank dead (the longest round after the pause).
+    const releasedAfterMs = Math.max(0, ...ev.rounds.filter((r) => r.round >= 1).map((r) => r.ms));
+    return { held: ev.roundsCompleted === ROUNDS && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length > 0 && ev.checkerNamed.includes(WEDGED), evidence: { ...ev, releasedAfterMs } };
   },
 };
