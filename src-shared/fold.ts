@@ -42,6 +42,7 @@ import {
   setFoldKernel,
 } from './fold-kernel';
 import { bestFoldKernel } from './fold-kernel-wasm';
+import { encodeBf16Sums } from './fold-encode';
 
 // Use the SIMD kernel where the runtime has it, unless a kernel was chosen explicitly.
 if (!isFoldKernelChosen()) setFoldKernel(bestFoldKernel(), false);
@@ -114,6 +115,8 @@ export class FoldAccumulator {
   private failure: WireError | null = null;
   /** Bumped by reset(): sinks of an earlier round are ignored from then on. */
   private generation = 0;
+  /** Kernel memory lent to this round besides the sums (bf16 seeds and re-encoded sums), returned at reset(). */
+  private lent: Float32Array[] = [];
   /** Set by result()/sums(): what they returned may be in use, so nothing merges any more until reset(). */
   private sealed = false;
 
@@ -147,6 +150,8 @@ export class FoldAccumulator {
    */
   reset(): void {
     for (const st of this.states) if (st.kind === 'sum') releaseAccumulator(st.acc);
+    for (const m of this.lent) releaseAccumulator(m);
+    this.lent = [];
     this.roundKindValue = null;
     this.tensorCount = 0;
     this.schema = [];
@@ -327,7 +332,7 @@ export class FoldAccumulator {
       this.states[i] =
         w.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
           ? { kind: 'sum', acc: allocAccumulator(w.numel, true), deposits: 1 }
-          : { kind: 'seed', bytes: new Uint8Array(nbytes) };
+          : { kind: 'seed', bytes: this.lend(nbytes) };
       return 'copy';
     }
     const seedWriter = this.seedWriters[i];
@@ -363,12 +368,21 @@ export class FoldAccumulator {
     w.next = at + src.length / w.size;
   }
 
-  /** Seeds still streaming get +0.0 beyond their progress (an f32 accumulator holds stale bytes there). */
+  /** Seeds still streaming get zeros beyond their progress (recycled memory holds stale bytes there). */
   private settleStreamingSeeds(): void {
     this.seedWriters.forEach((w, i) => {
       const st = this.states[i];
-      if (w && st.kind === 'sum' && w.next < w.numel) st.acc.fill(0, w.next, w.numel);
+      if (!w || w.next >= w.numel) return;
+      if (st.kind === 'sum') st.acc.fill(0, w.next, w.numel);
+      else if (st.kind === 'seed') st.bytes.fill(0, w.next * w.size);
     });
+  }
+
+  /** `nbytes` of recycled kernel memory (uninitialized) for this round, returned at reset(). */
+  private lend(nbytes: number): Uint8Array {
+    const m = allocAccumulator(Math.ceil(nbytes / 4), true);
+    this.lent.push(m);
+    return new Uint8Array(m.buffer, m.byteOffset, nbytes);
   }
 
   /**
@@ -399,7 +413,7 @@ export class FoldAccumulator {
             data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4),
           };
         }
-        return { dtype: s.dtype, dims, data: encodeValues(s.dtype, st.acc) };
+        return { dtype: s.dtype, dims, data: this.encodeSums(s.dtype, st.acc) };
       });
       return { roundKind: this.roundKindValue!, weight: this.massValue, tensors };
     });
@@ -436,10 +450,11 @@ export class FoldAccumulator {
       for (const { index, acc } of frame.later) {
         const t = frame.frame.tensors[index];
         const size = elementSize(t.dtype);
-        const out = new Uint8Array(acc.length * size);
+        const out = this.lend(acc.length * size);
         for (let o = 0; o < acc.length; o += sliceElems) {
           const end = Math.min(acc.length, o + sliceElems);
-          out.set(encodeValues(t.dtype, acc.subarray(o, end)), o * size);
+          if (t.dtype === DTYPE_BF16) encodeBf16Sums(acc, o, end, out, o);
+          else out.set(encodeValues(t.dtype, acc.subarray(o, end)), o * size);
           if (end < acc.length) await pause();
         }
         t.data = out;
@@ -469,6 +484,11 @@ export class FoldAccumulator {
     });
   }
 
+  /** f32 sums in the wire dtype, into recycled memory (valid until reset(), like the sums). */
+  private encodeSums(dtype: number, sums: Float32Array): Uint8Array {
+    return dtype === DTYPE_BF16 ? encodeBf16Sums(sums, 0, sums.length, this.lend(sums.length * 2)) : encodeValues(dtype, sums);
+  }
+
   /** The round's tensor schema (complete once a deposit completed). */
   private schemaList(): Schema[] {
     return Array.from({ length: this.tensorCount }, (_, i) => {
@@ -485,8 +505,13 @@ export function encodeFoldedTensor(t: FoldedTensor): TensorEntry {
   const data =
     t.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
       ? new Uint8Array(t.values.buffer, t.values.byteOffset, t.values.byteLength)
-      : encodeValues(t.dtype, t.values);
+      : encodeSums(t.dtype, t.values);
   return { dtype: t.dtype, dims: t.dims, data };
+}
+
+/** f32 sums in the wire dtype: bf16 through the fast re-encoder, f32 copied. */
+function encodeSums(dtype: number, sums: Float32Array): Uint8Array {
+  return dtype === DTYPE_BF16 ? encodeBf16Sums(sums) : encodeValues(dtype, sums);
 }
 
 function addBytes(

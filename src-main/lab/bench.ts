@@ -7,7 +7,7 @@ import net from 'node:net';
 import { FoldAccumulator } from '@shared/fold';
 import { FoldRounds } from '@shared/fold-rounds';
 import { getFoldKernel } from '@shared/fold-kernel';
-import { deriveFrameCeiling } from '@shared/wire/constants';
+import { DTYPE_BF16, DTYPE_F32, deriveFrameCeiling } from '@shared/wire/constants';
 import { encodeRoundFrame, type RoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { saltFromHex } from '@shared/wire/salt';
@@ -43,7 +43,7 @@ function best(n: number, f: () => void): number {
   return min;
 }
 
-function modelFrame(bytes: number, seed: number, rank: number): RoundFrame {
+function modelFrame(bytes: number, seed: number, rank: number, dtype = DTYPE_F32): RoundFrame {
   const { shapes } = modelLayout(bytes);
   let start = 0;
   const tensors = shapes.map((dims) => {
@@ -51,7 +51,7 @@ function modelFrame(bytes: number, seed: number, rank: number): RoundFrame {
     const v = new Float32Array(n);
     fillValues(seed, rank, 0, start, v);
     start += n;
-    return tensorFromValues(0, dims, v);
+    return tensorFromValues(dtype, dims, v);
   });
   return { roundKind: 0, weight: 1, tensors };
 }
@@ -126,9 +126,9 @@ export function foldInterleaved(acc: FoldAccumulator, frames: RoundFrame[], chun
  * the sums' memory is warm like Buffer.copy's destination; the figure with a
  * fresh accumulator every round (page faults on first touch) is kept beside it.
  */
-export function benchFold(bytesPerFrame: number, frames: number, reps = 7) {
+export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype = DTYPE_F32) {
   const mac = nodeMac(SALT);
-  const encoded = Array.from({ length: frames }, (_, r) => encodeRoundFrame(modelFrame(bytesPerFrame, 1, r), mac));
+  const encoded = Array.from({ length: frames }, (_, r) => encodeRoundFrame(modelFrame(bytesPerFrame, 1, r, dtype), mac));
   const ceiling = deriveFrameCeiling(bytesPerFrame);
   const total = encoded.reduce((a, f) => a + f.length, 0);
   const dst = Buffer.allocUnsafe(Math.max(...encoded.map((f) => f.length)));
@@ -195,6 +195,7 @@ export function benchFold(bytesPerFrame: number, frames: number, reps = 7) {
   return {
     frames,
     bytesPerFrame,
+    dtype: dtype === DTYPE_BF16 ? 'bf16' : 'f32',
     totalBytes: total,
     kernel: getFoldKernel().name,
     copyMs: t.copy,
