@@ -56,7 +56,7 @@ describe('link faults', () => {
     });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 3);
-    expect(rounds().every((r) => r.verdict === 'ok' && r.accepted.length === 4)).toBe(true);
+    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4)).toEqual([]);
   });
 
   it('a corrupted HostFrame fails its HMAC by name; the host is declared dead and the others go on', async () => {
@@ -84,7 +84,7 @@ describe('link faults', () => {
     });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 2);
-    expect(rounds().every((r) => r.verdict === 'ok' && r.accepted.length === 4)).toBe(true);
+    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4)).toEqual([]);
   });
 
   it('a blackhole toward a host: its ranks never get the consensus and the barrier names them', async () => {
