@@ -69,6 +69,47 @@ function section(id: number, content: number[]): number[] {
 const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
 const V128_CONST_ZERO = [SIMD, 0x0c, ...new Array<number>(16).fill(0)];
+/* (func (export "enc_bf16") (param $src i32) (param $dst i32) (param $n i32)   ;; n % 8 == 0
+ *   bf16 bits of 8 f32 sums per step, as f32BitsToBf16Bits: for each lane v,
+ *   NaN (v & 0x7fffffff > 0x7f800000) ? (v >> 16) | 0x40 : (v + 0x7fff + ((v >> 16) & 1)) >> 16,
+ *   then the two i32x4 halves narrowed (unsigned) to one i16x8 and stored. */
+const splat32 = (x: number) => [SIMD, 0x0c, ...Array.from({ length: 16 }, (_, i) => (x >>> (8 * (i & 3))) & 0xff)];
+const I32X4_SHR_U = [SIMD, 0xad, 0x01];
+const I32X4_ADD = [SIMD, 0xae, 0x01];
+const I32X4_GT_U = [SIMD, 0x3c];
+const V128_AND = [SIMD, 0x4e];
+const V128_OR = [SIMD, 0x50];
+const V128_BITSELECT = [SIMD, 0x52];
+const I16X8_NARROW_I32X4_U = [SIMD, 0x86, 0x01];
+const V = 4; // the v128 local
+// prettier-ignore
+const rneLanes = [
+  SET, V,
+  GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(0x40), ...V128_OR, // quiet NaN
+  GET, V, ...splat32(0x7fff), ...I32X4_ADD, GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(1), ...V128_AND, ...I32X4_ADD, CONST, 16, ...I32X4_SHR_U, // RNE
+  GET, V, ...splat32(0x7fffffff), ...V128_AND, ...splat32(0x7f800000), ...I32X4_GT_U, // is NaN
+  ...V128_BITSELECT,
+];
+function encodeBody(): number[] {
+  // prettier-ignore
+  const code = [
+    0x02, 0x01, I32, 0x01, 0x7b, // locals: $end i32, $v v128
+    GET, 0, GET, 2, CONST, 2, 0x74 /* i32.shl */, ADD, SET, 3,
+    0x02, 0x40, 0x03, 0x40, // block, loop
+    GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1,
+    GET, 1, // store address
+    GET, 0, SIMD, 0x00, 0x04, 0x00, ...rneLanes,
+    GET, 0, SIMD, 0x00, 0x04, 0x10, ...rneLanes,
+    ...I16X8_NARROW_I32X4_U,
+    ...V128_STORE,
+    GET, 0, CONST, 32, ADD, SET, 0,
+    GET, 1, CONST, 16, ADD, SET, 1,
+    0x0c, 0,
+    0x0b, 0x0b, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
+}
+
 const f32Body = body(V128_LOAD, 16);
 /** (acc + 0) + src: the first add onto a verbatim seed (-0.0 becomes +0.0 as in flodl's promotion). */
 const f32FromZeroBody = body(V128_LOAD, 16, [...V128_CONST_ZERO, ...F32X4_ADD]);
@@ -79,9 +120,9 @@ export const FOLD_WASM_BYTES = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [0x01, 0x60, 0x03, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> ()
   ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
-  ...section(3, [0x03, 0x00, 0x00, 0x00]), // three functions of type 0
-  ...section(7, [0x03, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02]),
-  ...section(10, [0x03, ...f32Body, ...bf16Body, ...f32FromZeroBody]),
+  ...section(3, [0x04, 0x00, 0x00, 0x00, 0x00]), // four functions of type 0
+  ...section(7, [0x04, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03]),
+  ...section(10, [0x04, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody()]),
 ]);
 
 interface WasmMemory {
@@ -101,6 +142,7 @@ interface Bound {
   addF32: AddFn;
   addF32FromZero: AddFn;
   addBf16: AddFn;
+  encBf16: AddFn;
   u8: Uint8Array;
   f32: Float32Array;
 }
@@ -127,6 +169,7 @@ export function createWasmFoldKernel(): FoldKernel | null {
       addF32: exports.add_f32 as AddFn,
       addF32FromZero: exports.add_f32_z as AddFn,
       addBf16: exports.add_bf16 as AddFn,
+      encBf16: exports.enc_bf16 as AddFn,
       u8: new Uint8Array(memory.buffer),
       f32: new Float32Array(memory.buffer),
     };
@@ -192,6 +235,18 @@ export function createWasmFoldKernel(): FoldKernel | null {
       ),
     addBf16Into: (acc, src, accOffset = 0) =>
       run(acc, src, accOffset, 2, (b) => b.addBf16, jsFoldKernel.addBf16Into),
+    encodeBf16Into: (sums, from, to, out, at) => {
+      // Sums in module memory only: each block is encoded into the staging area, then copied out.
+      const own = owners.get(sums.buffer);
+      if (!own) return 0;
+      const n8 = (to - from) & ~7;
+      for (let base = 0; base < n8; base += BLOCK) {
+        const m = Math.min(BLOCK, n8 - base);
+        own.encBf16(sums.byteOffset + (from + base) * 4, STAGE_AT, m);
+        out.set(own.u8.subarray(STAGE_AT, STAGE_AT + m * 2), (at + base) * 2);
+      }
+      return n8;
+    },
     allocAccumulator: (n, uninitialized = false) => {
       if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
       const need = STAGE_BYTES + n * 4;

@@ -17,6 +17,11 @@ export interface FoldKernel {
   addBf16Into(acc: Float32Array, src: Uint8Array, accOffset?: number): void;
   /** Optional: an accumulator of n elements that this kernel adds into fastest (zeroed unless `uninitialized`). */
   allocAccumulator?(n: number, uninitialized?: boolean): Float32Array;
+  /**
+   * Optional: bf16 bits (LE, as f32BitsToBf16Bits) of sums[from, to) into out at element `at`;
+   * returns how many leading elements it encoded (0 when it cannot, e.g. sums not from allocAccumulator).
+   */
+  encodeBf16Into?(sums: Float32Array, from: number, to: number, out: Uint8Array, at: number): number;
   /** Optional: hands back an accumulator from allocAccumulator for reuse (the caller must not touch it again). */
   releaseAccumulator?(acc: Float32Array): void;
 }
