@@ -283,6 +283,8 @@ export async function runBench(o: BenchOptions = {}) {
   const verify = benchVerify(o.verifyBytes ?? 64 * MiB);
   log('2/5 fold');
   const fold = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4);
+  // The same models on the bf16 wire (half the payload bytes; widening adds and an RNE re-encode).
+  const foldBf16 = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4, 7, DTYPE_BF16);
   const loopback = await benchLoopback(64 * MiB);
   const common = { ranksPerHost: Array.from({ length: H }, () => K), modelBytes, rounds: o.rounds ?? 3 };
   log('3/5 rounds in fold');
@@ -298,6 +300,7 @@ export async function runBench(o: BenchOptions = {}) {
     machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
     verifyHostFrame: verify,
     fold4x16MiB: fold,
+    fold4x16MiBBf16Wire: foldBf16,
     loopbackTcp: loopback,
     round: {
       topology: `${H} hosts x ${K} ranks x ${modelBytes} B`,
