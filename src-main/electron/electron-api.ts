@@ -1,7 +1,7 @@
 // The narrow slice of Electron's API that the shell uses, typed here so the
 // layer type-checks where the optional `electron` package is not installed.
 // Only this folder touches Electron.
-import type { LabBatch, LabCommand, LabReply } from '@shared/lab/contract';
+import type { LabBatch, LabCommand, LabReply, TraceCommand } from '@shared/lab/contract';
 
 export interface IpcMainInvokeEventLike {
   sender: { id: number };
@@ -58,6 +58,19 @@ export interface ElectronMain {
     ): void;
   };
   session: { defaultSession: SessionLike };
+  dialog: {
+    showSaveDialog(options: {
+      title?: string;
+      defaultPath?: string;
+      filters?: { name: string; extensions: string[] }[];
+    }): Promise<{ canceled: boolean; filePath?: string }>;
+    showOpenDialog(options: {
+      title?: string;
+      defaultPath?: string;
+      properties?: string[];
+      filters?: { name: string; extensions: string[] }[];
+    }): Promise<{ canceled: boolean; filePaths: string[] }>;
+  };
 }
 
 export interface ElectronPreload {
@@ -71,6 +84,6 @@ export interface ElectronPreload {
 
 /** What the preload exposes as window.relayLab: the LabApi and nothing else. */
 export interface PreloadBridge {
-  command(cmd: LabCommand): Promise<LabReply>;
+  command(cmd: LabCommand | TraceCommand): Promise<LabReply>;
   subscribe(listener: (batch: LabBatch) => void): () => void;
 }

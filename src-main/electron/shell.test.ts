@@ -42,6 +42,8 @@ function fakeElectron() {
       quit: () => {},
       enableSandbox: () => {},
     } as ElectronMain['app'],
+    // The shell never opens a dialog (main.ts does, for traces).
+    dialog: {} as ElectronMain['dialog'],
     BrowserWindow: class {
       webContents = contentsOf(41);
       private readonly record: (typeof windows)[number];

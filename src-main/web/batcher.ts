@@ -26,7 +26,13 @@ export class EventCoalescer {
   }
 
   private addOne(ev: LabEvent): void {
-    if (ev.type === 'links' || ev.type === 'snapshot') {
+    // A resetting snapshot (a trace seek, back to live) makes everything pending before it moot.
+    if (ev.type === 'snapshot' && ev.reset) {
+      const view = this.pending.filter((p) => p.type === 'view');
+      this.pending = [...view, ev];
+      return;
+    }
+    if (ev.type === 'links' || ev.type === 'snapshot' || ev.type === 'view') {
       this.pending = this.pending.filter((p) => p.type !== ev.type);
       this.pending.push(ev);
       return;

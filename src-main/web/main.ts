@@ -1,6 +1,9 @@
-// Browser mode's entry (bundled to out/node/web.mjs): the LabSession in this
+// Browser mode's entry (bundled to out/node/web.mjs): the lab host (the live
+// LabSession, its recording, and any trace opened for inspection) in this
 // Node process, behind the loopback HTTP + WebSocket server.
 import { LabSession } from '../lab/session';
+import { LabHost } from '../lab/lab-host';
+import { newToken } from './guard';
 import { defaultRendererDir, parseBrowserModeArgs, runBrowserMode } from './run-browser-mode';
 
 let opts;
@@ -10,8 +13,24 @@ try {
   process.stderr.write(`relay-lab web: ${(e as Error).message}\n`);
   process.exit(2);
 }
+const token = newToken();
+const host = new LabHost(new LabSession(), {
+  tracesDir: opts.tracesDir,
+  downloadUrl: (name) => `/traces/${encodeURIComponent(name)}?token=${encodeURIComponent(token)}`,
+  producer: 'relay-lab browser mode',
+});
 try {
-  await runBrowserMode(new LabSession(), opts);
+  await runBrowserMode(host, { ...opts, token });
+  process.stdout.write(`Traces folder: ${opts.tracesDir}\n`);
+  process.on('exit', () => host.removeWorkDir());
+  if (opts.trace) {
+    // A trace that does not open leaves the live lab running, with the reason on stderr.
+    await host.openFile(opts.trace).then(
+      () => process.stdout.write(`Viewing trace ${opts.trace} (offline).\n`),
+      (e: Error & { code?: string }) =>
+        process.stderr.write(`relay-lab web: cannot open ${opts.trace}: ${e.code ?? 'ERROR'}: ${e.message}\n`),
+    );
+  }
 } catch (e) {
   process.stderr.write(`relay-lab web: ${(e as Error).message}\n`);
   process.exit(1);

@@ -1,4 +1,6 @@
 import { describe, it, expect } from 'vitest';
+import os from 'node:os';
+import path from 'node:path';
 import { parseBrowserModeArgs } from './run-browser-mode';
 
 describe('browser mode options', () => {
@@ -8,13 +10,23 @@ describe('browser mode options', () => {
       open: true,
       autoStart: true,
       rendererDir: '/app/out/renderer',
+      tracesDir: path.join(os.homedir(), 'relay-lab-traces'),
     });
     expect(parseBrowserModeArgs(['--browser', '--no-open', '--idle', '--port', '4567'], defaults)).toEqual({
       open: false,
       autoStart: false,
       port: 4567,
       rendererDir: '/app/out/renderer',
+      tracesDir: path.join(os.homedir(), 'relay-lab-traces'),
     });
+  });
+  it('takes a traces folder and a trace to open at launch', () => {
+    expect(parseBrowserModeArgs(['--traces-dir', '/tmp/t', '--trace', '/tmp/t/a.trace.ndjson'], defaults)).toMatchObject({
+      tracesDir: '/tmp/t',
+      trace: '/tmp/t/a.trace.ndjson',
+    });
+    expect(() => parseBrowserModeArgs(['--trace'], defaults)).toThrow('--trace takes a value');
+    expect(() => parseBrowserModeArgs(['--traces-dir', '--no-open'], defaults)).toThrow('--traces-dir takes a value');
   });
   it('names a bad option or port', () => {
     expect(() => parseBrowserModeArgs(['--nope'], defaults)).toThrow("unknown option '--nope'");

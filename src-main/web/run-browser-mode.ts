@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { LabApi } from '@shared/lab/contract';
 import { startWebServer, type WebServer } from './server';
 import { openInAppMode } from './open-browser';
+import { defaultTracesDir } from '../lab/lab-host';
 
 export interface BrowserModeOptions {
   open: boolean;
@@ -15,11 +16,25 @@ export interface BrowserModeOptions {
   rendererDir: string;
   /** Start the default topology at launch (the app's behaviour with no configuration). */
   autoStart: boolean;
+  /** Saved traces go here, and the window lists and opens traces from here (default ~/relay-lab-traces). */
+  tracesDir: string;
+  /** A trace to open at launch (`--trace FILE`). */
+  trace?: string;
+  /** This launch's token (default: a fresh one). */
+  token?: string;
 }
 
+
+
 export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: string }): BrowserModeOptions {
-  const opts: BrowserModeOptions = { open: true, rendererDir: defaults.rendererDir, autoStart: true };
-  for (let i = 0; i < argv.length; i++) {
+  const opts: BrowserModeOptions = { open: true, rendererDir: defaults.rendererDir, autoStart: true, tracesDir: defaultTracesDir() };
+  let i = 0;
+  const value = (flag: string): string => {
+    const v = argv[++i];
+    if (v === undefined || v.startsWith('--')) throw new Error(`${flag} takes a value`);
+    return v;
+  };
+  for (; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--no-open') opts.open = false;
     else if (a === '--browser') continue;
@@ -30,7 +45,12 @@ export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: st
         throw new Error(`--port takes a port number, not '${argv[i]}'`);
       opts.port = n;
     } else if (a === '--renderer') opts.rendererDir = path.resolve(argv[++i] ?? '');
-    else throw new Error(`unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle)`);
+    else if (a === '--traces-dir') opts.tracesDir = path.resolve(value(a));
+    else if (a === '--trace') opts.trace = path.resolve(value(a));
+    else
+      throw new Error(
+        `unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle, --traces-dir DIR, --trace FILE)`,
+      );
   }
   return opts;
 }
@@ -67,10 +87,11 @@ export async function runBrowserMode(api: LabApi, opts: BrowserModeOptions): Pro
   let server: WebServer;
   const wanted = opts.port ?? lastPort();
   try {
-    server = await startWebServer({ api, rendererDir: opts.rendererDir, port: wanted ?? 0 });
+    const common = { api, rendererDir: opts.rendererDir, token: opts.token, tracesDir: opts.tracesDir };
+    server = await startWebServer({ ...common, port: wanted ?? 0 });
   } catch (e) {
     if (opts.port !== undefined) throw e;
-    server = await startWebServer({ api, rendererDir: opts.rendererDir, port: 0 });
+    server = await startWebServer({ api, rendererDir: opts.rendererDir, token: opts.token, tracesDir: opts.tracesDir, port: 0 });
   }
   if (opts.port === undefined) rememberPort(server.port);
 

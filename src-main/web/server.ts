@@ -12,6 +12,7 @@ import { contentSecurityPolicy } from './csp';
 import { newToken, hostAllowed, originAllowed, tokenMatches, expectedOrigin } from './guard';
 import { readStatic } from './static-files';
 import { FrameBatcher } from './batcher';
+import { handleTraceFiles } from './trace-files';
 import { MAX_CLIENT_MESSAGE, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
 
 export interface WebServerOptions {
@@ -21,6 +22,8 @@ export interface WebServerOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   token?: string;
+  /** The traces folder: saved traces are downloaded from it and uploads land in it (GET/POST /traces). */
+  tracesDir?: string;
 }
 
 export interface WebServer {
@@ -53,8 +56,10 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
 
   server.on('request', (req, res) => {
     if (!hostAllowed(req.headers.host, port)) return refuse(res, 403, 'forbidden: wrong Host');
-    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
     const url = new URL(req.url ?? '/', expectedOrigin(port));
+    if (opts.tracesDir && handleTraceFiles(req, res, url, { tracesDir: opts.tracesDir, token, port, headers: securityHeaders }))
+      return;
+    if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
     const isPage = url.pathname === '/' || url.pathname === '/index.html';
     // The page needs the token; its scripts and styles are the public app code.
     if (isPage && !tokenMatches(url.searchParams.get('token'), token))

@@ -24,6 +24,19 @@ export type LabCommand =
   | { type: 'runScenario'; name: string };
 
 /**
+ * Traces (docs/trace-format.md): save the live session, open a saved one,
+ * scrub it, and catch up on records after a (re)connect. The lab host
+ * (src-main/lab/lab-host.ts) answers these; the session never sees them.
+ */
+export type TraceCommand =
+  | { type: 'saveTrace'; format: 'ndjson' | 'pcapng' }
+  | { type: 'listTraces' }
+  | { type: 'openTrace'; name?: string }
+  | { type: 'seekTrace'; t: number }
+  | { type: 'closeTrace' }
+  | { type: 'recentRecords'; limit?: number };
+
+/**
  * A fault on one link (a LinkView id), applied live at the engine's end of
  * the connection. `dir` says which way it acts. One-shot actions
  * (corruptNext, reset) fire once; the others hold until the fault is cleared.
@@ -71,11 +84,13 @@ export interface RecordBytes {
 
 /** What each command answers (`ok: false` carries a named error). */
 export type LabReply =
-  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[]; scenarios?: ScenarioInfo[]; scenario?: ScenarioResult }
+  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[]; scenarios?: ScenarioInfo[]; scenario?: ScenarioResult; trace?: SavedTrace; traces?: TraceFileInfo[]; records?: UnitRecord[]; view?: LabView }
   | { ok: false; error: string; message: string };
 
 export type LabEvent =
-  | { type: 'snapshot'; snapshot: SessionSnapshot }
+  /** `reset`: the window drops what it holds first (a trace seek starts with one). */
+  | { type: 'snapshot'; snapshot: SessionSnapshot; reset?: boolean }
+  | { type: 'view'; view: LabView }
   | { type: 'records'; records: UnitRecord[]; droppedBefore: number }
   | { type: 'links'; links: LinkView[] }
   | { type: 'round'; report: RoundReport }
@@ -88,8 +103,38 @@ export interface LabBatch {
 }
 
 export interface LabApi {
-  command(cmd: LabCommand): Promise<LabReply>;
+  command(cmd: LabCommand | TraceCommand): Promise<LabReply>;
   subscribe(listener: (batch: LabBatch) => void): () => void;
+}
+
+// ---- Traces ----
+
+/** What the window shows: the live lab, or a saved trace at time `t` of `duration` (ms since its start). */
+export type LabView =
+  | { kind: 'live' }
+  | { kind: 'trace'; name: string; duration: number; t: number; complete: boolean; marks: TimelineMark[] };
+
+/** A kill, pause, fault or link close on a trace's timeline. */
+export interface TimelineMark {
+  t: number;
+  action: string;
+  label: string;
+}
+
+/** A trace written by `saveTrace`. `download`: a URL the window may offer (browser mode). */
+export interface SavedTrace {
+  name: string;
+  path: string;
+  bytes: number;
+  records: number;
+  download?: string;
+}
+
+/** One file of the traces folder (`listTraces`). */
+export interface TraceFileInfo {
+  name: string;
+  bytes: number;
+  modifiedAt: number;
 }
 
 // ---- Reproductions (fault lab, WIRE.md 6) ----

@@ -3,7 +3,7 @@
 // a LabCommandError with a message naming the offending field; a valid value
 // is rebuilt field by field, so nothing unexpected (extra keys, prototypes)
 // reaches the session.
-import type { LabCommand, LinkFault } from './contract';
+import type { LabCommand, LinkFault, TraceCommand } from './contract';
 import type { TopologyConfig, UplinkMode, LossPolicy, WireDtype } from './topology';
 
 export const BAD_COMMAND = 'BAD_COMMAND';
@@ -163,10 +163,21 @@ const COMMAND_TYPES = [
   'snapshot',
   'listScenarios',
   'runScenario',
+  'saveTrace',
+  'listTraces',
+  'openTrace',
+  'seekTrace',
+  'closeTrace',
+  'recentRecords',
 ] as const;
 
+/** A trace file name inside the traces folder: no folders, no dot files. */
+export const TRACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ndjson$/;
+/** At most this many records in one recentRecords reply. */
+export const MAX_RECENT_RECORDS = 20_000;
+
 /** Checks an untrusted value and returns a fresh, well-formed LabCommand, or throws LabCommandError. */
-export function validateLabCommand(v: unknown): LabCommand {
+export function validateLabCommand(v: unknown): LabCommand | TraceCommand {
   if (!isPlainObject(v)) fail('command must be an object');
   const type = oneOf(v.type, 'command.type', COMMAND_TYPES);
   switch (type) {
@@ -179,6 +190,8 @@ export function validateLabCommand(v: unknown): LabCommand {
     case 'stepRound':
     case 'snapshot':
     case 'listScenarios':
+    case 'listTraces':
+    case 'closeTrace':
       onlyKeys(v, ['type'], type);
       return { type };
     case 'runScenario':
@@ -228,6 +241,25 @@ export function validateLabCommand(v: unknown): LabCommand {
     case 'getRecordBytes':
       onlyKeys(v, ['type', 'seq'], type);
       return { type, seq: int(v.seq, 'getRecordBytes.seq', 0, Number.MAX_SAFE_INTEGER) };
+    case 'saveTrace':
+      onlyKeys(v, ['type', 'format'], type);
+      return { type, format: oneOf(v.format, 'saveTrace.format', ['ndjson', 'pcapng'] as const) };
+    case 'openTrace':
+      onlyKeys(v, ['type', 'name'], type);
+      if (v.name === undefined) return { type };
+      if (typeof v.name !== 'string' || !TRACE_NAME.test(v.name))
+        fail('openTrace.name must be a file name in the traces folder ending in .ndjson (no folders)');
+      return { type, name: v.name };
+    case 'seekTrace':
+      onlyKeys(v, ['type', 't'], type);
+      if (typeof v.t !== 'number' || !Number.isFinite(v.t) || v.t < 0)
+        fail('seekTrace.t must be a finite number of milliseconds, 0 or more');
+      return { type, t: v.t };
+    case 'recentRecords':
+      onlyKeys(v, ['type', 'limit'], type);
+      return v.limit === undefined
+        ? { type }
+        : { type, limit: int(v.limit, 'recentRecords.limit', 1, MAX_RECENT_RECORDS) };
   }
 }
 

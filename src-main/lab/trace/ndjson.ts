@@ -35,7 +35,26 @@ export class TraceWriter {
     out.on('error', (e: Error) => {
       this.failure ??= e;
     });
-    out.write(encodeHeaderLine(header));
+    const line = encodeHeaderLine(header);
+    this.byteCount = Buffer.byteLength(line);
+    out.write(line);
+  }
+
+  private byteCount = 0;
+
+  /**
+   * Where the file stands after the last write: its length in bytes and the
+   * end line a copy cut at that length would need. Taken in one tick, so a
+   * copy of the first `bytes` bytes plus `end` is a complete trace.
+   */
+  position(): { bytes: number; end: EndEvent } {
+    return { bytes: this.byteCount, end: { type: 'end', t: this.lastT, records: this.records, events: this.events } };
+  }
+
+  /** Resolves once everything written so far has reached the stream's destination. */
+  flushed(): Promise<void> {
+    if (this.failure || this.out.writableFinished || this.out.destroyed) return Promise.resolve();
+    return new Promise((resolve) => this.out.write('', () => resolve()));
   }
 
   static toFile(path: string, header: TraceHeader): TraceWriter {
@@ -56,7 +75,9 @@ export class TraceWriter {
     this.events += 1;
     if (event.type === 'record') this.records += 1;
     this.lastT = Math.max(this.lastT, event.t);
-    return this.out.write(encodeEventLine(event));
+    const line = encodeEventLine(event);
+    this.byteCount += Buffer.byteLength(line);
+    return this.out.write(line);
   }
 
   async drained(): Promise<void> {

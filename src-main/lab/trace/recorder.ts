@@ -42,7 +42,7 @@ export class TraceRecorder {
 
   /** `now` = the session clock (ms since the tap's t0), for events that carry no time of their own. */
   constructor(
-    private readonly writer: TraceWriter,
+    readonly writer: TraceWriter,
     private readonly now: () => number,
     private readonly opts: RecorderOptions = {},
   ) {

@@ -1,7 +1,7 @@
 // Applies one frame's worth of event batches to the lab's data: the only
 // place engine events change what the window shows. Pure apart from the
 // record ring (which lives outside React state by design).
-import type { LabBatch, LabEvent } from '@shared/lab/contract';
+import type { LabBatch, LabEvent, LabView } from '@shared/lab/contract';
 import type { SessionSnapshot, LinkView } from '@shared/lab/state';
 import type { Finding, RoundReport, UnitRecord } from '@shared/lab/records';
 import type { RecordRing } from './record-ring';
@@ -60,6 +60,8 @@ export interface LabData {
   marks: RoundMark[];
   logs: LogLine[];
   recordsVersion: number;
+  /** The live lab, or a saved trace being inspected offline. */
+  view: LabView;
 }
 
 export const emptyLabData = (): LabData => ({
@@ -74,6 +76,7 @@ export const emptyLabData = (): LabData => ({
   marks: [],
   logs: [],
   recordsVersion: 0,
+  view: { kind: 'live' },
 });
 
 const keepLast = <T>(list: T[], max: number): T[] =>
@@ -119,11 +122,17 @@ function applyEvent(
 ): { data: LabData; records?: UnitRecord[]; reset?: boolean } {
   switch (ev.type) {
     case 'snapshot':
-      return applySnapshot(data, ev.snapshot, ring, now);
-    case 'records':
+      return applySnapshot(data, ev.snapshot, ring, now, ev.reset === true);
+    case 'view':
+      return { data: { ...data, view: ev.view } };
+    case 'records': {
       ring.droppedUpstream += ev.droppedBefore;
-      ring.push(ev.records);
-      return { data, records: ev.records };
+      // After a catch-up (recentRecords) a batch may repeat records the ring holds: keep each seq once.
+      const last = ring.lastSeq;
+      const fresh = last === null ? ev.records : ev.records.filter((r) => r.seq > last);
+      ring.push(fresh);
+      return { data, records: fresh };
+    }
     case 'links':
       return { data: applyLinks(data, ev.links, now) };
     case 'round':
@@ -159,11 +168,12 @@ function applySnapshot(
   snapshot: SessionSnapshot,
   ring: RecordRing,
   now: number,
+  forceReset = false,
 ): { data: LabData; reset?: boolean } {
-  const newSession = data.snapshot !== null && data.snapshot.startedAt !== snapshot.startedAt;
+  const newSession = forceReset || (data.snapshot !== null && data.snapshot.startedAt !== snapshot.startedAt);
   if (newSession) {
     ring.clear();
-    const fresh = emptyLabData();
+    const fresh = { ...emptyLabData(), view: data.view };
     return {
       data: {
         ...applyLinks({ ...fresh, recordsVersion: data.recordsVersion }, snapshot.links, now),

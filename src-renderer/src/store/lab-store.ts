@@ -1,7 +1,7 @@
 // The lab's data as React sees it (zustand), fed once per animation frame
 // from the transport. The records themselves stay in the ring.
 import { create } from 'zustand';
-import type { LabApi, LabBatch, LabCommand, LabReply, CompareRow } from '@shared/lab/contract';
+import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, CompareRow, TraceCommand } from '@shared/lab/contract';
 import { applyBatches, emptyLabData, type LabData } from './apply-batch';
 import { RecordRing } from './record-ring';
 import type { UnitRecord } from '@shared/lab/records';
@@ -80,7 +80,24 @@ export function attachLab(lab: LabApi): () => void {
 
 export function setConnection(state: ConnectionState): void {
   useLab.setState({ connection: state });
-  if (state === 'open') queueMicrotask(() => void refreshSnapshot());
+  if (state === 'open') queueMicrotask(() => void catchUp());
+}
+
+/**
+ * On every (re)connect: the view, the snapshot and the recent records the
+ * window missed, as one resetting batch, so a reload keeps its history.
+ * Records that also arrive in live batches are kept once (by seq).
+ */
+async function catchUp(): Promise<void> {
+  if (!api) return;
+  const reply = await api.command({ type: 'recentRecords' });
+  if (!reply.ok || !reply.snapshot) return void refreshSnapshot();
+  const events: LabEvent[] = [];
+  if (reply.view) events.push({ type: 'view', view: reply.view });
+  events.push({ type: 'snapshot', snapshot: reply.snapshot, reset: true });
+  if (reply.records?.length) events.push({ type: 'records', records: reply.records, droppedBefore: 0 });
+  queue.push({ events });
+  scheduleFlush();
 }
 
 async function refreshSnapshot(): Promise<void> {
@@ -93,7 +110,7 @@ async function refreshSnapshot(): Promise<void> {
 }
 
 /** Sends a command; a reply that carries a snapshot updates the view at once. */
-export async function send(cmd: LabCommand): Promise<LabReply> {
+export async function send(cmd: LabCommand | TraceCommand): Promise<LabReply> {
   if (!api) return { ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' };
   const reply = await api.command(cmd);
   if (!reply.ok) useLab.setState({ lastError: `${cmd.type}: ${reply.error}: ${reply.message}` });

@@ -56,6 +56,11 @@ export class RecordRing {
     return this.count ? this.at(0)!.seq : Infinity;
   }
 
+  /** Seq of the newest record kept (null when empty). */
+  get lastSeq(): number | null {
+    return this.count ? this.at(this.count - 1)!.seq : null;
+  }
+
   /** Finds a kept record by seq (records arrive in seq order, so this is a binary search). */
   findBySeq(seq: number): UnitRecord | undefined {
     let lo = 0;

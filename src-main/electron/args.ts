@@ -1,0 +1,23 @@
+// The Electron shell's own flags, passed on by `npm start`: a trace to open
+// at launch and the traces folder. Anything else (Chromium's own switches)
+// is left alone.
+import path from 'node:path';
+
+export interface ElectronArgs {
+  tracesDir: string;
+  trace?: string;
+}
+
+export function parseElectronArgs(argv: string[], defaultTracesDir: string): ElectronArgs {
+  const out: ElectronArgs = { tracesDir: defaultTracesDir };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = argv[i + 1];
+    if ((a === '--trace' || a === '--traces-dir') && next !== undefined && !next.startsWith('--')) {
+      if (a === '--trace') out.trace = path.resolve(next);
+      else out.tracesDir = path.resolve(next);
+      i++;
+    }
+  }
+  return out;
+}
