@@ -250,8 +250,14 @@ export function createWasmFoldKernel(): FoldKernel | null {
     allocAccumulator: (n, uninitialized = false) => {
       if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
       const need = STAGE_BYTES + n * 4;
-      // Reuse a released memory that fits without wasting more than half of it.
-      const i = free.findIndex((b) => b.u8.length >= need && b.u8.length <= 2 * need);
+      // Reuse the smallest released memory that fits without wasting more than
+      // half of it (best fit: a round asks for sums, seeds and outputs of
+      // different sizes, and first fit would hand the sums' memory to a seed
+      // and leave the sums to a fresh, page-faulting one).
+      let i = -1;
+      free.forEach((b, k) => {
+        if (b.u8.length >= need && b.u8.length <= 2 * need && (i < 0 || b.u8.length < free[i].u8.length)) i = k;
+      });
       let b: Bound;
       if (i >= 0) {
         b = free.splice(i, 1)[0];
