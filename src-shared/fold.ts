@@ -21,6 +21,12 @@
 // its target up at merge time. Promotion uses the seed's merged prefix only
 // and turns the seed's writer into an adder, so the seed's remaining bytes
 // add into the sums instead of landing in a discarded seed.
+//
+// Memory: sums, bf16 seeds and re-encoded bf16 sums live in the fold
+// kernel's recycled memories (a fresh model-sized buffer page-faults on first
+// touch, which cost more than the fold itself); result() returns views of
+// them, valid until reset(). FoldRounds (fold-rounds.ts) delays that reset by
+// a round for the relay, whose HostFrame is still being sent.
 import { DTYPE_BF16, DTYPE_F32, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from './wire/constants';
 import { WireError } from './wire/errors';
 import type { RoundFrame } from './wire/round-frame';
