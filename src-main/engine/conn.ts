@@ -40,6 +40,15 @@ export class Conn implements FaultTarget {
   private turnReset = false;
   private inFault: LinkFault | null = null;
   private inShaper: Shaper | null = null;
+  /**
+   * Inbound bytes a link fault holds back, in arrival order, each with the
+   * time it may be delivered. One queue and one timer: a timer per piece
+   * would let a later piece overtake an earlier one (Node timers count whole
+   * milliseconds), and a reader that sees bytes out of order sees a corrupt frame.
+   */
+  private inQueue: { at: number; bytes: Uint8Array }[] = [];
+  private inTimer: NodeJS.Timeout | null = null;
+  private destroyed = false;
   closed = false;
 
   constructor(
@@ -58,13 +67,14 @@ export class Conn implements FaultTarget {
     socket.on('data', (chunk: Buffer) => {
       this.counter.add(opts.readDir, chunk.length);
       if (this.inFault) this.faultedIn(chunk);
-      else this.deliver(chunk);
+      else this.deliverInOrder(chunk);
       this.spend(chunk.length);
     });
     // Errors end in 'close'; they are reported there.
     socket.on('error', () => {});
     socket.on('close', (hadError) => {
       this.closed = true;
+      this.dropHeldBack();
       for (const l of this.closeListeners) l(hadError);
     });
   }
@@ -82,13 +92,36 @@ export class Conn implements FaultTarget {
       f.corruptNext = false;
       chunk = corrupt(chunk);
     }
-    if (!this.inShaper?.shapes) return this.deliver(chunk);
-    const now = performance.now();
-    for (const { at, bytes } of this.inShaper.plan(chunk, now)) {
-      setTimeout(() => {
-        if (!this.closed) this.deliver(bytes);
-      }, Math.max(0, at - now));
+    if (!this.inShaper?.shapes) return this.deliverInOrder(chunk);
+    for (const piece of this.inShaper.plan(chunk, performance.now())) this.inQueue.push(piece);
+    this.drainHeldBack();
+  }
+
+  /** Delivers now, unless earlier bytes are still held back by a fault (then after them). */
+  private deliverInOrder(chunk: Uint8Array): void {
+    if (this.inQueue.length === 0) return this.deliver(chunk);
+    this.inQueue.push({ at: 0, bytes: chunk });
+  }
+
+  /** Delivers every held-back piece that is due, in order, and waits for the next one. */
+  private drainHeldBack(): void {
+    if (this.inTimer) clearTimeout(this.inTimer);
+    this.inTimer = null;
+    while (this.inQueue.length > 0 && !this.destroyed && !this.closed) {
+      const wait = this.inQueue[0].at - performance.now();
+      if (wait > 0) {
+        // Rounded up: a timer that fires early only re-arms.
+        this.inTimer = setTimeout(() => this.drainHeldBack(), Math.ceil(wait));
+        return;
+      }
+      this.deliver(this.inQueue.shift()!.bytes);
     }
+  }
+
+  private dropHeldBack(): void {
+    if (this.inTimer) clearTimeout(this.inTimer);
+    this.inTimer = null;
+    this.inQueue = [];
   }
 
   /** Applies a link fault at this end: reads that travel `readDir`, writes the other way. */
@@ -137,7 +170,10 @@ export class Conn implements FaultTarget {
     return this.writer.enqueue(parts);
   }
 
+  /** Destroys the socket; bytes a fault still holds back are never delivered. */
   destroy(): void {
+    this.destroyed = true;
+    this.dropHeldBack();
     this.socket.destroy();
   }
 
