@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
+import { RANK_PARENT_ENV, RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
 
 const SETPRIV = '/usr/bin/setpriv';
 const RANK_NICE = 10;
@@ -47,13 +47,23 @@ export class RankProcess {
   exitCode: number | null = null;
   exitSignal: NodeJS.Signals | null = null;
   private readonly exitWaiters: (() => void)[] = [];
+  /**
+   * True once the rank runs as Node (its first IPC message): from then on the
+   * kernel's parent-death signal is armed. Before that the process may still
+   * be setpriv, and a SIGSTOP there would leave a stopped process that no
+   * parent death can end: a stop asked for before is held until then.
+   */
+  private running: boolean;
+  private heldStop = false;
 
   constructor(
     readonly spec: RankSpec,
     events: RankProcessEvents = {},
   ) {
+    // Only a rank that reports over IPC says when it runs; others are signalled at once.
+    this.running = spec.report !== 'ipc';
     const entry = rankEntryPath();
-    const env: NodeJS.ProcessEnv = { ...process.env, [RANK_SPEC_ENV]: JSON.stringify(spec) };
+    const env: NodeJS.ProcessEnv = { ...process.env, [RANK_SPEC_ENV]: JSON.stringify(spec), [RANK_PARENT_ENV]: String(process.pid) };
     // A rank does no TLS: loading extra CA certificates only slows its start.
     delete env.NODE_EXTRA_CA_CERTS;
     delete env.NODE_OPTIONS;
@@ -73,7 +83,16 @@ export class RankProcess {
         // not permitted here: ranks keep the default priority
       }
     }
-    this.child.on('message', (m) => events.onMessage?.(m as RankToParent));
+    this.child.on('message', (m) => {
+      if (!this.running) {
+        this.running = true;
+        if (this.heldStop) {
+          this.heldStop = false;
+          this.signal('SIGSTOP');
+        }
+      }
+      events.onMessage?.(m as RankToParent);
+    });
     this.child.on('error', (e) => events.onStderr?.(`spawn failed: ${e.message}`));
     let buf = '';
     this.child.stderr?.setEncoding('utf8');
@@ -100,6 +119,10 @@ export class RankProcess {
 
   signal(sig: NodeJS.Signals): boolean {
     if (this.exited) return false;
+    if (!this.running && (sig === 'SIGSTOP' || sig === 'SIGCONT')) {
+      this.heldStop = sig === 'SIGSTOP';
+      return true;
+    }
     try {
       return this.child.kill(sig);
     } catch {

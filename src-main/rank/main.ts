@@ -2,12 +2,16 @@
 // spec in RELAY_LAB_RANK_SPEC and reports to its parent over IPC. It never
 // outlives its parent: it exits when the IPC channel closes or its parent pid
 // changes (the parent also starts it under a kernel parent-death signal).
-import { parseRankSpec, RANK_SPEC_ENV, type RankToParent } from './spec';
+import { parseRankSpec, RANK_PARENT_ENV, RANK_SPEC_ENV, type RankToParent } from './spec';
 import { runRank } from './rank-runner';
 
 let finished = false;
 
 function watchParent(): void {
+  // The kernel's parent-death signal is armed by setpriv just before it runs
+  // Node: a parent that died before that moment left this rank to init.
+  const expected = Number(process.env[RANK_PARENT_ENV]);
+  if (expected > 0 && process.ppid !== expected) process.exit(0);
   const ppid = process.ppid;
   if (process.channel) process.on('disconnect', () => finished || process.exit(0));
   const t = setInterval(() => {

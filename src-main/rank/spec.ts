@@ -35,6 +35,8 @@ export interface RankSpec {
 }
 
 export const RANK_SPEC_ENV = 'RELAY_LAB_RANK_SPEC';
+/** The pid of the process that spawned the rank (the rank leaves if its parent is already someone else). */
+export const RANK_PARENT_ENV = 'RELAY_LAB_RANK_PARENT';
 
 /** Messages a lab rank sends its parent over the IPC channel (never on the wire). */
 export type RankToParent =

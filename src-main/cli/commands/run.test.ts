@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { pidAlive } from '../../engine/rank-process';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const bin = path.join(root, 'bin', 'relay-lab.mjs');
@@ -21,20 +20,54 @@ function cli(args: string[]) {
   return { child, done };
 }
 
-/** Child processes of `pid` running the rank entry (Linux /proc). */
-function rankChildren(pid: number): number[] {
-  const out: number[] = [];
+interface Proc {
+  pid: number;
+  /** Start time in clock ticks since boot: a pid reused by another process has another one. */
+  start: string;
+}
+
+/** /proc/<pid>/stat fields after the command name: [state, ppid, ..., starttime at index 19]. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null; // the process went away while we looked
+  }
+}
+
+const nodeBinary = fs.realpathSync(process.execPath);
+
+/**
+ * Child processes of `pid` that run the rank entry as Node. A rank starts as
+ * setpriv, which arms the parent-death signal and then runs Node: only from
+ * then on is the rank what the rule is about (a SIGSTOP before it would stop
+ * setpriv itself, before anything could arm the signal).
+ */
+function rankChildren(pid: number): Proc[] {
+  const out: Proc[] = [];
   for (const d of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
+    const f = statFields(Number(d));
+    if (!f || Number(f[1]) !== pid) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid && fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('rank.mjs')) out.push(Number(d));
+      if (fs.readlinkSync(`/proc/${d}/exe`) !== nodeBinary) continue;
+      if (fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('rank.mjs')) out.push({ pid: Number(d), start: f[19] });
     } catch {
       // the process went away while we looked
     }
   }
   return out;
+}
+
+/**
+ * Still running: the same process (pid and start time) and not a zombie. An
+ * ended rank whose parent died waits as a zombie until init reaps it, which
+ * init does on its own schedule (every ~2 s on some machines).
+ */
+function running(p: Proc): boolean {
+  const f = statFields(p.pid);
+  return !!f && f[19] === p.start && f[0] !== 'Z';
 }
 
 describe('relay-lab run', () => {
@@ -61,11 +94,11 @@ describe('relay-lab run', () => {
   it('leaves no rank behind when its parent is killed with SIGKILL, even a stopped rank', async () => {
     if (process.platform !== 'linux') return;
     const { child, done } = cli(['run', '--hosts', '1', '--ranks-per-host', '2', '--rounds', '100000', '--model-bytes', '1KiB']);
-    let ranks: number[] = [];
+    let ranks: Proc[] = [];
     await expect.poll(() => (ranks = rankChildren(child.pid!)).length, { timeout: 20_000, interval: 50 }).toBe(2);
-    process.kill(ranks[0], 'SIGSTOP');
+    process.kill(ranks[0].pid, 'SIGSTOP');
     child.kill('SIGKILL');
     await done;
-    await expect.poll(() => ranks.filter(pidAlive), { timeout: 10_000, interval: 50 }).toEqual([]);
+    await expect.poll(() => ranks.filter(running), { timeout: 10_000, interval: 50 }).toEqual([]);
   });
 });
