@@ -2,6 +2,7 @@
 // `npm start -- --browser --no-open`, driven in Debian's Chromium.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import {
@@ -23,13 +24,15 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
   let context: BrowserContext;
   let page: Page;
   let profile: string;
+  // Saved traces go to a folder of this run (the app's default is ~/relay-lab-traces).
+  const tracesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-e2e-traces-'));
   const cspViolations: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(resultsDir, `${name}.png`) });
 
   beforeAll(async () => {
     fs.mkdirSync(resultsDir, { recursive: true });
     // The first launch may build the window (electron-vite) before it serves.
-    app = await launchBrowserMode(240_000);
+    app = await launchBrowserMode(240_000, ['--traces-dir', tracesDir]);
     profile = freshProfileDir();
     context = await chromium.launchPersistentContext(profile, {
       executablePath: exe!,
@@ -51,6 +54,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await context?.close();
     await app?.stop();
     if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    fs.rmSync(tracesDir, { recursive: true, force: true });
   }, 30_000);
 
   it('prints the URL with a token on a line of its own', () => {
@@ -251,6 +255,94 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       .toBeGreaterThan(0);
     await page.getByText('Link faults').click();
   });
+
+  it('keeps the records it had across a reload (the window catches up on connect)', async () => {
+    const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
+    await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(5);
+    const seen = Number(await rows.last().getAttribute('data-seq'));
+    await page.reload();
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill(`seq == ${seen}`);
+    // A fresh page without the catch-up would only ever see records newer than this one.
+    await expect.poll(() => rows.count(), WAIT).toBe(1);
+    expect(Number(await rows.first().getAttribute('data-seq'))).toBe(seen);
+    await filter.fill('');
+  });
+
+  it('saves the session as a trace and pcapng, opens it offline, scrubs, inspects bytes, and returns to live', async () => {
+    await page.getByRole('button', { name: 'Save trace' }).click();
+    const notice = page.getByRole('status', { name: 'Saved trace' });
+    await expect.poll(() => notice.textContent(), WAIT).toMatch(/Saved relay-lab-\d{8}-\d{6}\.trace\.ndjson/);
+    const name = /(relay-lab-\S+\.trace\.ndjson)/.exec((await notice.textContent()) ?? '')![1]!;
+    expect(fs.existsSync(path.join(tracesDir, name))).toBe(true);
+    // The same file over HTTP, as the Download link offers it (token in the link).
+    const href = await notice.getByRole('link', { name: 'Download' }).getAttribute('href');
+    const download = await page.request.get(new URL(href!, app.url).toString());
+    expect(download.status()).toBe(200);
+    expect(download.headers()['content-disposition']).toContain(name);
+    expect((await download.text()).startsWith('{"format":"relay-lab-trace"')).toBe(true);
+    await shot('10-trace-saved');
+
+    await page.getByRole('button', { name: 'Export pcapng' }).click();
+    await expect.poll(() => notice.textContent(), WAIT).toMatch(/\.trace\.pcapng/);
+    const pcapng = /(relay-lab-\S+\.trace\.pcapng)/.exec((await notice.textContent()) ?? '')![1]!;
+    // A pcapng Section Header Block starts with 0x0A0D0D0A.
+    expect(fs.readFileSync(path.join(tracesDir, pcapng)).subarray(0, 4).toString('hex')).toBe('0a0d0d0a');
+
+    const banner = page.getByRole('region', { name: 'Trace' });
+    try {
+      await inspectTraceOffline(name, banner);
+    } finally {
+      // The tests after this one need the live lab back, whatever happened here.
+      if (await banner.count()) await banner.getByRole('button', { name: 'Back to live' }).click();
+    }
+    await expect.poll(() => banner.count(), WAIT).toBe(0);
+    // Live records flow again (the list may be scrolled anywhere: read the counts).
+    const seenCount = async () =>
+      Number(/of ([\d,]+) seen/.exec((await page.getByLabel('Record counts').textContent()) ?? '')?.[1]?.replace(/,/g, ''));
+    const live = await seenCount();
+    await expect.poll(seenCount, WAIT).toBeGreaterThan(live);
+    expect(await page.getByRole('button', { name: 'rank 5', exact: true }).getAttribute('data-state')).toBe('dead');
+    await shot('13-back-to-live');
+  });
+
+  async function inspectTraceOffline(name: string, banner: ReturnType<Page['getByRole']>): Promise<void> {
+    await page.getByRole('button', { name: 'Open trace' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Open trace' });
+    await dialog.getByRole('button', { name: `trace ${name}` }).click(WAIT);
+    await expect.poll(() => banner.textContent(), WAIT).toContain(`Viewing trace ${name} (offline)`);
+    await expect.poll(() => page.locator('[aria-label^="rank "]').count(), WAIT).toBe(8);
+    const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
+    await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(5);
+    const lastSeq = () => rows.last().getAttribute('data-seq').then(Number);
+    const atEnd = await lastSeq();
+    await shot('11-trace-open');
+
+    // Scrub to a third of the way: the lists hold only what had happened by then.
+    const slider = banner.getByRole('slider', { name: 'Trace timeline' });
+    const max = Number(await slider.getAttribute('max'));
+    await slider.fill(String(max / 3));
+    await expect.poll(lastSeq, WAIT).toBeLessThan(atEnd);
+    const time = banner.getByLabel('Trace time', { exact: true });
+    expect(await time.textContent()).not.toMatch(/^(\S+ \S+) \/ \1$/);
+
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('kind == HostFrame');
+    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-kind="HostFrame"]').first();
+    await row.click(WAIT);
+    const bytes = page.getByRole('region', { name: 'Inspector' }).getByRole('region', { name: 'Bytes' });
+    const firstBytes = async () =>
+      (await bytes.locator('.hb').evaluateAll((els) => els.slice(0, 4).map((e) => e.textContent))).join(' ');
+    await expect.poll(firstBytes, WAIT).toBe('d0 17 0d f1');
+    await shot('12-trace-scrubbed-inspected');
+    await filter.fill('');
+
+    // Uploading a file from disk opens it the same way.
+    await page.getByRole('button', { name: 'Open trace' }).click();
+    await dialog.getByLabel('Upload a trace file').setInputFiles(path.join(tracesDir, name));
+    const uploaded = name.replace(/\.ndjson$/, '-2.ndjson');
+    await expect.poll(() => banner.textContent(), WAIT).toContain(`Viewing trace ${uploaded} (offline)`);
+  }
 
   it('starts a new topology from the form, kills a host, and stops', async () => {
     await page.getByText('New topology (used by Start)').click();

@@ -58,10 +58,10 @@ export interface LaunchedApp {
 }
 
 /** Runs `npm start -- --browser --no-open` and waits for the URL on a line of its own. */
-export function launchBrowserMode(timeoutMs: number): Promise<LaunchedApp> {
+export function launchBrowserMode(timeoutMs: number, extraArgs: string[] = []): Promise<LaunchedApp> {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  const child = spawn('npm', ['start', '--', '--browser', '--no-open'], {
+  const child = spawn('npm', ['start', '--', '--browser', '--no-open', ...extraArgs], {
     cwd: root,
     env,
     detached: true,

@@ -15,7 +15,16 @@ const args = process.argv.slice(2);
 const wantBrowser = args.includes('--browser');
 // --build-only: build what is missing and exit (the Electron end-to-end test uses it).
 const buildOnly = args.includes('--build-only');
-const passOn = args.filter((a) => a !== '--browser' && a !== '--build-only');
+// `--trace FILE` (open a saved trace at launch) and `--traces-dir DIR` (where
+// saves go, default ~/relay-lab-traces) name paths as the person typed them:
+// npm runs this script from the package root, so resolve them against the
+// folder `npm start` was typed in (INIT_CWD) before passing them on.
+const typedIn = process.env.INIT_CWD ?? process.cwd();
+const passOn = args
+  .filter((a) => a !== '--browser' && a !== '--build-only')
+  .map((a, i, all) =>
+    (all[i - 1] === '--trace' || all[i - 1] === '--traces-dir') && !a.startsWith('--') ? path.resolve(typedIn, a) : a,
+  );
 
 // Children start faster without an extra CA bundle; nothing they do needs it.
 const childEnv = { ...process.env };

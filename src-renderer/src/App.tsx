@@ -16,12 +16,15 @@ import { ScenariosDialog } from './views/ScenariosDialog';
 import { useScenarios } from './store/scenario-store';
 import { Splitter } from './views/Splitter';
 import { useShortcuts } from './views/shortcuts';
+import { OpenTraceDialog, TraceBanner, TraceNotice } from './views/TracesView';
+import { useTraces } from './store/trace-store';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
   const layout = useUi((s) => s.layout);
   const helpOpen = useUi((s) => s.helpOpen);
   const scenariosOpen = useScenarios((s) => s.open);
+  const tracesOpen = useTraces((s) => s.dialogOpen);
   const lastError = useLab((s) => s.lastError);
   const connection = useLab((s) => s.connection);
   useShortcuts();
@@ -57,6 +60,8 @@ export function App({ connected }: { connected: boolean }) {
     >
       <Toolbar />
       <div className="error-slot">
+        <TraceBanner />
+        <TraceNotice />
         {connection === 'closed' && (
           <div className="error-bar" role="alert">
             Lost the connection to the lab; retrying. (If the lab was restarted, open the new URL it printed.)
@@ -109,6 +114,7 @@ export function App({ connected }: { connected: boolean }) {
       </div>
       {helpOpen && <HelpOverlay />}
       {scenariosOpen && <ScenariosDialog />}
+      {tracesOpen && <OpenTraceDialog />}
     </div>
   );
 }

@@ -37,6 +37,20 @@ export class WebSocketLabApi implements LabApi {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * Sends a trace file from the person's disk into the lab's traces folder
+   * (POST /traces on the page's own server, with this launch's token).
+   * Returns the name it was stored under, ready for openTrace.
+   */
+  async uploadTrace(file: Blob, name: string): Promise<string> {
+    const token = new URL(this.url).searchParams.get('token') ?? '';
+    const url = `/traces?token=${encodeURIComponent(token)}&name=${encodeURIComponent(name)}`;
+    const res = await fetch(url, { method: 'POST', body: file, headers: { 'Content-Type': 'application/x-ndjson' } });
+    const body = (await res.json().catch(() => ({}))) as { name?: string; error?: string; message?: string };
+    if (!res.ok || !body.name) throw new Error(`${body.error ?? res.status}: ${body.message ?? 'upload failed'}`);
+    return body.name;
+  }
+
   close(): void {
     this.closed = true;
     this.ws?.close();

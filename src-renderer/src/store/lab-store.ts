@@ -63,6 +63,11 @@ function scheduleFlush(): void {
   }, 250);
 }
 
+/** The transport the window talks to (null before attachLab). */
+export function currentLab(): LabApi | null {
+  return api;
+}
+
 export function attachLab(lab: LabApi): () => void {
   api = lab;
   const unsubscribe = lab.subscribe((batch) => {

@@ -4,6 +4,7 @@ import { useLab, send } from '../store/lab-store';
 import { useUi, formToConfig } from '../store/ui-store';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
+import { TraceButtons } from './TracesView';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 
@@ -11,7 +12,8 @@ export function Toolbar() {
   const snapshot = useLab((s) => s.snapshot);
   const connection = useLab((s) => s.connection);
   const theme = useUi((s) => s.theme);
-  const running = snapshot?.running ?? false;
+  const viewingTrace = useLab((s) => s.view.kind === 'trace');
+  const running = (snapshot?.running ?? false) && !viewingTrace;
   const paused = snapshot?.roundsPaused ?? false;
   const interval = snapshot?.config.roundIntervalMs ?? 250;
 
@@ -23,6 +25,7 @@ export function Toolbar() {
         className="primary"
         onClick={() => void send({ type: 'start', config: formToConfig(useUi.getState().form) })}
         title="Start a topology from the form (Ctrl+Enter)"
+        disabled={viewingTrace}
       >
         Start
       </button>
@@ -74,6 +77,7 @@ export function Toolbar() {
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
+      <TraceButtons />
       <button
         type="button"
         onClick={() => void openScenarios()}

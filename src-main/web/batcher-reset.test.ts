@@ -1,0 +1,26 @@
+// A resetting snapshot (a trace seek, back to live) supersedes whatever the
+// coalescer still holds, and the newest view wins.
+import { describe, it, expect } from 'vitest';
+import type { SessionSnapshot } from '@shared/lab/state';
+import { EventCoalescer } from './batcher';
+
+const snap = { running: false } as SessionSnapshot;
+
+describe('EventCoalescer with trace seeks', () => {
+  it('drops pending events before a resetting snapshot and keeps the events after it in order', () => {
+    const c = new EventCoalescer();
+    c.add({ events: [{ type: 'records', records: [], droppedBefore: 5 }, { type: 'log', level: 'info', message: 'old' }] });
+    c.add({ events: [{ type: 'view', view: { kind: 'live' } }] });
+    c.add({
+      events: [
+        { type: 'view', view: { kind: 'trace', name: 'a.trace.ndjson', duration: 9, t: 3, complete: true, marks: [] } },
+        { type: 'snapshot', snapshot: snap, reset: true },
+        { type: 'log', level: 'info', message: 'new' },
+      ],
+    });
+    const out = c.take().events;
+    expect(out.map((e) => e.type)).toEqual(['view', 'snapshot', 'log']);
+    expect(out[0]).toMatchObject({ view: { kind: 'trace' } });
+    expect(out[2]).toMatchObject({ message: 'new' });
+  });
+});

@@ -1,0 +1,208 @@
+// Traces in the window: Save trace / Export pcapng / Open trace in the
+// toolbar, the dialog that lists the traces folder (and takes an upload
+// where the transport can carry one), and, while a saved trace is open, the
+// banner that says so with its timeline to scrub and the way back to live.
+import { useEffect, useRef, useState } from 'react';
+import type { LabView } from '@shared/lab/contract';
+import { currentLab, useLab } from '../store/lab-store';
+import {
+  backToLive,
+  canUpload,
+  openTrace,
+  openTraceDialog,
+  saveTrace,
+  seekTrace,
+  uploadAndOpen,
+  useTraces,
+} from '../store/trace-store';
+import { formatBytes } from '../lib/format';
+
+export function TraceButtons() {
+  const viewing = useLab((s) => s.view.kind === 'trace');
+  const running = useLab((s) => s.snapshot !== null);
+  const busy = useTraces((s) => s.busy);
+  return (
+    <>
+      <button
+        type="button"
+        onClick={() => void saveTrace('ndjson')}
+        disabled={viewing || !running || busy !== null}
+        title="Save the running session (events and captured bytes) as an NDJSON trace"
+      >
+        Save trace
+      </button>
+      <button
+        type="button"
+        onClick={() => void saveTrace('pcapng')}
+        disabled={viewing || !running || busy !== null}
+        title="Export the running session as pcapng for Wireshark and tshark"
+      >
+        Export pcapng
+      </button>
+      <button type="button" onClick={() => void openTraceDialog()} title="Open a saved trace for offline inspection">
+        Open trace
+      </button>
+    </>
+  );
+}
+
+/** The outcome of the last save, with a download link where the transport offers one. */
+export function TraceNotice() {
+  const { saved, busy, error } = useTraces();
+  if (busy) return <div className="notice-bar" role="status">{busy}</div>;
+  if (error && !useTraces.getState().dialogOpen)
+    return (
+      <div className="error-bar" role="alert">
+        {error}
+        <button type="button" className="link" aria-label="Dismiss error" onClick={() => useTraces.setState({ error: null })}>
+          ×
+        </button>
+      </div>
+    );
+  if (!saved) return null;
+  return (
+    <div className="notice-bar" role="status" aria-label="Saved trace">
+      Saved <span className="mono">{saved.name}</span> ({formatBytes(saved.bytes)}, {saved.records} records) to{' '}
+      <span className="mono">{saved.path}</span>
+      {saved.download && (
+        <a className="push-right" href={saved.download} download={saved.name}>
+          Download
+        </a>
+      )}
+      <button type="button" className="link" aria-label="Dismiss" onClick={() => useTraces.setState({ saved: null })}>
+        ×
+      </button>
+    </div>
+  );
+}
+
+export function TraceBanner() {
+  const view = useLab((s) => s.view);
+  if (view.kind !== 'trace') return null;
+  return (
+    <section className="trace-banner" aria-label="Trace">
+      <div className="trace-banner-head">
+        <strong role="status">Viewing trace {view.name} (offline)</strong>
+        {!view.complete && <span className="tag">cut short: no end line</span>}
+        <span className="mono small" aria-label="Trace time">
+          {formatMs(view.t)} / {formatMs(view.duration)}
+        </span>
+        <button type="button" className="primary push-right" onClick={() => void backToLive()}>
+          Back to live
+        </button>
+      </div>
+      <Timeline view={view} />
+    </section>
+  );
+}
+
+function Timeline({ view }: { view: Extract<LabView, { kind: 'trace' }> }) {
+  const [dragging, setDragging] = useState<number | null>(null);
+  const value = dragging ?? view.t;
+  const span = Math.max(view.duration, 1e-3);
+  const step = Math.max(span / 2000, 0.001);
+  return (
+    <div className="timeline">
+      <div className="timeline-marks" aria-label="Lifecycle and fault marks">
+        {view.marks.map((m, i) => (
+          <button
+            key={i}
+            type="button"
+            className={`timeline-mark mark-${m.action}`}
+            style={{ left: `${(m.t / span) * 100}%` }}
+            title={`${formatMs(m.t)} ${m.label}`}
+            aria-label={`mark ${m.label} at ${formatMs(m.t)}`}
+            onClick={() => void seekTrace(m.t)}
+          />
+        ))}
+      </div>
+      <input
+        type="range"
+        aria-label="Trace timeline"
+        min={0}
+        max={span}
+        step={step}
+        value={value}
+        onChange={(e) => {
+          const t = Number(e.target.value);
+          setDragging(t);
+          void seekTrace(t);
+        }}
+        onPointerUp={() => setDragging(null)}
+        onKeyUp={() => setDragging(null)}
+        onBlur={() => setDragging(null)}
+      />
+    </div>
+  );
+}
+
+export function OpenTraceDialog() {
+  const { list, busy, error } = useTraces();
+  const close = () => useTraces.setState({ dialogOpen: false, error: null });
+  const api = currentLab();
+  const fileInput = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close();
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  return (
+    <div className="overlay" onClick={close}>
+      <div className="help traces-dialog" role="dialog" aria-modal="true" aria-label="Open trace" onClick={(e) => e.stopPropagation()}>
+        <header className="scenarios-head">
+          <h2>Open trace</h2>
+          <span className="muted small">the traces folder, newest first</span>
+          <button type="button" className="push-right" onClick={close}>
+            Close
+          </button>
+        </header>
+        {error && (
+          <p className="bad" role="alert">
+            {error}
+          </p>
+        )}
+        {busy && <p className="muted">{busy}</p>}
+        <ul className="trace-list" aria-label="Saved traces">
+          {list === null && <li className="muted">Loading…</li>}
+          {list?.length === 0 && <li className="muted">No saved traces yet.</li>}
+          {list?.map((t) => (
+            <li key={t.name}>
+              <button type="button" aria-label={`trace ${t.name}`} disabled={busy !== null} onClick={() => void openTrace(t.name)}>
+                <span className="mono">{t.name}</span>
+                <span className="muted small">
+                  {' '}
+                  {formatBytes(t.bytes)} · {new Date(t.modifiedAt).toLocaleString()}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        <footer className="trace-dialog-foot">
+          {canUpload(api) ? (
+            <label>
+              Upload a trace file{' '}
+              <input
+                ref={fileInput}
+                type="file"
+                accept=".ndjson,application/x-ndjson"
+                aria-label="Upload a trace file"
+                onChange={(e) => {
+                  const f = e.target.files?.[0];
+                  if (f) void uploadAndOpen(api, f);
+                }}
+              />
+            </label>
+          ) : (
+            <button type="button" onClick={() => void openTrace()}>
+              Choose a file…
+            </button>
+          )}
+        </footer>
+      </div>
+    </div>
+  );
+}
+
+function formatMs(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
+}
