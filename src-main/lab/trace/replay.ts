@@ -4,7 +4,7 @@
 // finding, log and link update up to t, so the same lists, inspector,
 // ladder and charts draw the past. Commands that would change a topology
 // answer OFFLINE.
-import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply } from '@shared/lab/contract';
+import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, TraceCommand } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
@@ -61,7 +61,7 @@ export class TraceReplay implements LabApi {
     return () => this.listeners.delete(listener);
   }
 
-  async command(cmd: LabCommand): Promise<LabReply> {
+  async command(cmd: LabCommand | TraceCommand): Promise<LabReply> {
     if (cmd.type === 'snapshot') return { ok: true, snapshot: this.snapshotAt(this.position) };
     if (cmd.type === 'getRecordBytes') {
       const e = this.bySeq.get(cmd.seq);
