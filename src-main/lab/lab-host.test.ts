@@ -154,6 +154,25 @@ describe('LabHost on a real session', () => {
     }
   });
 
+  it('closes the recording at its budget, and a save still gives a complete trace', { timeout: 90_000 }, async () => {
+    const session = new LabSession({});
+    const host = new LabHost(session, { tracesDir: tempDir(), workDir: tempDir(), maxRecordingBytes: 64 * 1024 });
+    const logs: string[] = [];
+    host.subscribe((b) => b.events.forEach((e) => e.type === 'log' && logs.push(e.message)));
+    try {
+      await host.command({ type: 'start', config: { ranksPerHost: [2], modelBytes: 256 * 1024, rounds: 2, roundIntervalMs: 0 } });
+      await session.finished();
+      await until(() => logs.some((m) => m.startsWith('trace recording stopped at')));
+      const saved = await host.command({ type: 'saveTrace', format: 'ndjson' });
+      if (!saved.ok) throw new Error(saved.message);
+      const loaded = await loadTraceFile(saved.trace!.path);
+      expect(loaded.complete).toBe(true);
+      expect(loaded.events.filter((e) => e.type === 'record').length).toBe(saved.trace!.records);
+    } finally {
+      await host.shutdown();
+    }
+  });
+
   it('names what it cannot do', async () => {
     const host = new LabHost(new LabSession({}), { tracesDir: tempDir(), workDir: tempDir() });
     expect(await host.command({ type: 'saveTrace', format: 'ndjson' })).toMatchObject({ ok: false, error: 'NO_RECORDING' });

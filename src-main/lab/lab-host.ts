@@ -34,7 +34,16 @@ export interface LabHostOptions {
   /** Folder for the running recording (default: a fresh folder under the OS temp dir). */
   workDir?: string;
   producer?: string;
+  /** The recording stops (closed cleanly) once its file reaches this size (default DEFAULT_MAX_RECORDING_BYTES). */
+  maxRecordingBytes?: number;
 }
+
+/**
+ * A model-sized unit keeps up to the tap's snap length (64 KiB) of bytes, so
+ * the default topology records about 1 MB per second (measured: 17 MiB in
+ * 22 s on a loaded 2-core machine): 4 GiB is about an hour of it.
+ */
+export const DEFAULT_MAX_RECORDING_BYTES = 4 * 1024 ** 3;
 
 export const DEFAULT_RECENT_RECORDS = 5000;
 
@@ -164,17 +173,35 @@ export class LabHost implements LabApi {
     return reply.ok ? reply.snapshot : undefined;
   }
 
+  private budgetTimer: ReturnType<typeof setInterval> | null = null;
+
   private startRecording(): void {
     if (!this.session.activeCluster) return;
+    // Only the current session's recording is kept: the previous one goes with its session.
+    if (this.recordingPath) fs.rmSync(this.recordingPath, { force: true });
     this.recordingNumber += 1;
     this.recordingPath = path.join(this.workDir, `session-${this.recordingNumber}.trace.ndjson`);
     this.recorder = recordSession(this.session, this.recordingPath, { producer: this.opts.producer });
     this.recorder.lifecycle({ action: 'start', t: 0 });
+    const max = this.opts.maxRecordingBytes ?? DEFAULT_MAX_RECORDING_BYTES;
+    this.budgetTimer ??= setInterval(() => void this.checkBudget(max), 1000);
+    this.budgetTimer.unref?.();
+  }
+
+  /** A recording past its budget is closed (a save then holds the session up to that point) and the window told why. */
+  private async checkBudget(max: number): Promise<void> {
+    const rec = this.recorder;
+    if (!rec || rec.writer.position().bytes < max) return;
+    await this.stopRecording();
+    const message = `trace recording stopped at ${Math.round(max / 1024 ** 2)} MiB: a save holds the session up to here`;
+    if (!this.replay) this.emit({ events: [{ type: 'log', level: 'warn', message }] });
   }
 
   private async stopRecording(): Promise<void> {
     const rec = this.recorder;
     this.recorder = null;
+    if (this.budgetTimer) clearInterval(this.budgetTimer);
+    this.budgetTimer = null;
     // The file stays until the next start: a stopped session can still be saved.
     if (rec) await rec.close().catch(() => {});
   }
