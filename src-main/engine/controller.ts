@@ -52,8 +52,9 @@ export interface ControllerHistorical {
 export type ControllerEvent =
   | { type: 'ready' }
   | { type: 'round'; round: number; hosts: number[]; ranks: number[] | null; weight: number; ms: number; consensusBytes: number }
-  | { type: 'error'; message: string; code?: string; host?: number; rank?: number }
-  | { type: 'declareDead'; rank: number; host: number }
+  | { type: 'error'; message: string; code?: string; host?: number; rank?: number; recordSeq?: number }
+  /** recordSeq: the DeclareDead record sent to the relay. */
+  | { type: 'declareDead'; rank: number; host: number; recordSeq?: number }
   | { type: 'shutdown'; reason: string; error?: boolean };
 
 interface Source {
@@ -280,9 +281,9 @@ export class Controller {
         splitter.push(chunk);
       } catch (e) {
         const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-        units.record({ dir: 'up', layer: 'mux', kind: 'rejected', length: 0, verdict: code as never, summary: (e as Error).message });
+        const seq = units.record({ dir: 'up', layer: 'mux', kind: 'rejected', length: 0, verdict: code as never, summary: (e as Error).message });
         if (!source) return reject((e as Error).message, code);
-        this.sourceFailed(source, (e as Error).message, code);
+        this.sourceFailed(source, (e as Error).message, code, seq);
       }
     });
     conn.unshift(first);
@@ -334,8 +335,8 @@ export class Controller {
         splitter.push(chunk);
       } catch (e) {
         const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-        src.units.record({ dir: 'up', layer: 'lenframe', kind: 'rejected', rank, length: 0, verdict: code as never, summary: (e as Error).message });
-        this.sourceFailed(src, (e as Error).message, code);
+        const seq = src.units.record({ dir: 'up', layer: 'lenframe', kind: 'rejected', rank, length: 0, verdict: code as never, summary: (e as Error).message });
+        this.sourceFailed(src, (e as Error).message, code, seq);
       }
     });
     if (rest.length > 0) src.conn.unshift(rest);
@@ -348,8 +349,8 @@ export class Controller {
       if (!s.open || !s.reader) continue;
       const err = s.reader.checkStarvation(now, this.opts.starvationMs ?? COMMITTED_READ_STARVATION_MS);
       if (err) {
-        s.units.record({ dir: 'up', layer: s.direct ? 'lenframe' : 'mux', kind: 'starved', length: 0, verdict: 'STARVED', summary: err.message });
-        this.sourceFailed(s, err.message, err.code);
+        const seq = s.units.record({ dir: 'up', layer: s.direct ? 'lenframe' : 'mux', kind: 'starved', length: 0, verdict: 'STARVED', summary: err.message });
+        this.sourceFailed(s, err.message, err.code, seq);
       }
     }
   }
@@ -370,8 +371,8 @@ export class Controller {
     this.kick();
   }
 
-  private sourceFailed(src: Source, message: string, code: string): void {
-    this.emit({ type: 'error', message: `${src.hostName}: ${message}`, code, host: src.host });
+  private sourceFailed(src: Source, message: string, code: string, recordSeq?: number): void {
+    this.emit({ type: 'error', message: `${src.hostName}: ${message}`, code, host: src.host, recordSeq });
     if (this.liveRanks(src).length > 0 && this.opts.policy === 'strict') this.requestShutdown(`wire error from ${src.hostName}: ${message}`, true);
     src.conn.destroy();
   }
@@ -406,8 +407,8 @@ export class Controller {
       if (!src || src.direct || !src.open) continue;
       const rec = encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank } }, this.opts.mac);
       src.conn.send(rec);
-      src.units.record({ dir: 'down', layer: 'mux', kind: 'DeclareDead', rank, length: rec.length, summary: `DeclareDead rank=${rank}`, bytes: [rec] });
-      this.emit({ type: 'declareDead', rank, host: src.host });
+      const recordSeq = src.units.record({ dir: 'down', layer: 'mux', kind: 'DeclareDead', rank, length: rec.length, summary: `DeclareDead rank=${rank}`, bytes: [rec] });
+      this.emit({ type: 'declareDead', rank, host: src.host, recordSeq });
     }
   }
 

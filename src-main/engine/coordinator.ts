@@ -36,7 +36,7 @@ export type CoordinatorEvent =
   | { type: 'ready' }
   | { type: 'timing'; rank: number; msg: TimingMsg }
   | { type: 'stale'; rank: number; silentMs: number }
-  | { type: 'error'; message: string; code?: string };
+  | { type: 'error'; message: string; code?: string; recordSeq?: number };
 
 interface Route {
   conn: Conn;
@@ -188,8 +188,8 @@ export class Coordinator {
         splitter.push(chunk);
       } catch (e) {
         if (!helloDone) return reject((e as Error).message, isWireError(e) ? e.code : undefined);
-        units.record({ dir: 'up', layer: 'mux', kind: 'rejected', length: 0, verdict: (isWireError(e) ? e.code : 'BAD_PAYLOAD') as never, summary: (e as Error).message });
-        this.emit({ type: 'error', message: (e as Error).message, code: isWireError(e) ? e.code : undefined });
+        const recordSeq = units.record({ dir: 'up', layer: 'mux', kind: 'rejected', length: 0, verdict: (isWireError(e) ? e.code : 'BAD_PAYLOAD') as never, summary: (e as Error).message });
+        this.emit({ type: 'error', message: (e as Error).message, code: isWireError(e) ? e.code : undefined, recordSeq });
         conn.destroy();
       }
     });
@@ -210,8 +210,8 @@ export class Coordinator {
       this.emit({ type: 'timing', rank, msg });
     } catch (e) {
       const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-      units.record({ dir: 'up', layer, kind: 'Data', rank, length, verdict: code as never, summary: `rejected ControlFrame from rank ${rank}: ${(e as Error).message}`, bytes });
-      this.emit({ type: 'error', message: `rank ${rank}: ${(e as Error).message}`, code });
+      const recordSeq = units.record({ dir: 'up', layer, kind: 'Data', rank, length, verdict: code as never, summary: `rejected ControlFrame from rank ${rank}: ${(e as Error).message}`, bytes });
+      this.emit({ type: 'error', message: `rank ${rank}: ${(e as Error).message}`, code, recordSeq });
     }
   }
 

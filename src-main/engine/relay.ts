@@ -63,8 +63,8 @@ export type RelayEvent =
   | { type: 'folded'; round: number; depositors: number[]; bytes: number }
   | { type: 'forwarded'; round: number; rank: number; bytes: number }
   | { type: 'rankDead'; rank: number; cause: 'eof' | 'declared' | 'error' }
-  | { type: 'dropped'; rank: number; reason: string }
-  | { type: 'error'; channel: 'data' | 'control'; message: string; code?: string; rank?: number }
+  | { type: 'dropped'; rank: number; reason: string; recordSeq?: number }
+  | { type: 'error'; channel: 'data' | 'control'; message: string; code?: string; rank?: number; recordSeq?: number }
   | { type: 'up'; channel: 'data' | 'control' }
   | { type: 'shutdown'; channel: 'data' | 'control'; reason: string };
 
@@ -324,8 +324,8 @@ class RelayChannel {
       onEnd: () => {
         const rs = rsOf();
         if (dropping) {
-          this.unitFor(rs, 'up', 'RoundFrame', frameLen + 4, cap, `RoundFrame from dead rank ${rank}: dropped`);
-          this.relay.emit({ type: 'dropped', rank, reason: 'late frame from a rank already marked dead' });
+          const recordSeq = this.unitFor(rs, 'up', 'RoundFrame', frameLen + 4, cap, `RoundFrame from dead rank ${rank}: dropped`);
+          this.relay.emit({ type: 'dropped', rank, reason: 'late frame from a rank already marked dead', recordSeq });
           return;
         }
         parser!.end();
@@ -350,9 +350,10 @@ class RelayChannel {
     };
   }
 
-  private unitFor(rs: RankSock | undefined, dir: Direction, kind: string, length: number, cap: ReturnType<Tap['capture']> | null | Uint8Array[], summary: string, verdict: 'ok' | string = 'ok'): void {
-    if (!rs?.link || !this.o.tap) return;
-    this.o.tap.unit({ link: rs.link, dir, layer: 'lenframe', kind, rank: rs.rank, length, summary, verdict: verdict as never, bytes: cap ?? undefined });
+  /** Records a unit on a rank's loopback link; its seq (undefined without a tap). */
+  private unitFor(rs: RankSock | undefined, dir: Direction, kind: string, length: number, cap: ReturnType<Tap['capture']> | null | Uint8Array[], summary: string, verdict: 'ok' | string = 'ok'): number | undefined {
+    if (!rs?.link || !this.o.tap) return undefined;
+    return this.o.tap.unit({ link: rs.link, dir, layer: 'lenframe', kind, rank: rs.rank, length, summary, verdict: verdict as never, bytes: cap ?? undefined });
   }
 
   /** Ships the round when every local alive rank has deposited (and one deposit exists). */
@@ -392,8 +393,8 @@ class RelayChannel {
 
   private rankFailed(rs: RankSock, e: Error): void {
     const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-    this.unitFor(rs, 'up', 'RoundFrame', 0, null, `rejected: ${e.message}`, code ?? 'BAD_PAYLOAD');
-    this.relay.emit({ type: 'error', channel: this.channel, message: `rank ${rs.rank}: ${e.message}`, code, rank: rs.rank });
+    const recordSeq = this.unitFor(rs, 'up', 'RoundFrame', 0, null, `rejected: ${e.message}`, code ?? 'BAD_PAYLOAD');
+    this.relay.emit({ type: 'error', channel: this.channel, message: `rank ${rs.rank}: ${e.message}`, code, rank: rs.rank, recordSeq });
     if (this.channel === 'data') {
       // Any fold, HMAC, parse or truncation failure shuts the whole data channel down (WIRE.md 4.4).
       this.destroy(`fold error: ${e.message}`);

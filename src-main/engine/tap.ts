@@ -208,6 +208,12 @@ export class Tap {
     return undefined;
   }
 
+  /** The newest record still held that matches, looking back at most `scan` records. */
+  lastRecordWhere(match: (r: UnitRecord) => boolean, scan = 5000): UnitRecord | undefined {
+    for (let i = this.recent.length - 1, n = 0; i >= 0 && n < scan; i--, n++) if (match(this.recent[i])) return this.recent[i];
+    return undefined;
+  }
+
   onRecord(listener: (r: UnitRecord) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

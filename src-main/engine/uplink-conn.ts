@@ -11,10 +11,12 @@ export class UplinkUnits {
   private held: Omit<UnitInput, 'link'>[] = [];
   constructor(private readonly tap: Tap | undefined) {}
 
-  record(u: Omit<UnitInput, 'link'>): void {
-    if (!this.tap) return;
-    if (this.link) this.tap.unit({ ...u, link: this.link });
-    else this.held.push(u);
+  /** Records a unit; its seq, or undefined while the connection is unnamed (the unit is held). */
+  record(u: Omit<UnitInput, 'link'>): number | undefined {
+    if (!this.tap) return undefined;
+    if (this.link) return this.tap.unit({ ...u, link: this.link });
+    this.held.push(u);
+    return undefined;
   }
 
   /** Names the connection: its bytes and held units land on the link. */

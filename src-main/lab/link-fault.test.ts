@@ -72,6 +72,9 @@ describe('link faults', () => {
       .toBe(true);
     const hmac = events.find((e) => e.type === 'finding' && e.finding.kind === 'hmac');
     expect(hmac && hmac.type === 'finding' && hmac.finding.message).toMatch(/HMAC verification failed/);
+    // The finding points at the unit that failed its MAC.
+    const seq = hmac && hmac.type === 'finding' ? hmac.finding.recordSeq : undefined;
+    expect(session.activeCluster!.tap.findRecord(seq!)).toMatchObject({ link: 'h0.uplink.data', verdict: 'HMAC_MISMATCH' });
     expect(rounds().every((r) => r.verdict === 'ok')).toBe(true);
   });
 
@@ -102,6 +105,9 @@ describe('link faults', () => {
       .toBe(true);
     const stalled = events.find((e) => e.type === 'finding' && e.finding.kind === 'stalled');
     expect(stalled && stalled.type === 'finding' && stalled.finding.message).toMatch(/\[2,3\]/);
+    // It points at the last unit of a rank it waits for.
+    const seq = stalled && stalled.type === 'finding' ? stalled.finding.recordSeq : undefined;
+    expect([2, 3]).toContain(session.activeCluster!.tap.findRecord(seq!)?.rank);
   }, 50_000);
 
   it('names an unknown link', async () => {

@@ -4,7 +4,7 @@
 // come from the relays' folds (or the controller in forward/direct mode), the
 // expected average is recomputed independently by the checker.
 import type { RankState } from '@shared/lab/state';
-import type { Finding, RoundReport } from '@shared/lab/records';
+import type { Finding, RoundReport, UnitRecord } from '@shared/lab/records';
 import type { Cluster } from '../engine/cluster';
 import type { ControllerEvent } from '../engine/controller';
 import type { RelayEvent } from '../engine/relay';
@@ -12,6 +12,7 @@ import { dtypeCode } from '../engine/synthetic';
 import type { RankToParent } from '../rank/spec';
 import type { LinkFault } from '@shared/lab/contract';
 import { compareAdoption, expectedConsensus, type CheckResult, type Expected } from './checker';
+import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
 
 export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host' | 'link-fault';
 export interface Fault {
@@ -25,6 +26,14 @@ export interface Fault {
 }
 
 type Adopted = Extract<RankToParent, { type: 'adopted' }>;
+type FindingIn = Omit<Finding, 'id' | 't'>;
+
+/**
+ * How long a rank's death finding waits for the controller's DeclareDead
+ * record to the rank's relay (the unit that evidences it); the controller
+ * sends it on its next poll, so it normally comes within a few ms.
+ */
+const DECLARE_DEAD_WAIT_MS = 300;
 
 export interface DriverEvents {
   round(report: RoundReport): void;
@@ -48,11 +57,15 @@ export class RoundDriver {
   private readonly controllerRounds = new Map<number, Extract<ControllerEvent, { type: 'round' }>>();
   private notify: (() => void) | null = null;
   private stopRequested = false;
+  /** Death findings waiting for their DeclareDead record, and the DeclareDead records seen, by rank. */
+  private readonly pendingDead = new Map<number, { f: FindingIn; timer: NodeJS.Timeout }>();
+  private readonly declared = new Map<number, number | undefined>();
   readonly faults: Fault[] = [];
 
   constructor(
     private readonly cluster: Cluster,
     private readonly events: DriverEvents,
+    /** The floor of the stall threshold (it grows with the recent round times). */
     private readonly stallMs = 1000,
   ) {
     this.intervalMs = cluster.config.roundIntervalMs;
@@ -61,13 +74,13 @@ export class RoundDriver {
     for (let h = 0; h < cluster.hostRanks.length; h++) this.folded.push(new Map());
     cluster.controller.on((e) => this.onController(e));
     cluster.coordinator.on((e) => {
-      if (e.type === 'stale') this.events.finding({ severity: 'warn', kind: 'dead', message: `rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms`, ranks: [e.rank] });
-      if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `coordinator: ${e.message}` });
+      if (e.type === 'stale') this.deadFinding(e.rank, { severity: 'warn', kind: 'dead', message: `rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms`, ranks: [e.rank] });
+      if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `coordinator: ${e.message}`, recordSeq: e.recordSeq });
       this.kick();
     });
     cluster.dead.onDeath((rank, cause) => {
       this.setState(rank, 'dead');
-      if (cause !== 'stale' && !cluster.stopping) this.events.finding({ severity: 'warn', kind: 'dead', message: `rank ${rank} declared dead (${cause})`, ranks: [rank] });
+      if (cause !== 'stale' && !cluster.stopping) this.deadFinding(rank, { severity: 'warn', kind: 'dead', message: `rank ${rank} declared dead (${cause})`, ranks: [rank] });
       this.kick();
     });
   }
@@ -95,16 +108,58 @@ export class RoundDriver {
 
   onRelayEvent(host: number, e: RelayEvent): void {
     if (e.type === 'folded') this.folded[host].set(e.round, e.depositors);
-    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `relay h${host} (${e.channel}): ${e.message}`, ranks: e.rank !== undefined ? [e.rank] : undefined });
-    if (e.type === 'dropped') this.events.finding({ severity: 'info', kind: 'rejected', message: `relay h${host}: frame of rank ${e.rank} dropped: ${e.reason}`, ranks: [e.rank] });
+    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `relay h${host} (${e.channel}): ${e.message}`, ranks: e.rank !== undefined ? [e.rank] : undefined, recordSeq: e.recordSeq });
+    if (e.type === 'dropped') this.events.finding({ severity: 'info', kind: 'rejected', message: `relay h${host}: frame of rank ${e.rank} dropped: ${e.reason}`, ranks: [e.rank], recordSeq: e.recordSeq });
     this.kick();
   }
 
   private onController(e: ControllerEvent): void {
     if (e.type === 'round') this.controllerRounds.set(e.round, e);
     if (e.type === 'shutdown') this.ended ??= { reason: e.reason, error: !!e.error };
-    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `controller: ${e.message}` });
+    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `controller: ${e.message}`, recordSeq: e.recordSeq });
+    if (e.type === 'declareDead') this.onDeclareDead(e.rank, e.recordSeq);
     this.kick();
+  }
+
+  /**
+   * A rank's death finding points at the DeclareDead record that carries the
+   * death to its relay. Where none will be sent (direct mode, the historical
+   * build without forwarding) it goes out at once; otherwise it waits for the
+   * record a short while, then goes out without it (e.g. the host's connection is gone).
+   */
+  private deadFinding(rank: number, f: FindingIn): void {
+    const forwards = this.cluster.config.mode !== 'direct' && !this.cluster.config.historical?.noDeclareDead;
+    if (!forwards) return this.events.finding(f);
+    if (this.declared.has(rank)) return this.events.finding({ ...f, recordSeq: this.declared.get(rank) });
+    const held = this.pendingDead.get(rank);
+    if (held) {
+      // A second finding for the same death (stale, then the cause): both wait for the one record.
+      clearTimeout(held.timer);
+      this.events.finding(held.f);
+    }
+    const timer = setTimeout(() => {
+      this.pendingDead.delete(rank);
+      this.events.finding(f);
+    }, DECLARE_DEAD_WAIT_MS);
+    this.pendingDead.set(rank, { f, timer });
+  }
+
+  private onDeclareDead(rank: number, recordSeq: number | undefined): void {
+    this.declared.set(rank, recordSeq);
+    const held = this.pendingDead.get(rank);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.pendingDead.delete(rank);
+    this.events.finding({ ...held.f, recordSeq });
+  }
+
+  /** Death findings still waiting for their record go out now (the session is stopping). */
+  private flushPendingDead(): void {
+    for (const [rank, held] of this.pendingDead) {
+      clearTimeout(held.timer);
+      this.pendingDead.delete(rank);
+      this.events.finding(held.f);
+    }
   }
 
   setState(rank: number, s: RankState): void {
@@ -145,6 +200,7 @@ export class RoundDriver {
   }
   stop(): void {
     this.stopRequested = true;
+    this.flushPendingDead();
     this.kick();
   }
 
@@ -193,6 +249,7 @@ export class RoundDriver {
 
   private async runRound(r: number): Promise<void> {
     const t0 = performance.now();
+    const stallMs = stallThresholdMs(this.stallMs, this.reports.slice(-STALL_HISTORY).map((x) => x.durationMs));
     const upBefore = this.uplinkUp();
     const live = this.cluster.hostRanks.flat().filter((x) => this.isLive(x));
     this.cluster.coordinator.broadcast({ type: 'SyncNow' }, live);
@@ -204,13 +261,14 @@ export class RoundDriver {
       const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
       if (done && waiting.length === 0) break;
       const elapsed = performance.now() - t0;
-      if (!stallReported && elapsed >= this.stallMs) {
+      if (!stallReported && elapsed >= stallMs) {
         stallReported = true;
         // Before the consensus exists the fold barriers are waiting for deposits;
         // after it, the round waits for ranks that have not adopted it yet.
         const barrier = done ? [] : this.waitingFor();
         const names = barrier.length ? barrier : waiting;
         this.events.finding({
+          recordSeq: this.lastRecordOf(names),
           severity: 'warn',
           kind: 'stalled',
           message: done
@@ -219,9 +277,16 @@ export class RoundDriver {
           ranks: names,
         });
       }
-      await this.wait(stallReported ? 500 : Math.max(1, this.stallMs - elapsed));
+      await this.wait(stallReported ? 500 : Math.max(1, stallMs - elapsed));
     }
     this.finishRound(r, t0, upBefore);
+  }
+
+  /** The seq of the newest unit a stalled round's missing ranks sent or got: on their data links, else any. */
+  private lastRecordOf(ranks: number[]): number | undefined {
+    if (ranks.length === 0) return undefined;
+    const of = (r: UnitRecord) => r.rank !== undefined && ranks.includes(r.rank);
+    return (this.cluster.tap.lastRecordWhere((r) => of(r) && r.link.endsWith('.data')) ?? this.cluster.tap.lastRecordWhere(of))?.seq;
   }
 
   /** Ranks the fold barriers are waiting for right now. */

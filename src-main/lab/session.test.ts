@@ -104,13 +104,16 @@ describe('a whole topology with real rank processes', () => {
   });
 
   it('a paused rank is declared dead after the staleness; the barrier names it, then releases', async () => {
-    const { report } = await run({ rounds: 3, stalenessMs: 1500 }, [{ action: 'pause-rank', target: 2, round: 1 }]);
+    const { report, tap } = await run({ rounds: 3, stalenessMs: 1500 }, [{ action: 'pause-rank', target: 2, round: 1 }]);
     expect(report.verdict).toBe('ok');
     expect(report.dead).toEqual([2]);
     expect(report.rounds[2].accepted).toEqual([0, 1, 3]);
     const stalled = report.findings.find((f) => f.kind === 'stalled');
     expect(stalled?.ranks).toEqual([2]);
-    expect(report.findings.some((f) => f.kind === 'dead' && /no heartbeat/.test(f.message) && f.ranks?.[0] === 2)).toBe(true);
+    const dead = report.findings.find((f) => f.kind === 'dead' && /no heartbeat/.test(f.message) && f.ranks?.[0] === 2);
+    expect(dead).toBeDefined();
+    // The finding points at the DeclareDead the controller sent to the rank's relay.
+    expect(tap.findRecord(dead!.recordSeq!)).toMatchObject({ kind: 'DeclareDead', rank: 2, link: 'h1.uplink.data', dir: 'down' });
   });
 
   it('a killed host: elastic goes on with the survivors, strict shuts the reduce down', async () => {
