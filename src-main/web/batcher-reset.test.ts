@@ -23,4 +23,13 @@ describe('EventCoalescer with trace seeks', () => {
     expect(out[0]).toMatchObject({ view: { kind: 'trace' } });
     expect(out[2]).toMatchObject({ message: 'new' });
   });
+
+  it('keeps the link counters each round report was made against', () => {
+    const c = new EventCoalescer();
+    const links = (n: number) => ({ type: 'links' as const, links: [{ id: 'l', from: 'a', to: 'b', channel: 'data' as const, kind: 'uplink' as const, host: 0, bytesUp: n, bytesDown: 0, units: n }] });
+    const round = (r: number) => ({ type: 'round' as const, report: { round: r } as never });
+    c.add({ events: [links(1), links(2), round(0), links(3), round(1), links(4), links(5)] });
+    const out = c.take().events.map((e) => (e.type === 'links' ? `L${e.links[0]!.bytesUp}` : e.type === 'round' ? `R${e.report.round}` : e.type));
+    expect(out).toEqual(['L2', 'R0', 'L3', 'R1', 'L5']);
+  });
 });

@@ -32,7 +32,15 @@ export class EventCoalescer {
       this.pending = [...view, ev];
       return;
     }
-    if (ev.type === 'links' || ev.type === 'snapshot' || ev.type === 'view') {
+    if (ev.type === 'links') {
+      // The savings chart reads the counters at each round report: a links
+      // event that a round follows is kept (a trace seek carries many).
+      const at = this.pending.findLastIndex((p) => p.type === 'links');
+      if (at >= 0 && !this.pending.slice(at + 1).some((p) => p.type === 'round')) this.pending.splice(at, 1);
+      this.pending.push(ev);
+      return;
+    }
+    if (ev.type === 'snapshot' || ev.type === 'view') {
       this.pending = this.pending.filter((p) => p.type !== ev.type);
       this.pending.push(ev);
       return;

@@ -52,4 +52,16 @@ describe('trace views and catch-up', () => {
     ring.forEach((r) => all.push(r.seq));
     expect(all).toEqual([5, 6, 7, 8]);
   });
+
+  it('places a finding of a replayed batch at the round it happened in, not at the snapshot\'s end', () => {
+    const ring = new RecordRing(100);
+    const report = (round: number) => ({ type: 'round' as const, report: { round, uplinkBytesPerHost: [0, 0] } as never });
+    const { data } = applyBatches(
+      emptyLabData(),
+      [{ events: [{ type: 'snapshot', snapshot: snapshot({ round: 26 }), reset: true }, report(0), report(1), report(2), { type: 'finding', finding: { id: 1, t: 1, severity: 'error', kind: 'fault', message: 'kill rank 1' } }, report(3)] }],
+      ring,
+      0,
+    );
+    expect(data.marks.map((m) => m.round)).toEqual([3]);
+  });
 });

@@ -139,8 +139,11 @@ function applyEvent(
       return { data: applyRound(data, ev.report) };
     case 'finding': {
       const f = ev.finding;
+      // The round in flight when the finding arrived: after the last report applied (a trace seek
+      // replays many rounds in one batch whose snapshot is already at the end), else the snapshot's.
+      const lastReport = data.rounds.at(-1);
       const mark: RoundMark = {
-        round: data.snapshot?.round ?? 0,
+        round: lastReport ? lastReport.round + 1 : (data.snapshot?.round ?? 0),
         kind: f.kind,
         severity: f.severity,
         message: f.message,
