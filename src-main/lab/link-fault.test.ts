@@ -38,12 +38,14 @@ async function start(staleness: { stalenessMs?: number } = { stalenessMs: 30_000
   expect(reply.ok).toBe(true);
   pids.push(...session.activeCluster!.ranks.map((p) => p.pid!));
   const rounds = () => events.flatMap((e) => (e.type === 'round' ? [e.report] : [])) as RoundReport[];
-  return { session, events, rounds };
+  /** Error findings, to say why a round lost ranks when one does. */
+  const errors = () => events.flatMap((e) => (e.type === 'finding' && e.finding.severity === 'error' ? [e.finding.message] : [])).join('; ');
+  return { session, events, rounds, errors };
 }
 
 describe('link faults', () => {
   it('slicing and latency with jitter: every unit is reassembled, rounds verify', async () => {
-    const { session, rounds } = await start();
+    const { session, rounds, errors } = await start();
     await session.command({
       type: 'setLinkFault',
       link: 'h0.uplink.data',
@@ -56,7 +58,7 @@ describe('link faults', () => {
     });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 3);
-    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4)).toEqual([]);
+    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4), errors()).toEqual([]);
   });
 
   it('a corrupted HostFrame fails its HMAC by name; the host is declared dead and the others go on', async () => {
@@ -79,7 +81,7 @@ describe('link faults', () => {
   });
 
   it('a stall between header and payload: the committed reader waits and the round completes', async () => {
-    const { session, rounds } = await start();
+    const { session, rounds, errors } = await start();
     await session.command({
       type: 'setLinkFault',
       link: 'h1.uplink.data',
@@ -87,7 +89,7 @@ describe('link faults', () => {
     });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 2);
-    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4)).toEqual([]);
+    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4), errors()).toEqual([]);
   });
 
   it('a blackhole toward a host: its ranks never get the consensus and the barrier names them', async () => {
