@@ -63,4 +63,14 @@ describe('conn: inbound link faults', () => {
     client.write(Buffer.from([4, 5, 6]));
     expect([...(await out)]).toEqual([1, 2, 3, 4, 5, 6]);
   });
+
+  it("a delayed link delays the peer's close too: its last bytes come before the close", async () => {
+    const { conn, client } = await readEnd();
+    conn.setFault({ dir: 'up', latencyMs: 30 });
+    const got: number[] = [];
+    conn.setConsumer((c) => got.push(...c));
+    const closedAfter = new Promise<number[]>((r) => conn.onClose(() => r([...got])));
+    client.end(Buffer.from([7, 8, 9]));
+    expect(await closedAfter).toEqual([7, 8, 9]);
+  });
 });

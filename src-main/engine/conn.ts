@@ -49,6 +49,8 @@ export class Conn implements FaultTarget {
   private inQueue: { at: number; bytes: Uint8Array }[] = [];
   private inTimer: NodeJS.Timeout | null = null;
   private destroyed = false;
+  /** The socket closed while a fault still held bytes back: the close is seen after them. */
+  private closeHeld: boolean | null = null;
   closed = false;
 
   constructor(
@@ -74,8 +76,9 @@ export class Conn implements FaultTarget {
     socket.on('error', () => {});
     socket.on('close', (hadError) => {
       this.closed = true;
-      this.dropHeldBack();
-      for (const l of this.closeListeners) l(hadError);
+      // A delayed link delays the peer's close too: its last bytes come first.
+      if (this.inQueue.length > 0 && !this.destroyed) this.closeHeld = hadError;
+      else this.fireClose(hadError);
     });
   }
 
@@ -107,7 +110,7 @@ export class Conn implements FaultTarget {
   private drainHeldBack(): void {
     if (this.inTimer) clearTimeout(this.inTimer);
     this.inTimer = null;
-    while (this.inQueue.length > 0 && !this.destroyed && !this.closed) {
+    while (this.inQueue.length > 0 && !this.destroyed) {
       const wait = this.inQueue[0].at - performance.now();
       if (wait > 0) {
         // Rounded up: a timer that fires early only re-arms.
@@ -116,6 +119,15 @@ export class Conn implements FaultTarget {
       }
       this.deliver(this.inQueue.shift()!.bytes);
     }
+    if (this.closeHeld !== null && (this.inQueue.length === 0 || this.destroyed)) this.fireClose(this.closeHeld);
+  }
+
+  private fireClose(hadError: boolean): void {
+    this.closeHeld = null;
+    this.dropHeldBack();
+    const listeners = this.closeListeners;
+    this.closeListeners = [];
+    for (const l of listeners) l(hadError);
   }
 
   private dropHeldBack(): void {
@@ -162,7 +174,7 @@ export class Conn implements FaultTarget {
   }
 
   onClose(listener: (hadError: boolean) => void): void {
-    if (this.closed) queueMicrotask(() => listener(false));
+    if (this.closed && this.closeHeld === null) queueMicrotask(() => listener(false));
     else this.closeListeners.push(listener);
   }
 
@@ -174,6 +186,7 @@ export class Conn implements FaultTarget {
   destroy(): void {
     this.destroyed = true;
     this.dropHeldBack();
+    if (this.closeHeld !== null) this.fireClose(this.closeHeld);
     this.socket.destroy();
   }
 
