@@ -152,7 +152,8 @@ export class LabHost implements LabApi {
     }
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
-    if (cmd.type === 'start') await this.stopRecording();
+    // A reproduction replaces the topology with its own: the recording ends with the session it recorded.
+    if (cmd.type === 'start' || cmd.type === 'runScenario') await this.stopRecording();
     const reply = await this.session.command(cmd);
     if (!reply.ok) return reply;
     if (cmd.type === 'start') this.startRecording();
