@@ -303,6 +303,9 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     const live = await seenCount();
     await expect.poll(seenCount, WAIT).toBeGreaterThan(live);
     expect(await page.getByRole('button', { name: 'rank 5', exact: true }).getAttribute('data-state')).toBe('dead');
+    // The live findings come back with it (rank 5 was killed before the trace was opened).
+    const findings = page.getByRole('region', { name: 'Findings' });
+    await expect.poll(() => findings.getByRole('button', { name: 'Jump to a record of rank 5' }).count(), WAIT).toBeGreaterThan(0);
     await shot('13-back-to-live');
   });
 

@@ -43,6 +43,7 @@ describe('LabHost on a real session', () => {
       await until(() => seen.flatMap((b) => b.events).filter((e) => e.type === 'round').length >= ROUNDS);
       // A kill while recording becomes a lifecycle mark on the timeline.
       expect(await host.command({ type: 'killRank', rank: 2 })).toMatchObject({ ok: true });
+      await until(() => seen.flatMap((b) => b.events).some((e) => e.type === 'finding'));
 
       // Live catch-up: the tap's recent records, in seq order.
       const recent = await host.command({ type: 'recentRecords', limit: 10_000 });
@@ -51,7 +52,11 @@ describe('LabHost on a real session', () => {
       expect(liveRecords.length).toBeGreaterThan(0);
       expect(liveRecords.map((r) => r.seq)).toEqual(liveRecords.map((_, i) => liveRecords[0]!.seq + i));
       expect(recent.view).toEqual({ kind: 'live' });
+      // ...and the rounds and findings so far, so a reconnecting window redraws its charts and findings.
+      expect(recent.history!.filter((e) => e.type === 'round').length).toBe(ROUNDS);
+      expect(recent.history!.some((e) => e.type === 'finding')).toBe(true);
 
+      const liveAtSave = await host.command({ type: 'snapshot' });
       const saved = await host.command({ type: 'saveTrace', format: 'ndjson' });
       if (!saved.ok) throw new Error(saved.message);
       const file = saved.trace!;
@@ -109,13 +114,16 @@ describe('LabHost on a real session', () => {
       expect(midRecords.length).toBe(savedRecords.filter((e) => e.t < killT).length);
       await host.command({ type: 'seekTrace', t: view.duration });
       const after = await host.command({ type: 'snapshot' });
-      expect(after.ok && after.snapshot!.ranks[2]!.state).toBe('dead');
+      // At its end the trace shows the ranks as the live session did when it was saved.
+      expect(after.ok && after.snapshot!.ranks.map((r) => r.state)).toEqual(liveAtSave.ok && liveAtSave.snapshot!.ranks.map((r) => r.state));
+      expect(after.ok && after.snapshot!.ranks[2]!.state).not.toBe('alive');
 
       // While a trace is open, topology commands answer OFFLINE; closing returns to the live session.
       expect(await host.command({ type: 'killRank', rank: 0 })).toMatchObject({ ok: false, error: 'OFFLINE' });
       seen.length = 0;
       expect(await host.command({ type: 'closeTrace' })).toMatchObject({ ok: true, view: { kind: 'live' } });
       expect(seen[0]!.events[0]).toEqual({ type: 'view', view: { kind: 'live' } });
+      expect(seen[0]!.events.filter((e) => e.type === 'round').length).toBe(ROUNDS);
       const live = await host.command({ type: 'snapshot' });
       // The same session again (its start time; the trace's is the tap's origin, within a few ms of it).
       expect(live.ok && Math.abs(live.snapshot!.startedAt - loaded.header.startedAt)).toBeLessThan(50);

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { MAX_HISTORY_EVENTS } from '@shared/lab/contract';
 import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, LabView, LinkFault, SavedTrace, TraceCommand, TimelineMark, TraceFileInfo } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import { TRACE_NAME } from '@shared/lab/validate';
@@ -95,6 +96,7 @@ export class LabHost implements LabApi {
     this.workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-recording-'));
     // Live events reach the window only while no trace is open; the recording listens to the session itself.
     session.subscribe((b) => {
+      this.keepHistory(b);
       if (!this.replay) this.emit(b);
     });
   }
@@ -148,12 +150,15 @@ export class LabHost implements LabApi {
       case 'closeTrace':
         return this.close();
       case 'recentRecords':
-        return { ok: true, records: this.recentRecords(cmd.limit ?? DEFAULT_RECENT_RECORDS), snapshot: await this.snapshot(), view: this.view };
+        return { ok: true, records: this.recentRecords(cmd.limit ?? DEFAULT_RECENT_RECORDS), snapshot: await this.snapshot(), view: this.view, history: this.replayHistory() ?? this.liveHistory() };
     }
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
     // A reproduction replaces the topology with its own: the recording ends with the session it recorded.
-    if (cmd.type === 'start' || cmd.type === 'runScenario') await this.stopRecording();
+    if (cmd.type === 'start' || cmd.type === 'runScenario') {
+      await this.stopRecording();
+      this.history = [];
+    }
     const reply = await this.session.command(cmd);
     if (!reply.ok) return reply;
     if (cmd.type === 'start') this.startRecording();
@@ -175,6 +180,28 @@ export class LabHost implements LabApi {
   }
 
   private budgetTimer: ReturnType<typeof setInterval> | null = null;
+  private history: LabEvent[] = [];
+  private historyStartedAt: number | null = null;
+
+  /** The live session's recent rounds, findings and the counters each round was made against (for catch-up). */
+  private keepHistory(b: LabBatch): void {
+    for (const e of b.events) {
+      if (e.type === 'snapshot') {
+        if (this.historyStartedAt !== e.snapshot.startedAt) this.history = [];
+        this.historyStartedAt = e.snapshot.startedAt;
+      } else if (e.type === 'round' || e.type === 'finding') this.history.push(e);
+      else if (e.type === 'links') {
+        const last = this.history.at(-1);
+        if (last?.type === 'links') this.history.pop();
+        this.history.push(e);
+      }
+    }
+    if (this.history.length > MAX_HISTORY_EVENTS) this.history.splice(0, this.history.length - MAX_HISTORY_EVENTS);
+  }
+
+  private liveHistory(): LabEvent[] {
+    return this.replay ? [] : this.history.slice();
+  }
 
   private startRecording(): void {
     if (!this.session.activeCluster) return;
@@ -315,10 +342,20 @@ export class LabHost implements LabApi {
     }
     const events: LabEvent[] = [{ type: 'view', view: this.view }];
     if (snapshot) events.push({ type: 'snapshot', snapshot, reset: true });
+    events.push(...this.liveHistory());
     const records = this.recentRecords(DEFAULT_RECENT_RECORDS);
     if (records.length) events.push({ type: 'records', records, droppedBefore: 0 });
     this.emit({ events });
     return { ok: true, view: this.view, snapshot };
+  }
+
+  /** An open trace's rounds, findings and counters up to its current time (null when live). */
+  private replayHistory(): LabEvent[] | null {
+    if (!this.replay) return null;
+    return this.replay.api
+      .labEventsUntil(this.replay.api.time)
+      .filter((e) => e.type === 'round' || e.type === 'finding' || e.type === 'links')
+      .slice(-MAX_HISTORY_EVENTS);
   }
 
   /** The last `limit` records the window would have now: the tap's (live) or the trace's up to the current time. */

@@ -84,7 +84,7 @@ export interface RecordBytes {
 
 /** What each command answers (`ok: false` carries a named error). */
 export type LabReply =
-  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[]; scenarios?: ScenarioInfo[]; scenario?: ScenarioResult; trace?: SavedTrace; traces?: TraceFileInfo[]; records?: UnitRecord[]; view?: LabView }
+  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[]; scenarios?: ScenarioInfo[]; scenario?: ScenarioResult; trace?: SavedTrace; traces?: TraceFileInfo[]; records?: UnitRecord[]; view?: LabView; history?: LabEvent[] }
   | { ok: false; error: string; message: string };
 
 export type LabEvent =
@@ -129,6 +129,13 @@ export interface SavedTrace {
   records: number;
   download?: string;
 }
+
+/**
+ * `recentRecords` also answers `history`: the session's recent round
+ * reports, findings and the link counters before each round, oldest first,
+ * so a window that (re)connects redraws its charts and findings too.
+ */
+export const MAX_HISTORY_EVENTS = 1500;
 
 /** One file of the traces folder (`listTraces`). */
 export interface TraceFileInfo {

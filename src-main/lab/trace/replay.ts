@@ -135,7 +135,8 @@ export class TraceReplay implements LabApi {
         } else if (e.action === 'pauseRounds') paused = true;
         else if (e.action === 'resumeRounds') paused = false;
       } else if (e.type === 'finding' && (e.finding.kind === 'dead' || e.finding.kind === 'exit')) {
-        for (const r of e.finding.ranks ?? []) states[r] = e.finding.kind === 'dead' ? 'dead' : 'exited';
+        // As in the live session, a killed (dead) rank stays dead when its process exit is reported after.
+        for (const r of e.finding.ranks ?? []) states[r] = e.finding.kind === 'dead' || states[r] === 'dead' ? 'dead' : 'exited';
       } else if (e.type === 'round') {
         roundsCompleted += 1;
         lastRound = Math.max(lastRound, e.report.round);

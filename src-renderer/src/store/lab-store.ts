@@ -100,6 +100,7 @@ async function catchUp(): Promise<void> {
   const events: LabEvent[] = [];
   if (reply.view) events.push({ type: 'view', view: reply.view });
   events.push({ type: 'snapshot', snapshot: reply.snapshot, reset: true });
+  if (reply.history) events.push(...reply.history);
   if (reply.records?.length) events.push({ type: 'records', records: reply.records, droppedBefore: 0 });
   queue.push({ events });
   scheduleFlush();
