@@ -15,7 +15,11 @@ const bin = path.join(root, 'bin', 'relay-lab.mjs');
 function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bin, ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (d) => (out += d));
@@ -59,7 +63,10 @@ describe('relay-lab scenario', () => {
     const r = await cli(['scenario', name, '--json']);
     const res = JSON.parse(r.out) as ScenarioResult;
     expect(res.name).toBe(name);
-    expect({ error: res.error, historical: res.historical.reproduced, current: res.current.held }).toEqual({ error: undefined, historical: true, current: true });
+    expect(
+      { error: res.error, historical: res.historical.reproduced, current: res.current.held },
+      JSON.stringify({ historical: res.historical.evidence, current: res.current.evidence }),
+    ).toEqual({ error: undefined, historical: true, current: true });
     expect(res.verdict).toBe('ok');
     expect(r.code).toBe(0);
     expect(res.processes.leftAlive).toEqual([]);
