@@ -2,12 +2,12 @@
 // reduce run at most ~1 MiB at a time and yield to the event loop in between,
 // so one big frame never stalls the sockets, heartbeats and timers that share
 // the engine's process. Bytes and tags are identical to the one-shot codec.
-import { reduceRealizedWork } from '@shared/fold';
+import { FoldAccumulator, encodeFoldedTensor, reduceRealizedWork } from '@shared/fold';
+import { WireError } from '@shared/wire/errors';
 import { MUX_HEADER_LEN, MUX_MAC_PREFIX_LEN, MUX_PROTOCOL_VERSION, MUX_RECORD_MAGIC, ROUND_KIND_MODEL } from '@shared/wire/constants';
 import { writeU32LE } from '@shared/wire/bytes';
 import type { Mac } from '@shared/wire/mac';
 import { encodeRoundFrameChunks, type RoundFrame } from '@shared/wire/round-frame';
-import { encodeFoldedTensor, FoldAcc } from './fold-acc';
 
 export const SLICE_BYTES = 1 << 20;
 
@@ -63,10 +63,10 @@ export async function muxHeaderSliced(kindByte: number, rank: number, payload: U
 export async function reduceSliced(frames: RoundFrame[]): Promise<RoundFrame> {
   const bytes = frames.reduce((a, f) => a + f.tensors.reduce((x, t) => x + (t.data?.length ?? 0), 0), 0);
   if (bytes <= 4 * SLICE_BYTES) return reduceRealizedWork(frames);
-  const acc = new FoldAcc();
+  const acc = new FoldAccumulator();
   for (let i = 0; i < frames.length; i++) {
     const f = frames[i];
-    const sink = acc.depositSink(i);
+    const sink = acc.beginDeposit(i);
     sink.onHeader!({ roundKind: f.roundKind, weight: f.weight, numTensors: f.tensors.length });
     for (let t = 0; t < f.tensors.length; t++) {
       const tensor = f.tensors[t];
@@ -80,7 +80,10 @@ export async function reduceSliced(frames: RoundFrame[]): Promise<RoundFrame> {
     }
     sink.onComplete!({ tag: new Uint8Array(8), wireLen: 0 });
   }
-  const { roundKind, weight, tensors } = acc.result();
+  const sums = acc.sums();
+  if (!sums) throw new WireError('BAD_PAYLOAD', 'no accepted frames in this round');
+  // f32 sums are views of the accumulator: scaled in place, then encoded.
+  const { roundKind, weight, tensors } = sums;
   if (roundKind === ROUND_KIND_MODEL && weight > 0) {
     const inv = Math.fround(1 / weight);
     for (const t of tensors) {
