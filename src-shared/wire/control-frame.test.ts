@@ -17,21 +17,10 @@ import {
   type ControlMsg,
   type TimingMsg,
 } from './control-msgs';
-import { WireError, type WireErrorCode } from './errors';
 import { nobleMac } from './mac';
-import { SAMPLE_SALT, SALT_A } from './test-helpers';
+import { SAMPLE_SALT, SALT_A, codeOf } from './test-helpers';
 
 const mac = nobleMac(SAMPLE_SALT);
-
-function codeOf(f: () => unknown): WireErrorCode | 'none' {
-  try {
-    f();
-    return 'none';
-  } catch (e) {
-    if (e instanceof WireError) return e.code;
-    throw e;
-  }
-}
 
 const startEpoch: ControlMsg = { type: 'StartEpoch', epoch: 7, partitionOffset: 100, partitionSize: 256 };
 

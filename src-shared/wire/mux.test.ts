@@ -2,23 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, concatBytes, hexToBytes, writeU32LE } from './bytes';
 import { REC_BROADCAST, REC_HOST_FRAME } from './constants';
-import { WireError, type WireErrorCode } from './errors';
 import { nobleMac } from './mac';
 import { decodeMuxRecord, encodeMuxHeader, encodeMuxRecord, parseMuxHeader, type MuxRecord } from './mux';
-import { SALT_A, SALT_B } from './test-helpers';
+import { SALT_A, SALT_B, codeOf } from './test-helpers';
 
 const macA = nobleMac(SALT_A);
 const macB = nobleMac(SALT_B);
-
-function codeOf(f: () => unknown): WireErrorCode | 'none' {
-  try {
-    f();
-    return 'none';
-  } catch (e) {
-    if (e instanceof WireError) return e.code;
-    throw e;
-  }
-}
 
 const roundTrip = (rec: MuxRecord, mac = macA) => decodeMuxRecord(encodeMuxRecord(rec, mac), mac);
 

@@ -11,7 +11,6 @@ import {
   DEFAULT_FRAME_CEILING,
   REC_HOST_FRAME,
 } from './constants';
-import { WireError, type WireErrorCode } from './errors';
 import { encodeLenFrame } from './len-frame';
 import { nobleMac } from './mac';
 import { decodeMuxRecord, encodeMuxRecord, streamModelSizedKinds } from './index';
@@ -24,17 +23,7 @@ import {
   type FrameSink,
 } from './readers';
 import { RoundFrameStreamParser } from './round-frame-stream';
-import { SALT_A, VECTORS } from './test-helpers';
-
-function codeOf(f: () => unknown): WireErrorCode | 'none' {
-  try {
-    f();
-    return 'none';
-  } catch (e) {
-    if (e instanceof WireError) return e.code;
-    throw e;
-  }
-}
+import { SALT_A, VECTORS, codeOf } from './test-helpers';
 
 /** Splits at `cut`, pushes both parts, then signals the end of the stream. */
 function feedSplit(

@@ -3,11 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, concatBytes } from './bytes';
 import { DTYPE_BF16, DTYPE_F32 } from './constants';
-import { WireError, type WireErrorCode } from './errors';
 import { nobleMac } from './mac';
 import { encodeRoundFrame, tensorFromValues, elidedTensor, type RoundFrame } from './round-frame';
 import { RoundFrameStreamParser, type RoundFrameSink } from './round-frame-stream';
-import { TEST_SALT } from './test-helpers';
+import { TEST_SALT, codeOf } from './test-helpers';
 
 const mac = nobleMac(TEST_SALT);
 const frame: RoundFrame = {
@@ -24,16 +23,6 @@ const frame: RoundFrame = {
   ],
 };
 const bytes = encodeRoundFrame(frame, mac);
-
-function codeOf(f: () => unknown): WireErrorCode | 'none' {
-  try {
-    f();
-    return 'none';
-  } catch (e) {
-    if (e instanceof WireError) return e.code;
-    throw e;
-  }
-}
 
 function recorder() {
   const log: string[] = [];

@@ -8,7 +8,6 @@ import {
   ROUND_KIND_CONTROL,
   ROUND_KIND_MODEL,
 } from './constants';
-import { WireError, type WireErrorCode } from './errors';
 import { nobleMac } from './mac';
 import {
   bf16BitsToF32,
@@ -24,19 +23,9 @@ import {
   tensorValues,
   type RoundFrame,
 } from './round-frame';
-import { AGENT_SALT, ROGUE_SALT, TEST_SALT } from './test-helpers';
+import { AGENT_SALT, ROGUE_SALT, TEST_SALT, codeOf } from './test-helpers';
 
 const mac = nobleMac(AGENT_SALT);
-
-function codeOf(f: () => unknown): WireErrorCode | 'none' {
-  try {
-    f();
-    return 'none';
-  } catch (e) {
-    if (e instanceof WireError) return e.code;
-    throw e;
-  }
-}
 
 const frame = (over: Partial<RoundFrame> = {}): RoundFrame => ({
   roundKind: ROUND_KIND_MODEL,

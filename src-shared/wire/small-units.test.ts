@@ -4,7 +4,6 @@ import { bytesToHex, hexToBytes } from './bytes';
 import { channelOfMagic, encodeChannelMagic, expectChannelMagic } from './channel';
 import { DEFAULT_FRAME_CEILING, FRAME_CEILING_FLOOR, deriveFrameCeiling } from './constants';
 import { FrameCeiling } from './frame-ceiling';
-import { WireError, type WireErrorCode } from './errors';
 import {
   decodeControlAck,
   decodeControlHandshake,
@@ -22,17 +21,7 @@ import { FixedReader } from './fixed-reader';
 import { decodeLenFrame, encodeLenFrame, encodeLenPrefix } from './len-frame';
 import { nobleMac } from './mac';
 import { randomSaltHex, saltFromHex, saltToHex } from './salt';
-import { AGENT_SALT, SAMPLE_SALT } from './test-helpers';
-
-function codeOf(f: () => unknown): WireErrorCode | 'none' {
-  try {
-    f();
-    return 'none';
-  } catch (e) {
-    if (e instanceof WireError) return e.code;
-    throw e;
-  }
-}
+import { AGENT_SALT, SAMPLE_SALT, codeOf } from './test-helpers';
 
 describe('handshakes (3.6)', () => {
   const mac = nobleMac(AGENT_SALT);

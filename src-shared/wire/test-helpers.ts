@@ -2,6 +2,7 @@
 // into fixtures/ so a fresh clone has them) and the spec's named salts.
 import vectorsJson from '../../fixtures/wire-vectors.json';
 import { hexToBytes } from './bytes';
+import { WireError, type WireErrorCode } from './errors';
 
 export interface WireVector {
   name: string;
@@ -19,3 +20,14 @@ export const SAMPLE_SALT = hexToBytes('112233445566778899aabbccddeeff00');
 export const AGENT_SALT = hexToBytes('112233445566778899aabbccddeeff01');
 export const TEST_SALT = hexToBytes('42424242424242424242424242424242');
 export const ROGUE_SALT = new Uint8Array(16).fill(0xaa);
+
+/** The code of the WireError that `f` throws, or 'none'; anything else thrown is a failure. */
+export function codeOf(f: () => unknown): WireErrorCode | 'none' {
+  try {
+    f();
+    return 'none';
+  } catch (e) {
+    if (e instanceof WireError) return e.code;
+    throw e;
+  }
+}
