@@ -299,13 +299,21 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await expect.poll(() => banner.count(), WAIT).toBe(0);
     // Live records flow again (the list may be scrolled anywhere: read the counts).
     const seenCount = async () =>
-      Number(/of ([\d,]+) seen/.exec((await page.getByLabel('Record counts').textContent()) ?? '')?.[1]?.replace(/,/g, ''));
+      Number(
+        /of ([\d,]+) seen/
+          .exec((await page.getByLabel('Record counts').textContent()) ?? '')?.[1]
+          ?.replace(/,/g, ''),
+      );
     const live = await seenCount();
     await expect.poll(seenCount, WAIT).toBeGreaterThan(live);
-    expect(await page.getByRole('button', { name: 'rank 5', exact: true }).getAttribute('data-state')).toBe('dead');
+    expect(await page.getByRole('button', { name: 'rank 5', exact: true }).getAttribute('data-state')).toBe(
+      'dead',
+    );
     // The live findings come back with it (rank 5 was killed before the trace was opened).
     const findings = page.getByRole('region', { name: 'Findings' });
-    await expect.poll(() => findings.getByRole('button', { name: 'Jump to a record of rank 5' }).count(), WAIT).toBeGreaterThan(0);
+    await expect
+      .poll(() => findings.getByRole('button', { name: 'Jump to a record of rank 5' }).count(), WAIT)
+      .toBeGreaterThan(0);
     await shot('13-back-to-live');
   });
 
@@ -331,7 +339,10 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
 
     const filter = page.getByRole('textbox', { name: 'Filter' });
     await filter.fill('kind == HostFrame');
-    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-kind="HostFrame"]').first();
+    const row = page
+      .getByRole('region', { name: 'Records' })
+      .locator('[role="row"][data-kind="HostFrame"]')
+      .first();
     await row.click(WAIT);
     const bytes = page.getByRole('region', { name: 'Inspector' }).getByRole('region', { name: 'Bytes' });
     const firstBytes = async () =>
@@ -412,6 +423,8 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await page.getByRole('button', { name: 'Reproductions' }).click();
     const dialog = page.getByRole('dialog', { name: 'Reproductions' });
     await dialog.getByRole('button', { name: 'scenario hostile-length' }).click(WAIT);
+    // The historical side is a lab-only behaviour and says so before it runs.
+    expect(await dialog.textContent()).toContain('Historical run: lab-only historical behaviour');
     await dialog.getByRole('button', { name: 'Run reproduction' }).click();
     const result = dialog.getByRole('region', { name: 'Scenario result' });
     await result.waitFor(WAIT);

@@ -60,6 +60,8 @@ export function ScenariosDialog() {
                   {info.title} <span className="tag">{info.incident}</span>
                 </h3>
                 <p>{info.narrative}</p>
+                {/* Lab-only behaviours are labelled wherever they appear (WIRE.md 7.5). */}
+                <p className="small">Historical run: {info.historicalBehaviour}</p>
                 <button
                   type="button"
                   className="primary"
