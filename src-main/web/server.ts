@@ -24,6 +24,8 @@ export interface WebServerOptions {
   token?: string;
   /** The traces folder: saved traces are downloaded from it and uploads land in it (GET/POST /traces). */
   tracesDir?: string;
+  /** The largest trace upload (default MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
 }
 
 export interface WebServer {
@@ -55,9 +57,21 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   };
 
   server.on('request', (req, res) => {
+    // A throw here would be an uncaught exception that ends the whole lab.
+    try {
+      onRequest(req, res);
+    } catch (e) {
+      if (!res.headersSent) refuse(res, 500, 'internal error');
+      else res.destroy();
+      process.stderr.write(`relay-lab web: request failed: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+  });
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     if (!hostAllowed(req.headers.host, port)) return refuse(res, 403, 'forbidden: wrong Host');
-    const url = new URL(req.url ?? '/', expectedOrigin(port));
-    if (opts.tracesDir && handleTraceFiles(req, res, url, { tracesDir: opts.tracesDir, token, port, headers: securityHeaders }))
+    const url = requestUrl(req.url, port);
+    if (!url) return refuse(res, 400, 'bad request target');
+    if (opts.tracesDir && handleTraceFiles(req, res, url, { tracesDir: opts.tracesDir, token, port, headers: securityHeaders, maxUploadBytes: opts.maxUploadBytes }))
       return;
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
     const isPage = url.pathname === '/' || url.pathname === '/index.html';
@@ -72,18 +86,19 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       'Content-Length': file.body.length,
     });
     res.end(req.method === 'HEAD' ? undefined : file.body);
-  });
+  };
 
   server.on('upgrade', (req, socket: Duplex, head) => {
-    const url = new URL(req.url ?? '/', expectedOrigin(port));
+    socket.on('error', () => socket.destroy());
+    const url = requestUrl(req.url, port);
     const reason =
-      url.pathname !== '/ws'
+      url?.pathname !== '/ws'
         ? '404 Not Found'
         : !hostAllowed(req.headers.host, port)
           ? '403 Forbidden'
           : !originAllowed(req.headers.origin, port)
             ? '403 Forbidden'
-            : !tokenMatches(url.searchParams.get('token'), token)
+            : !tokenMatches(url?.searchParams.get('token'), token)
               ? '403 Forbidden'
               : null;
     if (reason) {
@@ -110,6 +125,21 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * The request target as a URL on our origin, or null when it does not parse
+ * (an absolute-form target such as `http://[` makes `new URL` throw). Only
+ * origin-form targets (`/path?query`) are accepted: a browser sends nothing
+ * else to an origin server.
+ */
+export function requestUrl(target: string | undefined, port: number): URL | null {
+  if (typeof target !== 'string' || !target.startsWith('/') || target.startsWith('//')) return null;
+  try {
+    return new URL(target, expectedOrigin(port));
+  } catch {
+    return null;
+  }
 }
 
 function serveClient(ws: WebSocket, api: LabApi): void {

@@ -7,6 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { readTraceFile } from '../lab/trace/ndjson';
 import { originAllowed, tokenMatches } from './guard';
 
@@ -53,21 +56,7 @@ export function handleTraceFiles(req: http.IncomingMessage, res: http.ServerResp
       reply(res, opts, 403, { error: 'FORBIDDEN', message: 'wrong Origin' });
       return true;
     }
-    const name = decodeURIComponent(url.pathname.slice('/traces/'.length));
-    const file = path.join(opts.tracesDir, name);
-    if (!DOWNLOAD_NAME.test(name) || !fs.existsSync(file)) {
-      reply(res, opts, 404, { error: 'NOT_FOUND', message: 'no such trace' });
-      return true;
-    }
-    const size = fs.statSync(file).size;
-    res.writeHead(200, {
-      ...opts.headers(),
-      'Content-Type': name.endsWith('.pcapng') ? 'application/vnd.tcpdump.pcap' : 'application/x-ndjson',
-      'Content-Length': size,
-      'Content-Disposition': `attachment; filename="${name}"`,
-    });
-    if (req.method === 'HEAD') res.end();
-    else fs.createReadStream(file).pipe(res);
+    void sendDownload(req, res, url, opts);
     return true;
   }
   if (req.method === 'POST' && url.pathname === '/traces') {
@@ -82,6 +71,71 @@ export function handleTraceFiles(req: http.IncomingMessage, res: http.ServerResp
   return true;
 }
 
+/** `decodeURIComponent`, or null for a malformed escape such as `%E0%A4%A` (it throws URIError). */
+function decodePathPart(part: string): string | null {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return null;
+  }
+}
+
+async function sendDownload(req: http.IncomingMessage, res: http.ServerResponse, url: URL, opts: TraceFilesOptions): Promise<void> {
+  const name = decodePathPart(url.pathname.slice('/traces/'.length));
+  const notFound = (): void => reply(res, opts, 404, { error: 'NOT_FOUND', message: 'no such trace' });
+  if (name === null || !DOWNLOAD_NAME.test(name)) return notFound();
+  // One open file: its stat and its bytes are the same file, which may be a
+  // folder or vanish between checks; no symlink is followed out of the folder.
+  let handle: fs.promises.FileHandle;
+  try {
+    handle = await fs.promises.open(path.join(opts.tracesDir, name), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+  } catch {
+    return notFound();
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile()) {
+      await handle.close();
+      return notFound();
+    }
+    res.writeHead(200, {
+      ...opts.headers(),
+      'Content-Type': name.endsWith('.pcapng') ? 'application/vnd.tcpdump.pcap' : 'application/x-ndjson',
+      'Content-Length': stat.size,
+      'Content-Disposition': `attachment; filename="${name}"`,
+    });
+    if (req.method === 'HEAD') {
+      await handle.close();
+      res.end();
+      return;
+    }
+    await pipeline(handle.createReadStream({ end: Math.max(0, stat.size - 1) }), res);
+  } catch {
+    await handle.close().catch(() => {});
+    if (!res.headersSent) reply(res, opts, 500, { error: 'READ_FAILED', message: 'the trace could not be read' });
+    else res.destroy();
+  }
+}
+
+/**
+ * Gives the checked upload its final name without ever replacing a file:
+ * a hard link fails on an existing name (rename would overwrite one that
+ * another upload or a save took since uploadName looked).
+ */
+function keepUpload(partial: string, wanted: string | null, dir: string): string {
+  for (;;) {
+    const name = uploadName(wanted, dir);
+    try {
+      fs.linkSync(partial, path.join(dir, name));
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EEXIST') continue;
+      throw e;
+    }
+    fs.rmSync(partial, { force: true });
+    return name;
+  }
+}
+
 async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse, url: URL, opts: TraceFilesOptions): Promise<void> {
   const max = opts.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -89,32 +143,35 @@ async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse
     req.resume();
     return reply(res, opts, 413, { error: 'TOO_LARGE', message: `a trace upload is limited to ${max} bytes` });
   }
-  fs.mkdirSync(opts.tracesDir, { recursive: true });
-  const partial = path.join(opts.tracesDir, `.upload-${process.pid}-${Date.now()}`);
-  const out = fs.createWriteStream(partial);
+  const partial = path.join(opts.tracesDir, `.upload-${randomUUID()}`);
   let received = 0;
-  let tooLarge = false;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
+  // Counts and caps the bytes as they pass, so a body without (or lying
+  // about) Content-Length still stops at the limit.
+  const limit = new Transform({
+    transform(chunk: Buffer, _enc, done) {
       received += chunk.length;
-      if (received > max) {
-        tooLarge = true;
-        break;
-      }
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
-    }
-    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-    if (tooLarge) throw Object.assign(new Error(`a trace upload is limited to ${max} bytes`), { code: 'TOO_LARGE', status: 413 });
+      if (received > max)
+        done(Object.assign(new Error(`a trace upload is limited to ${max} bytes`), { code: 'TOO_LARGE', status: 413 }));
+      else done(null, chunk);
+    },
+  });
+  try {
+    fs.mkdirSync(opts.tracesDir, { recursive: true });
+    // A write error (disk full, folder gone) rejects here instead of being an
+    // unhandled 'error' event that ends the process.
+    await pipeline(req, limit, fs.createWriteStream(partial, { flags: 'wx' }));
     // Only a trace is kept: its header line must read as one.
     for await (const item of readTraceFile(partial)) {
       if (item.kind === 'header') break;
     }
-    const name = uploadName(url.searchParams.get('name'), opts.tracesDir);
-    fs.renameSync(partial, path.join(opts.tracesDir, name));
+    const name = keepUpload(partial, url.searchParams.get('name'), opts.tracesDir);
     reply(res, opts, 200, { name, bytes: received });
   } catch (e) {
-    out.destroy();
     fs.rmSync(partial, { force: true });
+    if (!req.complete) {
+      // Tell the client why, then stop reading the rest of a too-large body.
+      res.setHeader('Connection', 'close');
+    }
     const err = e as { code?: string; status?: number; message?: string };
     reply(res, opts, err.status ?? 400, { error: typeof err.code === 'string' ? err.code : 'BAD_TRACE', message: err.message ?? String(e) });
   }
