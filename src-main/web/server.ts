@@ -13,7 +13,7 @@ import { newToken, hostAllowed, originAllowed, tokenMatches, expectedOrigin } fr
 import { readStatic } from './static-files';
 import { FrameBatcher } from './batcher';
 import { handleTraceFiles } from './trace-files';
-import { MAX_CLIENT_MESSAGE, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
+import { MAX_CLIENT_MESSAGE, MAX_PENDING_COMMANDS, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
 
 export interface WebServerOptions {
   api: LabApi;
@@ -157,9 +157,16 @@ function serveClient(ws: WebSocket, api: LabApi): void {
       batcher.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
   });
 
+  let pending = 0;
   ws.on('message', (data, isBinary) => {
-    void handleMessage(api, isBinary ? null : data.toString()).then((out) => {
-      if (out) send(out);
+    const parsed = parseClientMessage(isBinary ? null : data.toString());
+    if ('error' in parsed) return send(parsed);
+    const busy = busyReason(pending, ws.bufferedAmount);
+    if (busy) return send({ type: 'reply', id: parsed.id, reply: { ok: false, error: 'BUSY', message: busy } });
+    pending++;
+    void runCommand(api, parsed.command).then((reply) => {
+      pending--;
+      send({ type: 'reply', id: parsed.id, reply });
     });
   });
   ws.on('close', () => {
@@ -169,26 +176,44 @@ function serveClient(ws: WebSocket, api: LabApi): void {
   ws.on('error', () => ws.terminate());
 }
 
-async function handleMessage(api: LabApi, text: string | null): Promise<ServerMessage | null> {
+/**
+ * Why a client's next command is refused before it runs, or null. A client
+ * that floods commands, or stops reading its replies, would otherwise grow
+ * this process's memory without bound.
+ */
+export function busyReason(pending: number, bufferedAmount: number): string | null {
+  if (pending >= MAX_PENDING_COMMANDS) return `more than ${MAX_PENDING_COMMANDS} commands are still running`;
+  if (bufferedAmount > MAX_SOCKET_BACKLOG) return 'earlier replies have not been read yet';
+  return null;
+}
+
+/** A client message as `{ id, command }`, or the named error sent back for anything else. */
+export function parseClientMessage(
+  text: string | null,
+): { id: number; command: unknown } | Extract<ServerMessage, { type: 'error' }> {
+  const bad = (message: string) => ({ type: 'error' as const, error: 'BAD_MESSAGE' as const, message });
+  if (text === null) return bad('messages are JSON text, not binary');
   let msg: unknown;
   try {
-    msg = text === null ? null : JSON.parse(text);
+    msg = JSON.parse(text);
   } catch {
-    return null;
+    return bad('the message is not valid JSON');
   }
-  if (typeof msg !== 'object' || msg === null || !Number.isSafeInteger((msg as { id?: unknown }).id))
-    return null;
-  const { id, command } = msg as { id: number; command: unknown };
-  let reply: LabReply;
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return bad('the message must be an object { id, command }');
+  const { id, command } = msg as { id?: unknown; command?: unknown };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id)) return bad('the message needs an integer id');
+  return { id, command };
+}
+
+async function runCommand(api: LabApi, command: unknown): Promise<LabReply> {
   try {
     const cmd = validateLabCommand(command);
-    reply = await api.command(cmd).catch((e: unknown) => ({
+    return await api.command(cmd).catch((e: unknown) => ({
       ok: false as const,
       error: 'COMMAND_FAILED',
       message: e instanceof Error ? e.message : String(e),
     }));
   } catch (e) {
-    reply = badCommandReply(e);
+    return badCommandReply(e);
   }
-  return { type: 'reply', id, reply };
 }
