@@ -5,7 +5,8 @@ import type { LabBatch, LabCommand, LabReply, TraceCommand } from '@shared/lab/c
 
 export interface IpcMainInvokeEventLike {
   sender: { id: number };
-  senderFrame: { url: string } | null;
+  /** WebFrameMain: `parent` is null for the window's main frame. */
+  senderFrame: { url: string; parent?: unknown } | null;
 }
 
 export interface WebContentsLike {
@@ -13,7 +14,7 @@ export interface WebContentsLike {
   send(channel: string, ...args: unknown[]): void;
   isDestroyed(): boolean;
   on(
-    event: 'will-navigate' | 'will-redirect' | 'will-attach-webview',
+    event: 'will-navigate' | 'will-frame-navigate' | 'will-redirect' | 'will-attach-webview',
     listener: (e: { preventDefault(): void }, ...rest: unknown[]) => void,
   ): void;
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'deny' | 'allow' }): void;

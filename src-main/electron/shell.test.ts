@@ -123,7 +123,7 @@ describe('Electron shell wiring', () => {
       null,
       contents,
     );
-    for (const event of ['will-navigate', 'will-redirect', 'will-attach-webview']) {
+    for (const event of ['will-navigate', 'will-frame-navigate', 'will-redirect', 'will-attach-webview']) {
       let prevented = false;
       handlers.get(event)!({ preventDefault: () => (prevented = true) });
       expect(prevented, event).toBe(true);
@@ -149,6 +149,10 @@ describe('Electron shell wiring', () => {
     expect(await handler({ sender: { id: 41 }, senderFrame: null }, { type: 'stop' })).toMatchObject({
       error: 'FORBIDDEN',
     });
+    // A subframe showing the app page is still not the window's page.
+    expect(
+      await handler({ sender: { id: 41 }, senderFrame: { url: paths.appUrl, parent: { url: paths.appUrl } } }, { type: 'stop' }),
+    ).toMatchObject({ error: 'FORBIDDEN' });
     expect(lab.commands).toEqual([]);
     expect(await handler(fromApp, { type: 'killRank', rank: -4 })).toMatchObject({
       ok: false,

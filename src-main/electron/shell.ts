@@ -29,6 +29,8 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
   // Applies to every web contents ever created, including any a bug might open.
   app.on('web-contents-created', (_e, contents) => {
     contents.on('will-navigate', (e) => e.preventDefault());
+    // will-navigate covers only the main frame (Electron 25+); subframes navigate here.
+    contents.on('will-frame-navigate', (e) => e.preventDefault());
     contents.on('will-redirect', (e) => e.preventDefault());
     contents.on('will-attach-webview', (e) => e.preventDefault());
     contents.setWindowOpenHandler(({ url }) => ({ action: navigationAllowed(url) ? 'allow' : 'deny' }));
@@ -36,7 +38,8 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
 
   ipcMain.handle(COMMAND_CHANNEL, async (event, raw): Promise<LabReply> => {
     const trusted = { windowId: win?.webContents.id ?? null, appUrl: paths.appUrl };
-    if (!senderAllowed({ senderId: event.sender.id, frameUrl: event.senderFrame?.url }, trusted)) {
+    const fromSubframe = event.senderFrame?.parent != null;
+    if (fromSubframe || !senderAllowed({ senderId: event.sender.id, frameUrl: event.senderFrame?.url }, trusted)) {
       return { ok: false, error: 'FORBIDDEN', message: 'IPC from an untrusted sender' };
     }
     try {
