@@ -92,4 +92,10 @@ describe('browser mode under hostile requests', () => {
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.upload') || n.startsWith('big'))).toEqual([]);
     expect((await request(server.port, 'GET', page())).status).toBe(200);
   });
+
+  it('needs the token for the page under every spelling of its path', async () => {
+    for (const alias of ['/', '/index.html', '/%69ndex.html', '/index.html/', '/index%2ehtml', '/index.html%2f', '/./index.html'])
+      expect((await request(server.port, 'GET', alias)).status, alias).toBe(403);
+    expect((await request(server.port, 'GET', `/%69ndex.html?token=${server.token}`)).status).toBe(200);
+  });
 });

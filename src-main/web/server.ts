@@ -74,11 +74,11 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     if (opts.tracesDir && handleTraceFiles(req, res, url, { tracesDir: opts.tracesDir, token, port, headers: securityHeaders, maxUploadBytes: opts.maxUploadBytes }))
       return;
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
-    const isPage = url.pathname === '/' || url.pathname === '/index.html';
+    const file = readStatic(opts.rendererDir, url.pathname === '/' ? '/index.html' : url.pathname);
     // The page needs the token; its scripts and styles are the public app code.
-    if (isPage && !tokenMatches(url.searchParams.get('token'), token))
+    // Judged on the file resolved, so no spelling (/%69ndex.html, /index.html/) skips it.
+    if (file?.relPath === 'index.html' && !tokenMatches(url.searchParams.get('token'), token))
       return refuse(res, 403, 'forbidden: missing or wrong token');
-    const file = readStatic(opts.rendererDir, isPage ? '/index.html' : url.pathname);
     if (!file) return refuse(res, 404, 'not found');
     res.writeHead(200, {
       ...securityHeaders(),

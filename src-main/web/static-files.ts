@@ -18,6 +18,8 @@ const TYPES: Record<string, string> = {
 export interface StaticFile {
   body: Buffer;
   type: string;
+  /** The file's path under the root, '/'-separated: what was actually resolved, whatever spelling the URL used. */
+  relPath: string;
 }
 
 /** Resolves a URL path inside `root`; null for anything that escapes it or does not exist. */
@@ -39,5 +41,9 @@ export function readStatic(root: string, urlPath: string): StaticFile | null {
     return null;
   }
   if (!stat.isFile()) return null;
-  return { body: fs.readFileSync(full), type: TYPES[path.extname(full)] ?? 'application/octet-stream' };
+  return {
+    body: fs.readFileSync(full),
+    type: TYPES[path.extname(full)] ?? 'application/octet-stream',
+    relPath: path.relative(rootAbs, full).split(path.sep).join('/'),
+  };
 }
