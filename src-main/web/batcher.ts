@@ -7,12 +7,35 @@ import type { LabBatch, LabEvent } from '@shared/lab/contract';
 
 export const FRAME_MS = 16;
 export const MAX_PENDING_RECORDS = 5000;
+/**
+ * Events of every kind one client may have pending. Rounds, findings, logs
+ * (and the links each round keeps) would otherwise pile up without bound
+ * while a client does not read (a frozen background tab).
+ */
+export const MAX_PENDING_EVENTS = 10_000;
+/** Event kinds that may be dropped, oldest first, past MAX_PENDING_EVENTS (the rest are one of a kind). */
+const DROPPABLE: ReadonlySet<LabEvent['type']> = new Set(['round', 'finding', 'log', 'links']);
 
 export class EventCoalescer {
   private pending: LabEvent[] = [];
+  private dropped = 0;
 
   add(batch: LabBatch): void {
     for (const ev of batch.events) this.addOne(ev);
+    if (this.pending.length > MAX_PENDING_EVENTS) this.trim();
+  }
+
+  /** Drops the oldest droppable events down to 90% of the cap (so trimming is not paid on every add). */
+  private trim(): void {
+    let excess = this.pending.length - Math.floor(MAX_PENDING_EVENTS * 0.9);
+    this.pending = this.pending.filter((ev) => {
+      if (excess > 0 && DROPPABLE.has(ev.type)) {
+        excess--;
+        this.dropped++;
+        return false;
+      }
+      return true;
+    });
   }
 
   get empty(): boolean {
@@ -22,6 +45,10 @@ export class EventCoalescer {
   take(): LabBatch {
     const events = this.pending;
     this.pending = [];
+    if (this.dropped > 0) {
+      events.unshift({ type: 'log', level: 'warn', message: `${this.dropped} older events were dropped while this window was not keeping up` });
+      this.dropped = 0;
+    }
     return { events };
   }
 
