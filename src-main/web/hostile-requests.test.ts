@@ -98,4 +98,13 @@ describe('browser mode under hostile requests', () => {
       expect((await request(server.port, 'GET', alias)).status, alias).toBe(403);
     expect((await request(server.port, 'GET', `/%69ndex.html?token=${server.token}`)).status).toBe(200);
   });
+
+  it('answers an upload that declares too many bytes with 413 and closes, without reading the body', async () => {
+    const origin = `http://127.0.0.1:${server.port}`;
+    const head =
+      `POST /traces?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nOrigin: ${origin}\r\n` +
+      `Content-Length: 1000000000000\r\n\r\n`;
+    // raw() resolves when the server closes the socket: it must not wait for the terabyte.
+    expect(await raw(server.port, head)).toBe(413);
+  });
 });

@@ -140,7 +140,9 @@ async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse
   const max = opts.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > max) {
-    req.resume();
+    // Answer at once and close: draining the declared body would read up to
+    // all of it for nothing.
+    res.setHeader('Connection', 'close');
     return reply(res, opts, 413, { error: 'TOO_LARGE', message: `a trace upload is limited to ${max} bytes` });
   }
   const partial = path.join(opts.tracesDir, `.upload-${randomUUID()}`);
