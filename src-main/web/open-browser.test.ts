@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { openInAppMode, findChromium } from './open-browser';
 
 describe('opening the lab in a local browser', () => {
@@ -22,7 +23,14 @@ describe('opening the lab in a local browser', () => {
         })
         .toBe(true);
       const args = fs.readFileSync(argsFile, 'utf8').trim().split('\n');
-      expect(args).toContain(`--app=${url}`);
+      // The token stays off the command line (every local user can read it):
+      // the browser starts on a page only this user can read, which goes on to the URL.
+      expect(args.join(' ')).not.toContain('abc');
+      const app = args.find((a) => a.startsWith('--app='))!.slice('--app='.length);
+      const page = fileURLToPath(app);
+      expect(fs.statSync(page).mode & 0o077).toBe(0);
+      expect(fs.statSync(path.dirname(page)).mode & 0o077).toBe(0);
+      expect(fs.readFileSync(page, 'utf8')).toContain(`content="0;url=${url}"`);
       expect(args.some((a) => a.startsWith('--user-data-dir='))).toBe(true);
     } finally {
       if (saved === undefined) delete process.env.RELAY_LAB_BROWSER;

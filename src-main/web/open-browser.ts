@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const CANDIDATES: Record<string, string[]> = {
   linux: [
@@ -53,6 +54,34 @@ export function findChromium(): string | null {
   return null;
 }
 
+/** How long the launch page stays on disk: the browser reads it once, at start. */
+const LAUNCH_PAGE_LIFETIME_MS = 120_000;
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * A page only this user can read that sends the browser on to `url`. The
+ * browser is started on this page's file URL rather than on `url`, because a
+ * command line is readable by every local user (/proc/PID/cmdline, ps) and
+ * `url` carries this launch's token.
+ */
+export function writeLaunchPage(url: string): { file: string; remove(): void } {
+  // mkdtemp makes the folder 0700; the file is 0600 as well.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-launch-'));
+  const file = path.join(dir, 'open.html');
+  const target = escapeAttribute(url);
+  fs.writeFileSync(
+    file,
+    '<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer">' +
+      `<meta http-equiv="refresh" content="0;url=${target}"><title>Relay Lab</title>` +
+      `<a href="${target}">Open Relay Lab</a>\n`,
+    { mode: 0o600 },
+  );
+  return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
 /** Starts the browser detached; returns what was run, or null when none was found. */
 export function openInAppMode(url: string): string | null {
   const exe = findChromium();
@@ -60,12 +89,15 @@ export function openInAppMode(url: string): string | null {
   // A profile of our own: the lab window does not mix with the person's browsing.
   const profile = path.join(os.homedir(), '.cache', 'relay-lab', 'browser-profile');
   fs.mkdirSync(profile, { recursive: true });
+  const launch = writeLaunchPage(url);
   const child = spawn(
     exe,
-    [`--app=${url}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check'],
+    [`--app=${pathToFileURL(launch.file).toString()}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check'],
     { detached: true, stdio: 'ignore' },
   );
   child.on('error', () => {});
   child.unref();
+  setTimeout(launch.remove, LAUNCH_PAGE_LIFETIME_MS).unref();
+  process.once('exit', launch.remove);
   return exe;
 }
