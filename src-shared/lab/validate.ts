@@ -17,7 +17,10 @@ export class LabCommandError extends Error {
 export const COMMAND_LIMITS = {
   maxHosts: 16,
   maxRanksPerHost: 32,
-  maxModelBytes: 1024 * 1024 * 1024,
+  /** Rank OS processes in one topology (the session's own limit too). */
+  maxTotalRanks: 64,
+  /** The session's limit too: every rank holds a model this big. */
+  maxModelBytes: 512 * 1024 * 1024,
   maxIntervalMs: 60_000,
   maxStalenessMs: 600_000,
   maxCompareRounds: 1000,
@@ -82,6 +85,8 @@ export function validateTopologyConfig(v: unknown, where = 'config'): Partial<To
     out.ranksPerHost = rph.map((k, i) =>
       int(k, `${where}.ranksPerHost[${i}]`, 1, COMMAND_LIMITS.maxRanksPerHost),
     );
+    if (out.ranksPerHost.reduce((a, b) => a + b, 0) > COMMAND_LIMITS.maxTotalRanks)
+      fail(`${where}.ranksPerHost may hold at most ${COMMAND_LIMITS.maxTotalRanks} ranks in all`);
   }
   if (v.modelBytes !== undefined) {
     out.modelBytes = int(v.modelBytes, `${where}.modelBytes`, 4, COMMAND_LIMITS.maxModelBytes);
