@@ -31,6 +31,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`relay-lab ${name}: ${e.message}\n`);
       return 2;
     }
-    throw e;
+    // Anything else that escapes a command (a config the engine rejects, a
+    // port in use, a link that does not exist) is a rejected input: one
+    // named line on stderr and exit 1, never a stack trace.
+    const err = e as Error & { code?: unknown };
+    const code = typeof err.code === 'string' ? `${err.code}: ` : '';
+    process.stderr.write(`relay-lab ${name}: ${err.name ?? 'Error'}: ${code}${err.message ?? String(e)}\n`);
+    if (process.env.RELAY_LAB_DEBUG) process.stderr.write(`${err.stack ?? ''}\n`);
+    return 1;
   }
 }

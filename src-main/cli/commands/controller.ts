@@ -70,7 +70,14 @@ export const controllerCommand: Command = {
       if (e.type === 'stale') process.stderr.write(`rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms\n`);
       if (e.type === 'error') process.stderr.write(`coordinator: ${e.message}\n`);
     });
-    const server = await listen(address, port);
+    let server: Awaited<ReturnType<typeof listen>>;
+    try {
+      server = await listen(address, port);
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? 'LISTEN_FAILED';
+      process.stderr.write(`relay-lab controller: ${code}: cannot listen on ${address}:${port} (${(e as Error).message})\n`);
+      return 1;
+    }
     const mux = new PortMux(server, {
       handlers: { data: (c, h) => controller.attach(c, h), control: (c, h) => coordinator.attach(c, h) },
       onDrop: (reason) => process.stderr.write(`dropped a connection: ${reason}\n`),

@@ -77,7 +77,7 @@ export const relayCommand: Command = {
     }
     await relay.finished();
     await relay.close();
-    process.stderr.write(`[relay-fold-prof] ranks=${ranks.length} rounds=${folds}\n`);
+    process.stderr.write(`relay ${hostName}: ${folds} rounds folded for ranks [${ranks}]\n`);
     return failed ? 1 : 0;
   },
 };

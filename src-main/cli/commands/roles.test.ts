@@ -66,4 +66,13 @@ describe('standalone roles', () => {
     expect(b.code).toBe(2);
     expect(b.err).toMatch(/world_size must be at least 1/);
   });
+
+  it('a controller whose port is taken says so by name and exits 1, no stack trace', async () => {
+    const first = role(['controller', '--port', '0', '--world-size', '1', '--salt', SALT]);
+    const port = (await first.waitFor(/listening on 127\.0\.0\.1:(\d+)/))[1];
+    const second = await role(['controller', '--port', port, '--world-size', '1', '--salt', SALT]).done;
+    expect(second.code).toBe(1);
+    expect(second.err).toMatch(new RegExp(`EADDRINUSE: cannot listen on 127\\.0\\.0\\.1:${port}`));
+    expect(second.err).not.toMatch(/\n\s+at /);
+  });
 });

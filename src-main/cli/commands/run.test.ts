@@ -91,6 +91,21 @@ describe('relay-lab run', () => {
     expect(bad.err).toMatch(/'melt=3' is not one of/);
   });
 
+  it('rejects inputs the engine cannot run before starting any process: exit 2, one named line, no stack trace', async () => {
+    const cases: [string[], RegExp][] = [
+      [['run', '--hosts', '100000'], /BAD_CONFIG: at most 64 ranks in all/],
+      [['run', '--model-bytes', '100GiB'], /BAD_CONFIG: modelBytes must be 4 B \.\. 512 MiB/],
+      [['run', '--link-fault', 'h9.uplink.data@1:up:reset'], /no link 'h9.uplink.data' in this topology/],
+      [['run', '--kill-rank', '3@99', '--rounds', '2'], /kill-rank at round 99 never happens: rounds are 0\.\.1/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, out, err } = await cli(args).done;
+      expect({ args, code, out }).toEqual({ args, code: 2, out: '' });
+      expect(err).toMatch(message);
+      expect(err).not.toMatch(/\n\s+at /);
+    }
+  });
+
   it('leaves no rank behind when its parent is killed with SIGKILL, even a stopped rank', async () => {
     if (process.platform !== 'linux') return;
     const { child, done } = cli(['run', '--hosts', '1', '--ranks-per-host', '2', '--rounds', '100000', '--model-bytes', '1KiB']);

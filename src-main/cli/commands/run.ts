@@ -3,6 +3,7 @@
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
 import { runHeadless } from '../../lab/headless';
+import { LabError, validateConfig } from '../../lab/session';
 import type { Fault, FaultAction } from '../../lab/round-driver';
 import type { Command } from './types';
 import type { LinkFault } from '@shared/lab/contract';
@@ -42,6 +43,20 @@ function linkFaults(values: string[] | undefined): Fault[] {
     }
     return { action: 'link-fault', target: -1, round: Number(m[2]), link: m[1], fault: clear ? null : fault };
   });
+}
+
+/** The link ids a topology will have (the tap names them so, CLI.md 2), to reject a typo before starting. */
+function linkIds(ranksPerHost: number[], mode: TopologyConfig['mode']): string[] {
+  const ids: string[] = [];
+  let rank = 0;
+  ranksPerHost.forEach((k, h) => {
+    if (mode !== 'direct') ids.push(`h${h}.uplink.data`, `h${h}.uplink.control`);
+    for (let i = 0; i < k; i++, rank++) {
+      if (mode === 'direct') ids.push(`r${rank}.uplink.data`, `r${rank}.uplink.control`);
+      else ids.push(`h${h}.r${rank}.data`, `h${h}.r${rank}.control`);
+    }
+  });
+  return ids;
 }
 
 export const runCommand: Command = {
@@ -98,14 +113,26 @@ export const runCommand: Command = {
     };
     if (config.modelBytes < 4) throw new UsageError('--model-bytes must be at least 4');
     if (values.salt !== undefined && !/^\s*[0-9a-fA-F]{32}\s*$/.test(values.salt)) throw new UsageError('--salt must be 32 hex characters');
+    // The engine's own limits (64 ranks, 512 MiB), checked before any process starts.
+    try {
+      validateConfig(config);
+    } catch (e) {
+      if (e instanceof LabError) throw new UsageError(`${e.code}: ${e.message}`);
+      throw e;
+    }
     const schedule = [
       ...faults(values['kill-rank'], 'kill-rank', 'kill-rank'),
       ...faults(values['pause-rank'], 'pause-rank', 'pause-rank'),
       ...faults(values['kill-host'], 'kill-host', 'kill-host'),
       ...linkFaults(values['link-fault']),
     ];
+    const links = linkIds(ranksPerHost, config.mode);
     for (const f of schedule) {
-      if (f.action === 'link-fault') continue;
+      if (f.round >= config.rounds) throw new UsageError(`${f.action} at round ${f.round} never happens: rounds are 0..${config.rounds - 1}`);
+      if (f.action === 'link-fault') {
+        if (!links.includes(f.link!)) throw new UsageError(`--link-fault: no link '${f.link}' in this topology (links: ${links.join(', ')})`);
+        continue;
+      }
       const limit = f.action === 'kill-host' ? ranksPerHost.length : world;
       if (f.target >= limit) throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
     }
