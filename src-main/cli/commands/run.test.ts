@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import os from 'node:os';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -89,6 +90,22 @@ describe('relay-lab run', () => {
     const bad = await cli(['run', '--link-fault', 'h0.uplink.data@1:up:melt=3']).done;
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/'melt=3' is not one of/);
+  });
+
+  it('--trace saves a trace that trace info reads back: every round, every link, closed cleanly', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-run-trace-'));
+    const file = path.join(dir, 'run.ndjson');
+    try {
+      const run = await cli(['run', '--hosts', '2', '--ranks-per-host', '1', '--rounds', '2', '--model-bytes', '1KiB', '--trace', file, '--json']).done;
+      expect(run.code, run.err).toBe(0);
+      const info = await cli(['trace', 'info', file, '--json']).done;
+      expect(info.code, info.err).toBe(0);
+      const t = JSON.parse(info.out);
+      expect(t).toMatchObject({ ranksPerHost: [1, 1], mode: 'fold', links: 8, complete: true, events: { round: 2 } });
+      expect(t.events.record).toBeGreaterThan(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('rejects inputs the engine cannot run before starting any process: exit 2, one named line, no stack trace', async () => {

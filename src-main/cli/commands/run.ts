@@ -7,11 +7,17 @@ import { LabError, validateConfig } from '../../lab/session';
 import type { Fault, FaultAction } from '../../lab/round-driver';
 import type { Command } from './types';
 import type { LinkFault } from '@shared/lab/contract';
+import fs from 'node:fs';
+import path from 'node:path';
+import { recordSession } from '../../lab/trace/session-recording';
+import type { TraceRecorder } from '../../lab/trace/recorder';
+import type { LabSession } from '../../lab/session';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
   [--salt HEX] [--seed N] [--staleness-ms MS] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
-  [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--timeout-ms MS] [--json]
+  [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--timeout-ms MS] [--trace FILE.ndjson] [--json]
+  --trace saves the session (every unit, 64 KiB per unit) for 'relay-lab trace info|export'.
   LINK is a link id (h0.uplink.data, h1.r2.control, ...), DIR up|down|both, SPEC comma-separated:
   latencyMs=N jitterMs=N bandwidth=BYTES_PER_S sliceBytes=N sliceGapMs=N stallMs=N corruptNext reset blackhole clear
 forward and direct are lab-only modes (flodl 0.7 has only fold).`;
@@ -79,6 +85,7 @@ export const runCommand: Command = {
       'kill-host': { type: 'string', multiple: true },
       'link-fault': { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
+      trace: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
@@ -138,7 +145,24 @@ export const runCommand: Command = {
     }
     if (config.mode !== 'fold') process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
     const maxMs = values['timeout-ms'] === undefined ? undefined : intFlag(values['timeout-ms'], 'timeout-ms', 0, 1);
-    const report = await runHeadless(config, { faults: schedule, maxMs });
+    const tracePath = values.trace;
+    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath)))) throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
+    let session: LabSession | null = null;
+    let recorder: TraceRecorder | null = null;
+    const report = await runHeadless(config, {
+      faults: schedule,
+      maxMs,
+      // A trace keeps the bytes of each unit (up to the tap's default 64 KiB); a plain run keeps none.
+      snapLen: tracePath === undefined ? 0 : 64 * 1024,
+      onSession: (s) => (session = s),
+      onRoundsStart: () => {
+        if (tracePath !== undefined && session) recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });
+      },
+    });
+    if (recorder) {
+      await (recorder as TraceRecorder).close();
+      process.stderr.write(`relay-lab run: trace saved to ${tracePath}\n`);
+    }
     if (values.json) printJson(report);
     else {
       process.stdout.write(
