@@ -28,7 +28,7 @@ export const rankCommand: Command = {
     });
     if (values.help) {
       process.stdout.write(
-        'usage: relay-lab rank --rank R --world-size N --salt HEX --data-port P --control-port P [--address ADDR]\n' +
+        'usage: relay-lab rank --rank R --world-size N --salt HEX [--data-port P (1341; 1337 with --direct)] [--control-port P (1342; 1337)] [--address ADDR]\n' +
           '  [--rounds N (10)] [--model-bytes S (4MiB)] [--dtype f32|bf16] [--seed N] [--direct (lab-only)] [--json]\n',
       );
       return 0;
@@ -38,15 +38,17 @@ export const rankCommand: Command = {
     const rank = intFlag(values.rank, 'rank', 0, 0);
     if (worldSize === 0) throw new UsageError('world_size must be at least 1');
     if (rank >= worldSize) throw new UsageError(`rank_id ${rank} must be < world_size ${worldSize}`);
-    if (values['data-port'] === undefined || values['control-port'] === undefined) throw new UsageError('--data-port and --control-port are required');
+    // Defaults meet a relay whose controller is on the default port 1337
+    // (relay listeners at +4 and +5), or the controller itself in direct mode.
+    const direct = values.direct ?? false;
     const spec = {
       rank,
       worldSize,
       saltHex: saltFlag(values.salt),
       address: values.address ?? '127.0.0.1',
-      dataPort: portFlag(values['data-port'], 'data-port', 0),
-      controlPort: portFlag(values['control-port'], 'control-port', 0),
-      direct: values.direct ?? false,
+      dataPort: portFlag(values['data-port'], 'data-port', direct ? 1337 : 1341),
+      controlPort: portFlag(values['control-port'], 'control-port', direct ? 1337 : 1342),
+      direct,
       dataVersion: intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1),
       controlVersion: intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1),
       modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
