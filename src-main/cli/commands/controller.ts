@@ -11,7 +11,7 @@ import { DeadRanks } from '../../engine/dead-ranks';
 import { PortMux } from '../../engine/port-mux';
 import { Tap } from '../../engine/tap';
 import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
-import { portFlag, saltFlag } from './role-flags';
+import { portFlag, saltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
 export const controllerCommand: Command = {
@@ -38,7 +38,7 @@ export const controllerCommand: Command = {
       return 0;
     }
     if (values['world-size'] === undefined) throw new UsageError('--world-size N is required');
-    const worldSize = intFlag(values['world-size'], 'world-size', 1, 1);
+    const worldSize = worldSizeFlag(values['world-size']);
     const saltHex = saltFlag(values.salt);
     const port = portFlag(values.port, 'port', 1337);
     const address = values.listen ?? '127.0.0.1';

@@ -2,8 +2,8 @@
 // reducing right after its handshakes, runs --rounds rounds, then exits.
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION } from '@shared/wire/constants';
 import { runRank } from '../../rank/rank-runner';
-import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
-import { portFlag, saltFlag } from './role-flags';
+import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
+import { portFlag, saltFlag, worldSizeFlag, modelBytesFlag } from './role-flags';
 import type { Command } from './types';
 
 export const rankCommand: Command = {
@@ -34,7 +34,7 @@ export const rankCommand: Command = {
       return 0;
     }
     if (values.rank === undefined || values['world-size'] === undefined) throw new UsageError('--rank R and --world-size N are required');
-    const worldSize = intFlag(values['world-size'], 'world-size', 1, 0);
+    const worldSize = worldSizeFlag(values['world-size'], 0);
     const rank = intFlag(values.rank, 'rank', 0, 0);
     if (worldSize === 0) throw new UsageError('world_size must be at least 1');
     if (rank >= worldSize) throw new UsageError(`rank_id ${rank} must be < world_size ${worldSize}`);
@@ -51,7 +51,7 @@ export const rankCommand: Command = {
       direct,
       dataVersion: intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1),
       controlVersion: intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1),
-      modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+      modelBytes: modelBytesFlag(values['model-bytes']),
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
       seed: intFlag(values.seed, 'seed', 1),
       rounds: intFlag(values.rounds, 'rounds', 10, 1),

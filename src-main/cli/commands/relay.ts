@@ -6,7 +6,7 @@ import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../../crypto/node-mac';
 import { Relay } from '../../engine/relay';
 import { choiceFlag, intFlag, parseFlags, UsageError } from '../args';
-import { hostPortFlag, portFlag, ranksFlag, saltFlag } from './role-flags';
+import { hostPortFlag, portFlag, ranksFlag, saltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
 export const relayCommand: Command = {
@@ -33,7 +33,7 @@ export const relayCommand: Command = {
       return 0;
     }
     if (values['world-size'] === undefined) throw new UsageError('--world-size N is required');
-    const worldSize = intFlag(values['world-size'], 'world-size', 1, 1);
+    const worldSize = worldSizeFlag(values['world-size']);
     const ranks = ranksFlag(values.ranks, worldSize);
     const saltHex = saltFlag(values.salt);
     const upstream = hostPortFlag(values.controller, 'controller', '127.0.0.1:1337');

@@ -1,6 +1,23 @@
 // Flag helpers shared by the standalone roles (controller, relay, rank).
 import { saltFromHex } from '@shared/wire/salt';
-import { UsageError, intFlag } from '../args';
+import { UsageError, intFlag, sizeFlag } from '../args';
+
+/** The largest world a standalone role accepts: past it the per-rank tables would not fit in memory. */
+export const MAX_WORLD_SIZE = 65536;
+/** The engine's model size limit (the lab's topology check uses the same). */
+export const MAX_MODEL_BYTES = 512 * 1024 * 1024;
+
+export function worldSizeFlag(value: string | undefined, min = 1): number {
+  const n = intFlag(value, 'world-size', 1, min);
+  if (n > MAX_WORLD_SIZE) throw new UsageError(`--world-size must be at most ${MAX_WORLD_SIZE}, got ${n}`);
+  return n;
+}
+
+export function modelBytesFlag(value: string | undefined): number {
+  const n = sizeFlag(value, 'model-bytes', 4 * 1024 * 1024);
+  if (n < 4 || n > MAX_MODEL_BYTES) throw new UsageError(`--model-bytes must be 4 B .. 512 MiB, got ${n}`);
+  return n;
+}
 
 export function saltFlag(value: string | undefined): string {
   if (value === undefined) throw new UsageError('--salt HEX is required (32 hex characters, the same on every role)');

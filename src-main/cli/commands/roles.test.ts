@@ -67,6 +67,15 @@ describe('standalone roles', () => {
     expect(b.err).toMatch(/world_size must be at least 1/);
   });
 
+  it('huge sizes are usage errors, not an allocation failure or a hang (exit 2)', async () => {
+    const c = await role(['controller', '--port', '0', '--world-size', '9999999999999', '--salt', SALT]).done;
+    expect(c.code).toBe(2);
+    expect(c.err).toMatch(/--world-size must be at most 65536/);
+    const r = await role(['rank', '--rank', '0', '--world-size', '1', '--salt', SALT, '--model-bytes', '100GiB', '--data-port', '1', '--control-port', '2']).done;
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/--model-bytes must be 4 B \.\. 512 MiB/);
+  });
+
   it('a controller whose port is taken says so by name and exits 1, no stack trace', async () => {
     const first = role(['controller', '--port', '0', '--world-size', '1', '--salt', SALT]);
     const port = (await first.waitFor(/listening on 127\.0\.0\.1:(\d+)/))[1];
