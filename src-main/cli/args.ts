@@ -12,6 +12,13 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
   try {
     return parseArgs({ args: argv, options, allowPositionals, strict: true });
   } catch (e) {
+    // parseArgs calls `--rounds -1` "ambiguous" over three lines; say plainly what happened.
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec((e as Error).message);
+    if (ambiguous) {
+      const next = argv[argv.indexOf(ambiguous[1]) + 1];
+      if (next?.startsWith('--')) throw new UsageError(`${ambiguous[1]} needs a value before ${next}`);
+      throw new UsageError(`${ambiguous[1]} needs a value, got the flag-like '${next}' (negative numbers are not accepted; write ${ambiguous[1]}=VALUE for a value that starts with '-')`);
+    }
     throw new UsageError((e as Error).message);
   }
 }

@@ -90,6 +90,9 @@ describe('relay-lab run', () => {
     const bad = await cli(['run', '--link-fault', 'h0.uplink.data@1:up:melt=3']).done;
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/'melt=3' is not one of/);
+    const negative = await cli(['run', '--rounds', '-1']).done;
+    expect(negative.code).toBe(2);
+    expect(negative.err).toMatch(/--rounds needs a value, got the flag-like '-1'/);
   });
 
   it('--trace saves a trace that trace info reads back: every round, every link, closed cleanly', async () => {
