@@ -4,8 +4,12 @@ import { parseElectronArgs } from './args';
 
 describe('the Electron shell flags', () => {
   it('takes --trace and --traces-dir, and leaves other switches alone', () => {
-    expect(parseElectronArgs([], '/home/u/relay-lab-traces')).toEqual({ tracesDir: '/home/u/relay-lab-traces' });
-    expect(parseElectronArgs(['--no-sandbox', '--trace', 'a.trace.ndjson', '--traces-dir', '/t'], '/d')).toEqual({
+    expect(parseElectronArgs([], '/home/u/relay-lab-traces')).toEqual({
+      tracesDir: '/home/u/relay-lab-traces',
+    });
+    expect(
+      parseElectronArgs(['--no-sandbox', '--trace', 'a.trace.ndjson', '--traces-dir', '/t'], '/d'),
+    ).toEqual({
       tracesDir: '/t',
       trace: path.resolve('a.trace.ndjson'),
     });

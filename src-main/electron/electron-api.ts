@@ -50,6 +50,8 @@ export interface ElectronMain {
     on(event: 'web-contents-created', listener: (e: unknown, contents: WebContentsLike) => void): void;
     quit(): void;
     enableSandbox(): void;
+    /** True in a packaged build: developer tools are then off. */
+    readonly isPackaged: boolean;
   };
   BrowserWindow: new (options: object) => BrowserWindowLike;
   ipcMain: {

@@ -54,9 +54,11 @@ void app.whenReady().then(async () => {
   const reply = await lab.command({ type: 'start' });
   if (!reply.ok) process.stderr.write(`relay-lab: the default topology did not start: ${reply.message}\n`);
   if (args.trace)
-    await lab.openFile(args.trace).catch((e: Error & { code?: string }) =>
-      process.stderr.write(`relay-lab: cannot open ${args.trace}: ${e.code ?? 'ERROR'}: ${e.message}\n`),
-    );
+    await lab
+      .openFile(args.trace)
+      .catch((e: Error & { code?: string }) =>
+        process.stderr.write(`relay-lab: cannot open ${args.trace}: ${e.code ?? 'ERROR'}: ${e.message}\n`),
+      );
 });
 
 app.on('window-all-closed', () => app.quit());

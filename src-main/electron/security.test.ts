@@ -14,6 +14,9 @@ describe('Electron shell security settings', () => {
     expect(w.webviewTag).toBe(false);
     expect(w.navigateOnDragDrop).toBe(false);
     expect(w.preload).toBe('/app/out/preload/index.cjs');
+    // Developer tools: off unless asked for (a development build).
+    expect(w.devTools).toBe(false);
+    expect(windowOptions('/p', { devTools: true }).webPreferences.devTools).toBe(true);
   });
 
   it('has a strict CSP: own scripts and styles only, nothing inline, no eval, no framing', () => {

@@ -2,8 +2,11 @@
 // can check them without Electron.
 import { contentSecurityPolicy } from '../web/csp';
 
-/** BrowserWindow options: renderer isolated and sandboxed, no Node, no webviews. */
-export function windowOptions(preloadPath: string) {
+/**
+ * BrowserWindow options: renderer isolated and sandboxed, no Node, no webviews.
+ * Developer tools only in a development build (a packaged app has no use for them).
+ */
+export function windowOptions(preloadPath: string, opts: { devTools?: boolean } = {}) {
   return {
     width: 1600,
     height: 1000,
@@ -26,7 +29,7 @@ export function windowOptions(preloadPath: string) {
       experimentalFeatures: false,
       navigateOnDragDrop: false,
       spellcheck: false,
-      devTools: true,
+      devTools: opts.devTools ?? false,
     },
   } as const;
 }

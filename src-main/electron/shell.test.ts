@@ -41,6 +41,7 @@ function fakeElectron() {
       on: (event: string, listener: (...a: never[]) => void) => void appHandlers.set(event, listener),
       quit: () => {},
       enableSandbox: () => {},
+      isPackaged: true,
     } as ElectronMain['app'],
     // The shell never opens a dialog (main.ts does, for traces).
     dialog: {} as ElectronMain['dialog'],
@@ -99,6 +100,8 @@ describe('Electron shell wiring', () => {
       contextIsolation: true,
       nodeIntegration: false,
       preload: paths.preload,
+      // The stand-in app is packaged: no developer tools.
+      devTools: false,
     });
     const { permissionRequest, permissionCheck } = f.permission();
     const granted: boolean[] = [];
@@ -151,7 +154,10 @@ describe('Electron shell wiring', () => {
     });
     // A subframe showing the app page is still not the window's page.
     expect(
-      await handler({ sender: { id: 41 }, senderFrame: { url: paths.appUrl, parent: { url: paths.appUrl } } }, { type: 'stop' }),
+      await handler(
+        { sender: { id: 41 }, senderFrame: { url: paths.appUrl, parent: { url: paths.appUrl } } },
+        { type: 'stop' },
+      ),
     ).toMatchObject({ error: 'FORBIDDEN' });
     expect(lab.commands).toEqual([]);
     expect(await handler(fromApp, { type: 'killRank', rank: -4 })).toMatchObject({

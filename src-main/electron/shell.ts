@@ -39,7 +39,10 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
   ipcMain.handle(COMMAND_CHANNEL, async (event, raw): Promise<LabReply> => {
     const trusted = { windowId: win?.webContents.id ?? null, appUrl: paths.appUrl };
     const fromSubframe = event.senderFrame?.parent != null;
-    if (fromSubframe || !senderAllowed({ senderId: event.sender.id, frameUrl: event.senderFrame?.url }, trusted)) {
+    if (
+      fromSubframe ||
+      !senderAllowed({ senderId: event.sender.id, frameUrl: event.senderFrame?.url }, trusted)
+    ) {
       return { ok: false, error: 'FORBIDDEN', message: 'IPC from an untrusted sender' };
     }
     try {
@@ -59,7 +62,7 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
       });
     });
 
-    const created = new BrowserWindow(windowOptions(paths.preload));
+    const created = new BrowserWindow(windowOptions(paths.preload, { devTools: !app.isPackaged }));
     win = created;
     const contents = created.webContents;
     const batcher = new FrameBatcher((batch) => {
