@@ -119,7 +119,8 @@ export class Conn implements FaultTarget {
       }
       this.deliver(this.inQueue.shift()!.bytes);
     }
-    if (this.closeHeld !== null && (this.inQueue.length === 0 || this.destroyed)) this.fireClose(this.closeHeld);
+    if (this.closeHeld !== null && (this.inQueue.length === 0 || this.destroyed))
+      this.fireClose(this.closeHeld);
   }
 
   private fireClose(hadError: boolean): void {
@@ -214,25 +215,6 @@ export class Conn implements FaultTarget {
   }
 }
 
-/** Collects inbound bytes until a fixed number is available (magics, handshakes). */
-export class FixedBytes {
-  private parts: Uint8Array[] = [];
-  private have = 0;
-  constructor(readonly need: number) {}
-  /** Returns [the unit, the rest] once `need` bytes arrived, else null. */
-  push(chunk: Uint8Array): [Uint8Array, Uint8Array] | null {
-    this.parts.push(chunk);
-    this.have += chunk.length;
-    if (this.have < this.need) return null;
-    const all = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
-    this.parts = [];
-    return [all.subarray(0, this.need), all.subarray(this.need)];
-  }
-  get buffered(): number {
-    return this.have;
-  }
-}
-
 export function listen(host = '127.0.0.1', port = 0): Promise<net.Server> {
   return new Promise((resolve, reject) => {
     const server = net.createServer({ noDelay: true });
@@ -261,7 +243,11 @@ export interface ConnectOptions {
 }
 
 /** connect_with_retry: 60 attempts x 500 ms by default (WIRE.md 4.2, 6.9). */
-export async function connectWithRetry(host: string, port: number, opts: ConnectOptions = {}): Promise<net.Socket> {
+export async function connectWithRetry(
+  host: string,
+  port: number,
+  opts: ConnectOptions = {},
+): Promise<net.Socket> {
   const attempts = opts.attempts ?? 60;
   const interval = opts.intervalMs ?? 500;
   let last: Error | null = null;

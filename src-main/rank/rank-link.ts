@@ -3,7 +3,8 @@
 // (a rank parses its reply within exactly the prefix's length).
 import type net from 'node:net';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
-import { Conn, FixedBytes } from '../engine/conn';
+import { Conn } from '../engine/conn';
+import { FixedReader } from '@shared/wire/fixed-reader';
 import { BodyBuffer, LenFrameSplitter } from '../engine/framing';
 
 export class RankLink {
@@ -25,12 +26,11 @@ export class RankLink {
   /** Reads a fixed-size reply (the handshake ack), then switches to len-framed blobs. */
   readFixed(n: number): Promise<Uint8Array> {
     return new Promise((resolve, reject) => {
-      const fixed = new FixedBytes(n);
+      const fixed = new FixedReader(n);
       this.waiters.push({ resolve, reject });
       this.conn.setConsumer((chunk) => {
-        const got = fixed.push(chunk);
-        if (!got) return;
-        const [unit, rest] = got;
+        const { unit, rest } = fixed.push(chunk);
+        if (!unit) return;
         this.startFramed();
         this.waiters.shift()?.resolve(unit);
         this.conn.unshift(rest);
