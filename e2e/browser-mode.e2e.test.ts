@@ -57,20 +57,25 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     fs.rmSync(tracesDir, { recursive: true, force: true });
   }, 30_000);
 
-  it('prints the URL with a token on a line of its own', () => {
-    expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
-  });
-
-  it('shows the default topology: 2 hosts, 8 live ranks, records flowing', async () => {
+  /** The topology shows exactly `count` ranks, every one alive. */
+  async function expectRanksAlive(count: number): Promise<void> {
     const topology = page.getByRole('region', { name: 'Topology' });
-    await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(8);
-    for (let r = 0; r < 8; r++)
+    await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(count);
+    for (let r = 0; r < count; r++)
       await expect
         .poll(
           () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
           WAIT,
         )
         .toBe('alive');
+  }
+
+  it('prints the URL with a token on a line of its own', () => {
+    expect(app.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
+  });
+
+  it('shows the default topology: 2 hosts, 8 live ranks, records flowing', async () => {
+    await expectRanksAlive(8);
     await expect.poll(() => page.getByRole('group', { name: 'host h0' }).count()).toBe(1);
     await expect.poll(() => page.getByRole('group', { name: 'host h1' }).count()).toBe(1);
     const rows = page.getByRole('region', { name: 'Records' }).getByRole('row');
@@ -364,15 +369,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await page.getByLabel('Ranks per host').fill('2');
     await page.getByLabel('Model (MiB)').fill('0.25');
     await page.getByRole('button', { name: 'Start', exact: true }).click();
-    const topology = page.getByRole('region', { name: 'Topology' });
-    await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(6);
-    for (let r = 0; r < 6; r++)
-      await expect
-        .poll(
-          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-          WAIT,
-        )
-        .toBe('alive');
+    await expectRanksAlive(6);
     await expect
       .poll(() => page.getByRole('row', { name: 'savings h2' }).getAttribute('data-k'), WAIT)
       .toBe('2');
