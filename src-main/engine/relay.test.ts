@@ -83,6 +83,17 @@ async function dataRank(relay: Relay, rank: number, worldSize: number) {
   return p;
 }
 
+/** A fold relay of ranks 0 and 1 (world 2), both ranks handshaken, and its upstream peer. */
+async function twoRankFoldRelay() {
+  const ctl = await fakeController();
+  const { relay, events } = await startRelay([0, 1], 2, ctl.port);
+  const up = ctl.next();
+  const r0 = await dataRank(relay, 0, 2);
+  const r1 = await dataRank(relay, 1, 2);
+  const { peer } = await up;
+  return { relay, events, r0, r1, peer };
+}
+
 async function controlRank(relay: Relay, rank: number, worldSize: number) {
   const p = await RawPeer.connect(relay.controlPort);
   cleanups.push(() => p.destroy());
@@ -160,12 +171,7 @@ describe('relay data channel (first fold tier)', () => {
   });
 
   it('sums local ranks into exactly one HostFrame and fans the Broadcast out (5.2 #8, #9)', async () => {
-    const ctl = await fakeController();
-    const { relay, events } = await startRelay([0, 1], 2, ctl.port);
-    const up = ctl.next();
-    const r0 = await dataRank(relay, 0, 2);
-    const r1 = await dataRank(relay, 1, 2);
-    const { peer } = await up;
+    const { events, r0, r1, peer } = await twoRankFoldRelay();
     r0.write(encodeLenFrame(frame([1, 2], 3)));
     r1.write(encodeLenFrame(frame([10, 20], 1)));
     const rec = await next(peer);
@@ -177,12 +183,7 @@ describe('relay data channel (first fold tier)', () => {
   });
 
   it('a rank leaving folds the remainder, then RankExit goes up (5.2 #10)', async () => {
-    const ctl = await fakeController();
-    const { relay } = await startRelay([0, 1], 2, ctl.port);
-    const up = ctl.next();
-    const r0 = await dataRank(relay, 0, 2);
-    const r1 = await dataRank(relay, 1, 2);
-    const { peer } = await up;
+    const { r0, r1, peer } = await twoRankFoldRelay();
     r1.write(encodeLenFrame(frame([4], 1.5)));
     // Let rank 1's deposit land before rank 0 leaves.
     await new Promise((r) => setTimeout(r, 50));
@@ -193,12 +194,7 @@ describe('relay data channel (first fold tier)', () => {
   });
 
   it('DeclareDead from upstream unblocks the barrier (5.2 #11)', async () => {
-    const ctl = await fakeController();
-    const { relay } = await startRelay([0, 1], 2, ctl.port);
-    const up = ctl.next();
-    await dataRank(relay, 0, 2);
-    const r1 = await dataRank(relay, 1, 2);
-    const { peer } = await up;
+    const { relay, r1, peer } = await twoRankFoldRelay();
     r1.write(encodeLenFrame(frame([9], 2)));
     await new Promise((r) => setTimeout(r, 50));
     expect(relay.waitingFor()).toEqual([0]);
@@ -207,12 +203,7 @@ describe('relay data channel (first fold tier)', () => {
   });
 
   it('an all-elided round ships elided; elided and full deposits merge (5.2 #13, #14)', async () => {
-    const ctl = await fakeController();
-    const { relay } = await startRelay([0, 1], 2, ctl.port);
-    const up = ctl.next();
-    const r0 = await dataRank(relay, 0, 2);
-    const r1 = await dataRank(relay, 1, 2);
-    const { peer } = await up;
+    const { r0, r1, peer } = await twoRankFoldRelay();
     const elided = encodeRoundFrame({ roundKind: 0, weight: 0, tensors: [elidedTensor(0, [3])] }, mac);
     r0.write(encodeLenFrame(elided));
     r1.write(encodeLenFrame(elided));
@@ -228,12 +219,7 @@ describe('relay data channel (first fold tier)', () => {
   });
 
   it('rejects a dtype mix loudly and ships nothing (5.2 #15)', async () => {
-    const ctl = await fakeController();
-    const { relay, events } = await startRelay([0, 1], 2, ctl.port);
-    const up = ctl.next();
-    const r0 = await dataRank(relay, 0, 2);
-    const r1 = await dataRank(relay, 1, 2);
-    const { peer } = await up;
+    const { events, r0, r1, peer } = await twoRankFoldRelay();
     r0.write(encodeLenFrame(frame([1, 2], 1, 0)));
     r1.write(encodeLenFrame(frame([1, 2], 1, 1)));
     expect(await peer.readMux()).toBeNull();
@@ -243,12 +229,7 @@ describe('relay data channel (first fold tier)', () => {
   });
 
   it('rejects a double deposit in one round (5.2 #16)', async () => {
-    const ctl = await fakeController();
-    const { relay, events } = await startRelay([0, 1], 2, ctl.port);
-    const up = ctl.next();
-    const r0 = await dataRank(relay, 0, 2);
-    await dataRank(relay, 1, 2);
-    const { peer } = await up;
+    const { events, r0, peer } = await twoRankFoldRelay();
     r0.write(encodeLenFrame(frame([1], 1)), encodeLenFrame(frame([1], 1)));
     expect(await peer.readMux()).toBeNull();
     expect((events.find((e) => e.type === 'error') as { message: string }).message).toMatch(/deposited twice/);
