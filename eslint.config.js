@@ -5,15 +5,53 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
-const nodeBuiltins = ['node:*', 'fs', 'path', 'net', 'crypto', 'os', 'child_process', 'http', 'stream', 'events', 'util', 'worker_threads'];
-const noNode = nodeBuiltins.map((name) => ({ group: [name], message: 'this layer must not import Node built-ins' }));
-const noElectron = [{ group: ['electron', 'electron/*'], message: 'only src-main/electron/ may import electron' }];
-const noReact = [{ group: ['react', 'react-dom', 'react/*', 'react-dom/*', 'zustand', 'zustand/*'], message: 'src-shared stays free of UI libraries' }];
-const noMain = [{ group: ['**/src-main/**', '../src-main/*'], message: 'the renderer talks to main only through the contract in src-shared/lab' }];
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'path',
+  'net',
+  'crypto',
+  'os',
+  'child_process',
+  'http',
+  'stream',
+  'events',
+  'util',
+  'worker_threads',
+];
+const noNode = nodeBuiltins.map((name) => ({
+  group: [name],
+  message: 'this layer must not import Node built-ins',
+}));
+const noElectron = [
+  { group: ['electron', 'electron/*'], message: 'only src-main/electron/ may import electron' },
+];
+const noReact = [
+  {
+    group: ['react', 'react-dom', 'react/*', 'react-dom/*', 'zustand', 'zustand/*'],
+    message: 'src-shared stays free of UI libraries',
+  },
+];
+const noMain = [
+  {
+    group: ['**/src-main/**', '../src-main/*'],
+    message: 'the renderer talks to main only through the contract in src-shared/lab',
+  },
+];
 const noRenderer = [{ group: ['**/src-renderer/**'], message: 'main must not import renderer code' }];
 
 export default tseslint.config(
-  { ignores: ['out/**', 'dist/**', 'node_modules/**', 'test-results/**', 'artifacts/**', 'fixtures/**', 'src-renderer/public/**'] },
+  {
+    ignores: [
+      'out/**',
+      'dist/**',
+      'node_modules/**',
+      'test-results/**',
+      'artifacts/**',
+      'fixtures/**',
+      'src-renderer/public/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -27,9 +65,21 @@ export default tseslint.config(
     ignores: ['src-shared/**/*.test.ts'],
     languageOptions: { globals: {} },
     rules: {
-      'no-restricted-imports': ['error', { patterns: [...noNode, ...noElectron, ...noReact, ...noMain, ...noRenderer] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...noNode, ...noElectron, ...noReact, ...noMain, ...noRenderer] },
+      ],
       // The shared layer has no DOM and no Node: forbid their globals too.
-      'no-restricted-globals': ['error', 'window', 'document', 'process', 'Buffer', 'require', 'navigator', 'localStorage'],
+      'no-restricted-globals': [
+        'error',
+        'window',
+        'document',
+        'process',
+        'Buffer',
+        'require',
+        'navigator',
+        'localStorage',
+      ],
     },
   },
   {
@@ -38,7 +88,14 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [...noNode, ...noElectron, ...noMain] }] },
   },
   {
-    files: ['src-main/**/*.ts', 'scripts/**/*.{js,mjs,ts}', 'bin/**/*.mjs', 'e2e/**/*.ts', '*.config.{ts,js}', 'src-shared/**/*.test.ts'],
+    files: [
+      'src-main/**/*.ts',
+      'scripts/**/*.{js,mjs,ts}',
+      'bin/**/*.mjs',
+      'e2e/**/*.ts',
+      '*.config.{ts,js}',
+      'src-shared/**/*.test.ts',
+    ],
     languageOptions: { globals: { ...globals.node } },
   },
   {

@@ -5,7 +5,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { buildNode, nodeBundlesFresh, nodeOutDir } = await import(pathToFileURL(path.join(root, 'scripts', 'build-node.mjs')).href);
+const { buildNode, nodeBundlesFresh, nodeOutDir } = await import(
+  pathToFileURL(path.join(root, 'scripts', 'build-node.mjs')).href
+);
 if (!nodeBundlesFresh()) {
   process.stderr.write('relay-lab: building the command line (first run or sources changed)...\n');
   await buildNode({ quiet: true });

@@ -63,7 +63,9 @@ export async function buildNode({ quiet = false } = {}) {
     // would drop its optional native helpers.
     packages: 'external',
     // `require` shim for any CommonJS dependency loaded from ESM output.
-    banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+    },
     logLevel: quiet ? 'error' : 'info',
   });
 }

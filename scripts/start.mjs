@@ -23,7 +23,9 @@ const typedIn = process.env.INIT_CWD ?? process.cwd();
 const passOn = args
   .filter((a) => a !== '--browser' && a !== '--build-only')
   .map((a, i, all) =>
-    (all[i - 1] === '--trace' || all[i - 1] === '--traces-dir') && !a.startsWith('--') ? path.resolve(typedIn, a) : a,
+    (all[i - 1] === '--trace' || all[i - 1] === '--traces-dir') && !a.startsWith('--')
+      ? path.resolve(typedIn, a)
+      : a,
   );
 
 // Children start faster without an extra CA bundle; nothing they do needs it.

@@ -8,7 +8,10 @@ describe('encodeBf16Sums', () => {
   it('matches f32BitsToBf16Bits on random bit patterns and the edge cases (ties, carries, infinities, NaNs, zeros)', () => {
     let x = 12345;
     const rnd = () => (x = (Math.imul(x, 1664525) + 1013904223) >>> 0);
-    const edges = [0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff, 0x00008000, 0x00018000, 0x3f808000, 0x3f818000, 0x7f7fffff, 0xff7fffff, 0x0000ffff, 0x7f7f8000];
+    const edges = [
+      0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff,
+      0x00008000, 0x00018000, 0x3f808000, 0x3f818000, 0x7f7fffff, 0xff7fffff, 0x0000ffff, 0x7f7f8000,
+    ];
     const bits = Uint32Array.from([...edges, ...Array.from({ length: 100_000 }, rnd)]);
     const sums = new Float32Array(bits.buffer);
     const got = encodeBf16Sums(sums);
@@ -38,8 +41,12 @@ describe('encodeBf16Sums through the kernel', () => {
     const sums = k.allocAccumulator!(n);
     const bits = new Uint32Array(sums.buffer, sums.byteOffset, n);
     let x = 777;
-    const edges = [0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff, 0x00008000, 0x00018000, 0x3f808000, 0x3f818000, 0x7f7fffff, 0xff7fffff];
-    for (let i = 0; i < n; i++) bits[i] = i < edges.length ? edges[i] : (x = (Math.imul(x, 1664525) + 1013904223) >>> 0);
+    const edges = [
+      0, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000, 0x7f800001, 0xff800001, 0x7fbfffff,
+      0x00008000, 0x00018000, 0x3f808000, 0x3f818000, 0x7f7fffff, 0xff7fffff,
+    ];
+    for (let i = 0; i < n; i++)
+      bits[i] = i < edges.length ? edges[i] : (x = (Math.imul(x, 1664525) + 1013904223) >>> 0);
     const want = new Uint8Array(n * 2);
     bits.forEach((b, i) => {
       const h = f32BitsToBf16Bits(b);
@@ -52,7 +59,12 @@ describe('encodeBf16Sums through the kernel', () => {
     const whole = encodeBf16Sums(sums);
     expect(Buffer.compare(whole, want)).toBe(0);
     const sliced = new Uint8Array(n * 2);
-    for (const [a, b] of [[0, 13], [13, 40_001], [40_001, n]]) encodeBf16Sums(sums, a, b, sliced, a);
+    for (const [a, b] of [
+      [0, 13],
+      [13, 40_001],
+      [40_001, n],
+    ])
+      encodeBf16Sums(sums, a, b, sliced, a);
     expect(Buffer.compare(sliced, want)).toBe(0);
     k.releaseAccumulator!(sums);
     setFoldKernel(before);

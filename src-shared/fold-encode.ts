@@ -10,7 +10,13 @@ import { LITTLE_ENDIAN_HOST, encodeValues } from './wire/tensor';
 import { getFoldKernel } from './fold-kernel';
 
 /** bf16 bytes (LE) of `sums[from, to)`, written into `out` at element `at` (a fresh array when omitted). */
-export function encodeBf16Sums(sums: Float32Array, from = 0, to = sums.length, out?: Uint8Array, at = 0): Uint8Array {
+export function encodeBf16Sums(
+  sums: Float32Array,
+  from = 0,
+  to = sums.length,
+  out?: Uint8Array,
+  at = 0,
+): Uint8Array {
   const n = to - from;
   const dst = out ?? new Uint8Array(n * 2);
   if (!LITTLE_ENDIAN_HOST || ((dst.byteOffset + at * 2) & 1) !== 0) {

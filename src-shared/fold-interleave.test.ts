@@ -85,7 +85,10 @@ function runStreamed(seed: number, s: Scenario, acc = new FoldAccumulator()) {
   const streams = s.frames
     .map((f, rank) => ({ rank, bytes: encodeRoundFrame(f, mac), off: 0 }))
     .filter((x) => !s.deadBefore.has(x.rank))
-    .map((x) => ({ ...x, parser: new RoundFrameStreamParser(mac, { totalLen: x.bytes.length, sink: acc.beginDeposit(x.rank) }) }));
+    .map((x) => ({
+      ...x,
+      parser: new RoundFrameStreamParser(mac, { totalLen: x.bytes.length, sink: acc.beginDeposit(x.rank) }),
+    }));
   const order: number[] = [];
   let open = streams.filter((x) => x.bytes.length > 0);
   while (open.length > 0) {
@@ -117,7 +120,8 @@ function difference(s: Scenario, got: RoundFrame, order: number[]): string | nul
     if (w.data === null) continue;
     const full = deposits.filter((f) => f.tensors[i].data !== null);
     if (full.length <= 2) {
-      if (bytesToHex(g.data!) !== bytesToHex(w.data)) return `tensor ${i}: bytes differ with ${full.length} full payloads`;
+      if (bytesToHex(g.data!) !== bytesToHex(w.data))
+        return `tensor ${i}: bytes differ with ${full.length} full payloads`;
       continue;
     }
     // Add order differs per element: bound the f32 rounding by the magnitudes added
@@ -126,8 +130,11 @@ function difference(s: Scenario, got: RoundFrame, order: number[]): string | nul
     const inputs = full.map((f) => tensorValues(f.tensors[i]));
     for (let j = 0; j < wv.length; j++) {
       const mag = inputs.reduce((a, v) => a + Math.abs(v[j]), 0);
-      const bound = 2 * full.length * 2 ** -24 * mag + (g.dtype === DTYPE_BF16 ? 2 ** -7 * Math.max(Math.abs(gv[j]), Math.abs(wv[j])) : 0);
-      if (!(Math.abs(gv[j] - wv[j]) <= bound)) return `tensor ${i}[${j}]: ${gv[j]} vs ${wv[j]} (bound ${bound})`;
+      const bound =
+        2 * full.length * 2 ** -24 * mag +
+        (g.dtype === DTYPE_BF16 ? 2 ** -7 * Math.max(Math.abs(gv[j]), Math.abs(wv[j])) : 0);
+      if (!(Math.abs(gv[j] - wv[j]) <= bound))
+        return `tensor ${i}[${j}]: ${gv[j]} vs ${wv[j]} (bound ${bound})`;
     }
   }
   return null;
@@ -173,14 +180,20 @@ describe('streamed fold, interleaved deposits (seeded fuzz)', () => {
   });
 
   it('a second deposit reaching a tensor before the first deposit does is the one the other is checked against (no crash)', () => {
-    const mk = (w: number, v: number[]) => ({ roundKind: 0, weight: w, tensors: [tensorFromValues(DTYPE_F32, [2], [w, w]), tensorFromValues(DTYPE_F32, [v.length], v)] });
+    const mk = (w: number, v: number[]) => ({
+      roundKind: 0,
+      weight: w,
+      tensors: [tensorFromValues(DTYPE_F32, [2], [w, w]), tensorFromValues(DTYPE_F32, [v.length], v)],
+    });
     const [a, b] = [encodeRoundFrame(mk(1, [1, 2]), mac), encodeRoundFrame(mk(2, [3, 4, 5]), mac)];
     const acc = new FoldAccumulator();
     const pa = new RoundFrameStreamParser(mac, { totalLen: a.length, sink: acc.beginDeposit(0) });
     const pb = new RoundFrameStreamParser(mac, { totalLen: b.length, sink: acc.beginDeposit(1) });
     pa.push(a.subarray(0, 20)); // a's header and part of its first tensor
     pb.push(b); // b reaches tensor 1 first: its shape is the round's
-    expect(() => pa.push(a.subarray(20))).toThrow(/tensor 1: shape \[2\] from rank 0 differs from the round's \[3\]/);
+    expect(() => pa.push(a.subarray(20))).toThrow(
+      /tensor 1: shape \[2\] from rank 0 differs from the round's \[3\]/,
+    );
   });
 });
 
@@ -215,7 +228,11 @@ describe('relay fold, moved from the engine (interleaved deposits, one elided ra
           const rnd = (n: number) => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) % n;
           const streams = input.map((f, r) => {
             const bytes = encodeRoundFrame(f, mac);
-            return { bytes, off: 0, parser: new RoundFrameStreamParser(mac, { totalLen: bytes.length, sink: acc.beginDeposit(r) }) };
+            return {
+              bytes,
+              off: 0,
+              parser: new RoundFrameStreamParser(mac, { totalLen: bytes.length, sink: acc.beginDeposit(r) }),
+            };
           });
           let open = streams.length;
           while (open > 0) {
@@ -238,7 +255,9 @@ describe('relay fold, moved from the engine (interleaved deposits, one elided ra
             if (w.data === null) return expect(t.data).toBeNull();
             const [gv, wv] = [tensorValues(t), tensorValues(w)];
             const tol = dtype === DTYPE_BF16 ? 2 ** -7 : 1e-5;
-            gv.forEach((v, k) => expect(Math.abs(v - wv[k])).toBeLessThanOrEqual(tol * (1 + Math.abs(wv[k]))));
+            gv.forEach((v, k) =>
+              expect(Math.abs(v - wv[k])).toBeLessThanOrEqual(tol * (1 + Math.abs(wv[k]))),
+            );
           });
         },
       ),
@@ -253,6 +272,8 @@ describe('relay fold, moved from the engine (interleaved deposits, one elided ra
     const b = new FoldAccumulator();
     const [f32, bf16] = [frames(1, 1, DTYPE_F32, -1)[0], frames(1, 1, DTYPE_BF16, -1)[0]];
     new RoundFrameStreamParser(mac, { sink: b.beginDeposit(0) }).push(encodeRoundFrame(f32, mac));
-    expect(() => new RoundFrameStreamParser(mac, { sink: b.beginDeposit(1) }).push(encodeRoundFrame(bf16, mac))).toThrow(/bf16_wire/);
+    expect(() =>
+      new RoundFrameStreamParser(mac, { sink: b.beginDeposit(1) }).push(encodeRoundFrame(bf16, mac)),
+    ).toThrow(/bf16_wire/);
   });
 });

@@ -73,7 +73,11 @@ const V128_CONST_ZERO = [SIMD, 0x0c, ...new Array<number>(16).fill(0)];
  *   bf16 bits of 8 f32 sums per step, as f32BitsToBf16Bits: for each lane v,
  *   NaN (v & 0x7fffffff > 0x7f800000) ? (v >> 16) | 0x40 : (v + 0x7fff + ((v >> 16) & 1)) >> 16,
  *   then the two i32x4 halves narrowed (unsigned) to one i16x8 and stored. */
-const splat32 = (x: number) => [SIMD, 0x0c, ...Array.from({ length: 16 }, (_, i) => (x >>> (8 * (i & 3))) & 0xff)];
+const splat32 = (x: number) => [
+  SIMD,
+  0x0c,
+  ...Array.from({ length: 16 }, (_, i) => (x >>> (8 * (i & 3))) & 0xff),
+];
 const I32X4_SHR_U = [SIMD, 0xad, 0x01];
 const I32X4_ADD = [SIMD, 0xae, 0x01];
 const I32X4_GT_U = [SIMD, 0x3c];
@@ -256,7 +260,8 @@ export function createWasmFoldKernel(): FoldKernel | null {
       // and leave the sums to a fresh, page-faulting one).
       let i = -1;
       free.forEach((b, k) => {
-        if (b.u8.length >= need && b.u8.length <= 2 * need && (i < 0 || b.u8.length < free[i].u8.length)) i = k;
+        if (b.u8.length >= need && b.u8.length <= 2 * need && (i < 0 || b.u8.length < free[i].u8.length))
+          i = k;
       });
       let b: Bound;
       if (i >= 0) {

@@ -9,12 +9,15 @@ import { elidedTensor, tensorFromValues } from './wire/tensor';
 import { FoldAccumulator } from './fold';
 
 const mac = nobleMac(new Uint8Array(16).fill(9));
-const values = (n: number, k: number) => Array.from({ length: n }, (_, i) => ((i * 13 + k * 7) % 101) / 4 - 12);
+const values = (n: number, k: number) =>
+  Array.from({ length: n }, (_, i) => ((i * 13 + k * 7) % 101) / 4 - 12);
 const frame = (k: number, elided: boolean[]): RoundFrame => ({
   roundKind: 0,
   weight: k,
   tensors: [DTYPE_BF16, DTYPE_F32, DTYPE_BF16].map((dtype, i) =>
-    elided[i] ? elidedTensor(dtype, [1000 + i]) : tensorFromValues(dtype, [1000 + i], values(1000 + i, k + i)),
+    elided[i]
+      ? elidedTensor(dtype, [1000 + i])
+      : tensorFromValues(dtype, [1000 + i], values(1000 + i, k + i)),
   ),
 });
 
@@ -47,7 +50,13 @@ describe('FoldAccumulator.resultSliced', () => {
     void acc.resultSliced(() => Promise.resolve());
     expect(() => acc.beginDeposit(5)).toThrow(/reset\(\)/);
     const bad = new FoldAccumulator();
-    expect(() => bad.deposit(0, { roundKind: 0, weight: 1, tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }] })).toThrow(/numel/);
+    expect(() =>
+      bad.deposit(0, {
+        roundKind: 0,
+        weight: 1,
+        tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }],
+      }),
+    ).toThrow(/numel/);
     expect(() => bad.resultSliced(() => Promise.resolve())).toThrow(/numel/);
     return expect(new FoldAccumulator().resultSliced(() => Promise.resolve())).resolves.toBeNull();
   });

@@ -12,7 +12,11 @@ import { FoldRounds } from './fold-rounds';
 const mac = nobleMac(new Uint8Array(16).fill(3));
 // Large enough for the kernel's own (recycled) memories.
 const N = 70_000;
-const frame = (v: number): RoundFrame => ({ roundKind: 0, weight: 1, tensors: [tensorFromValues(DTYPE_F32, [N], new Array<number>(N).fill(v))] });
+const frame = (v: number): RoundFrame => ({
+  roundKind: 0,
+  weight: 1,
+  tensors: [tensorFromValues(DTYPE_F32, [N], new Array<number>(N).fill(v))],
+});
 
 describe('FoldRounds', () => {
   it('hands back the accumulator of `depth` rounds ago, reset; the last round stays intact while the next one folds', () => {

@@ -287,7 +287,8 @@ export class FoldAccumulator {
         this.guard(() => {
           if (!live()) return;
           const w = writer;
-          if (index !== tensorIndex || w === null) throw foldError(`tensor ${index}: data without its header`);
+          if (index !== tensorIndex || w === null)
+            throw foldError(`tensor ${index}: data without its header`);
           if (offset !== w.next * w.size + w.carryLen) {
             throw foldError(`tensor ${index}: data at byte ${offset} out of order`);
           }
@@ -445,9 +446,14 @@ export class FoldAccumulator {
           later.push({ index: i, acc: st.acc });
           return { dtype: s.dtype, dims, data: null };
         }
-        if (st.kind === 'elided') return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
+        if (st.kind === 'elided')
+          return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
         if (st.kind === 'seed') return { dtype: s.dtype, dims, data: st.bytes };
-        return { dtype: s.dtype, dims, data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4) };
+        return {
+          dtype: s.dtype,
+          dims,
+          data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4),
+        };
       });
       return { frame: { roundKind: this.roundKindValue!, weight: this.massValue, tensors }, later };
     });
@@ -483,7 +489,8 @@ export class FoldAccumulator {
         const st = this.states[i];
         const dims = [...s.dims];
         if (st.kind === 'elided') return { dtype: s.dtype, dims, values: null };
-        if (st.kind === 'seed') return { dtype: s.dtype, dims, values: tensorValues({ dtype: s.dtype, dims, data: st.bytes }) };
+        if (st.kind === 'seed')
+          return { dtype: s.dtype, dims, values: tensorValues({ dtype: s.dtype, dims, data: st.bytes }) };
         return { dtype: s.dtype, dims, values: st.acc };
       });
       return { roundKind: this.roundKindValue!, weight: this.massValue, tensors };
@@ -492,7 +499,9 @@ export class FoldAccumulator {
 
   /** f32 sums in the wire dtype, into recycled memory (valid until reset(), like the sums). */
   private encodeSums(dtype: number, sums: Float32Array): Uint8Array {
-    return dtype === DTYPE_BF16 ? encodeBf16Sums(sums, 0, sums.length, this.lend(sums.length * 2)) : encodeValues(dtype, sums);
+    return dtype === DTYPE_BF16
+      ? encodeBf16Sums(sums, 0, sums.length, this.lend(sums.length * 2))
+      : encodeValues(dtype, sums);
   }
 
   /** The round's tensor schema (complete once a deposit completed). */

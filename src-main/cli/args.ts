@@ -17,7 +17,9 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
     if (ambiguous) {
       const next = argv[argv.indexOf(ambiguous[1]) + 1];
       if (next?.startsWith('--')) throw new UsageError(`${ambiguous[1]} needs a value before ${next}`);
-      throw new UsageError(`${ambiguous[1]} needs a value, got the flag-like '${next}' (negative numbers are not accepted; write ${ambiguous[1]}=VALUE for a value that starts with '-')`);
+      throw new UsageError(
+        `${ambiguous[1]} needs a value, got the flag-like '${next}' (negative numbers are not accepted; write ${ambiguous[1]}=VALUE for a value that starts with '-')`,
+      );
     }
     throw new UsageError((e as Error).message);
   }
@@ -27,7 +29,8 @@ export function intFlag(value: string | undefined, name: string, fallback: numbe
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number, got '${value}'`);
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min) throw new UsageError(`--${name} must be at least ${min}, got '${value}'`);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`--${name} must be at least ${min}, got '${value}'`);
   return n;
 }
 
@@ -43,7 +46,12 @@ export function sizeFlag(value: string | undefined, name: string, fallback: numb
   return n;
 }
 
-export function choiceFlag<T extends string>(value: string | undefined, name: string, choices: readonly T[], fallback: T): T {
+export function choiceFlag<T extends string>(
+  value: string | undefined,
+  name: string,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback;
   if (!(choices as readonly string[]).includes(value)) {
     throw new UsageError(`--${name} must be one of ${choices.join(', ')}, got '${value}'`);

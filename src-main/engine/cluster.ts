@@ -115,7 +115,10 @@ export class Cluster {
       dead: this.dead,
       tap: this.tap,
       hostOfRank: (r) => this.hostOf(r),
-      historical: { noDeclareDead: cfg.historical?.noDeclareDead, failFastScatter: cfg.historical?.failFastScatter },
+      historical: {
+        noDeclareDead: cfg.historical?.noDeclareDead,
+        failFastScatter: cfg.historical?.failFastScatter,
+      },
     });
     this.coordinator = new Coordinator({
       worldSize: this.world,
@@ -130,7 +133,10 @@ export class Cluster {
     this.server = await listen('127.0.0.1', 0);
     this.port = serverPort(this.server);
     this.mux = new PortMux(this.server, {
-      handlers: { data: (conn, head) => this.controller.attach(conn, head), control: (conn, head) => this.coordinator.attach(conn, head) },
+      handlers: {
+        data: (conn, head) => this.controller.attach(conn, head),
+        control: (conn, head) => this.coordinator.attach(conn, head),
+      },
       onDrop: (reason) => this.hooks.onLog?.('warn', `port ${this.port}: dropped a connection: ${reason}`),
       noDelay: !cfg.historical?.nagle,
     });
@@ -161,7 +167,11 @@ export class Cluster {
         ceiling: this.ceiling,
         tap: this.tap,
         connectIntervalMs: 100,
-        historical: { nagle: cfg.historical?.nagle, unboundedQueue: cfg.historical?.unboundedQueue, staleBuild: cfg.historical?.staleRelayBuild },
+        historical: {
+          nagle: cfg.historical?.nagle,
+          unboundedQueue: cfg.historical?.unboundedQueue,
+          staleBuild: cfg.historical?.staleRelayBuild,
+        },
       });
       relay.on((e) => this.hooks.onRelayEvent?.(h, e));
       this.relays.push(relay);
@@ -203,7 +213,8 @@ export class Cluster {
         const p = new RankProcess(spec, {
           onMessage: (m) => this.hooks.onRankMessage?.(rank, m),
           onExit: (code, signal) => {
-            if (!this.controller.ready) earlyExit?.(new Error(`rank ${rank} exited during start-up (code ${code}, signal ${signal})`));
+            if (!this.controller.ready)
+              earlyExit?.(new Error(`rank ${rank} exited during start-up (code ${code}, signal ${signal})`));
             this.hooks.onRankExit?.(rank, code, signal);
           },
           onStderr: (line) => this.hooks.onLog?.('warn', `rank ${rank}: ${line}`),
@@ -215,8 +226,16 @@ export class Cluster {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const missing = this.coordinator.ready ? 'the data channel' : this.controller.ready ? 'the control channel' : 'both channels';
-        reject(new Error(`start-up timed out after ${this.config.startTimeoutMs ?? 30_000} ms waiting for every rank on ${missing}`));
+        const missing = this.coordinator.ready
+          ? 'the data channel'
+          : this.controller.ready
+            ? 'the control channel'
+            : 'both channels';
+        reject(
+          new Error(
+            `start-up timed out after ${this.config.startTimeoutMs ?? 30_000} ms waiting for every rank on ${missing}`,
+          ),
+        );
       }, this.config.startTimeoutMs ?? 30_000);
     });
     try {
@@ -235,7 +254,13 @@ export class Cluster {
   /** Applies (or clears, with null) a fault on one link, at the engine's end of its connection(s). */
   setLinkFault(linkId: string, fault: LinkFault | null): void {
     const link = this.tap.getLink(linkId);
-    if (!link) throw new RangeError(`no link '${linkId}' (links: ${this.tap.linkViews().map((l) => l.id).join(', ')})`);
+    if (!link)
+      throw new RangeError(
+        `no link '${linkId}' (links: ${this.tap
+          .linkViews()
+          .map((l) => l.id)
+          .join(', ')})`,
+      );
     for (const t of link.targets) t.setFault(fault);
   }
 

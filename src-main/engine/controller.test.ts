@@ -25,9 +25,22 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function startController(worldSize: number, policy: LossPolicy = 'elastic', extra: { starvationMs?: number } = {}) {
+async function startController(
+  worldSize: number,
+  policy: LossPolicy = 'elastic',
+  extra: { starvationMs?: number } = {},
+) {
   const dead = new DeadRanks(worldSize);
-  const controller = new Controller({ worldSize, mac, mode: 'fold', policy, ceiling: CEILING, dataVersion: 3, dead, ...extra });
+  const controller = new Controller({
+    worldSize,
+    mac,
+    mode: 'fold',
+    policy,
+    ceiling: CEILING,
+    dataVersion: 3,
+    dead,
+    ...extra,
+  });
   const events: ControllerEvent[] = [];
   controller.on((e) => events.push(e));
   const server = await listen();
@@ -46,7 +59,10 @@ const frame = (values: number[], weight: number, dims = [values.length]) =>
 async function relay(port: number, host: string, ranks: number[]): Promise<RawPeer> {
   const p = await RawPeer.connect(port);
   cleanups.push(() => p.destroy());
-  p.write(encodeChannelMagic('data'), encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host, ranks } }, mac));
+  p.write(
+    encodeChannelMagic('data'),
+    encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host, ranks } }, mac),
+  );
   return p;
 }
 
@@ -87,7 +103,10 @@ describe('controller (data channel) against fake relays', () => {
     const { port, events } = await startController(1);
     const p = await RawPeer.connect(port);
     cleanups.push(() => p.destroy());
-    p.write(encodeChannelMagic('data'), encodeMuxRecord({ kind: 'Data', rank: 0, payload: new Uint8Array([1]) }, mac));
+    p.write(
+      encodeChannelMagic('data'),
+      encodeMuxRecord({ kind: 'Data', rank: 0, payload: new Uint8Array([1]) }, mac),
+    );
     await p.closedByPeer();
     const q = await relay(port, 'hx', [5]);
     await q.closedByPeer();
@@ -102,7 +121,10 @@ describe('controller (data channel) against fake relays', () => {
     const b = await relay(port, 'h1', [1]);
     await expectAck(a);
     await expectAck(b);
-    const rogue = encodeRoundFrame({ roundKind: 0, weight: 1, tensors: [tensorFromValues(0, [1], [7])] }, nodeMac(saltFromHex('aa'.repeat(16))));
+    const rogue = encodeRoundFrame(
+      { roundKind: 0, weight: 1, tensors: [tensorFromValues(0, [1], [7])] },
+      nodeMac(saltFromHex('aa'.repeat(16))),
+    );
     sendHostFrame(a, rogue);
     await a.closedByPeer();
     const err = events.find((e) => e.type === 'error') as { message: string; code: string };
@@ -126,7 +148,13 @@ describe('controller (data channel) against fake relays', () => {
 
   it('a reduce error ends the reduce loudly: unknown dtype (5.4 #5) and a shape mismatch across hosts (#6)', async () => {
     for (const [second, pattern] of [
-      [encodeRoundFrame({ roundKind: 0, weight: 1, tensors: [{ dtype: 7, dims: [2], data: new Uint8Array(8) }] }, mac), /dtype.*7|7.*dtype/],
+      [
+        encodeRoundFrame(
+          { roundKind: 0, weight: 1, tensors: [{ dtype: 7, dims: [2], data: new Uint8Array(8) }] },
+          mac,
+        ),
+        /dtype.*7|7.*dtype/,
+      ],
       [frame([1, 2, 3], 1), /shape/],
     ] as const) {
       const { port, events, controller } = await startController(2);
@@ -170,7 +198,10 @@ describe('controller (data channel) against fake relays', () => {
     a.destroy();
     const got = await readBroadcast(b);
     // Either the frame of h0 was taken before its loss was seen, or not: the survivors always get a consensus.
-    expect([JSON.stringify({ weight: 3, values: [1] }), JSON.stringify({ weight: 2, values: [1.5] })]).toContain(JSON.stringify(got));
+    expect([
+      JSON.stringify({ weight: 3, values: [1] }),
+      JSON.stringify({ weight: 2, values: [1.5] }),
+    ]).toContain(JSON.stringify(got));
     await expect.poll(() => dead.isDead(0)).toBe(true);
     expect(dead.isDead(1)).toBe(false);
   });

@@ -9,7 +9,14 @@
 import type { LossPolicy, UplinkMode } from '@shared/lab/topology';
 import { readU32LE } from '@shared/wire/bytes';
 import { expectChannelMagic } from '@shared/wire/channel';
-import { COMMITTED_READ_STARVATION_MS, HANDSHAKE_MAGIC_RANK, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
+import {
+  COMMITTED_READ_STARVATION_MS,
+  HANDSHAKE_MAGIC_RANK,
+  MUX_MAC_PREFIX_LEN,
+  REC_BROADCAST,
+  REC_DATA,
+  REC_HOST_FRAME,
+} from '@shared/wire/constants';
 import { isWireError, WireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
@@ -51,7 +58,15 @@ export interface ControllerHistorical {
 
 export type ControllerEvent =
   | { type: 'ready' }
-  | { type: 'round'; round: number; hosts: number[]; ranks: number[] | null; weight: number; ms: number; consensusBytes: number }
+  | {
+      type: 'round';
+      round: number;
+      hosts: number[];
+      ranks: number[] | null;
+      weight: number;
+      ms: number;
+      consensusBytes: number;
+    }
   | { type: 'error'; message: string; code?: string; host?: number; rank?: number; recordSeq?: number }
   /** recordSeq: the DeclareDead record sent to the relay. */
   | { type: 'declareDead'; rank: number; host: number; recordSeq?: number }
@@ -123,9 +138,19 @@ export class Controller {
     } catch (e) {
       return reject((e as Error).message, (e as WireError).code);
     }
-    units.record({ dir: 'up', layer: 'channelMagic', kind: 'DATA magic', length: 4, summary: 'channel magic DATA 0xF10D17E1', bytes: [head.subarray(0, 4)] });
+    units.record({
+      dir: 'up',
+      layer: 'channelMagic',
+      kind: 'DATA magic',
+      length: 4,
+      summary: 'channel magic DATA 0xF10D17E1',
+      bytes: [head.subarray(0, 4)],
+    });
     const rest = head.subarray(4);
-    const timer = setTimeout(() => reject('no Hello within the Hello read timeout'), this.opts.helloTimeoutMs ?? 10_000);
+    const timer = setTimeout(
+      () => reject('no Hello within the Hello read timeout'),
+      this.opts.helloTimeoutMs ?? 10_000,
+    );
     conn.onClose(() => clearTimeout(timer));
     // Direct mode (lab-only): a rank dials with its data handshake instead of a relay's Hello.
     const decide = (bytes: Uint8Array) => {
@@ -138,10 +163,24 @@ export class Controller {
           mac: this.opts.mac,
           version: this.opts.dataVersion,
           worldSize: this.opts.worldSize,
-          check: (r) => (r >= this.opts.worldSize ? `rank ${r} out of range` : this.covered.has(r) ? `rank ${r} announced twice` : null),
+          check: (r) =>
+            r >= this.opts.worldSize
+              ? `rank ${r} out of range`
+              : this.covered.has(r)
+                ? `rank ${r} announced twice`
+                : null,
           onUnit: (dir, b, verdict, summary, r) => {
             units.bind(conn, `r${r}.uplink.data`, `rank ${r}`, 'data', this.opts.hostOfRank?.(r) ?? -1, r);
-            units.record({ dir, layer: 'handshake', kind: dir === 'up' ? 'dataHandshake' : 'dataHandshakeAck', rank: r, length: b.length, verdict: verdict as never, summary, bytes: [b] });
+            units.record({
+              dir,
+              layer: 'handshake',
+              kind: dir === 'up' ? 'dataHandshake' : 'dataHandshakeAck',
+              rank: r,
+              length: b.length,
+              verdict: verdict as never,
+              summary,
+              bytes: [b],
+            });
           },
         }).then(
           ({ rank, rest: after }) => {
@@ -165,7 +204,14 @@ export class Controller {
   }
 
   /** One mux splitter for the connection's life: the first record must be Hello, then the per-connection reader. */
-  private readHello(conn: Conn, units: UplinkUnits, first: Uint8Array, index: number, timer: NodeJS.Timeout, reject: (m: string, c?: string) => void): void {
+  private readHello(
+    conn: Conn,
+    units: UplinkUnits,
+    first: Uint8Array,
+    index: number,
+    timer: NodeJS.Timeout,
+    reject: (m: string, c?: string) => void,
+  ): void {
     let source: Source | null = null;
     let header: MuxHeader | null = null;
     let headerBytes: Uint8Array | null = null;
@@ -221,18 +267,38 @@ export class Controller {
           } catch (e) {
             return reject((e as Error).message, (e as WireError).code);
           }
-          if (rec.kind !== 'Control' || rec.msg.type !== 'Hello') return reject(`first record must be Control(Hello), got ${rec.kind}${rec.kind === 'Control' ? `(${rec.msg.type})` : ''}`);
+          if (rec.kind !== 'Control' || rec.msg.type !== 'Hello')
+            return reject(
+              `first record must be Control(Hello), got ${rec.kind}${rec.kind === 'Control' ? `(${rec.msg.type})` : ''}`,
+            );
           const { host: hostName, ranks } = rec.msg;
           const bad = ranks.find((r) => r >= this.opts.worldSize);
-          if (bad !== undefined) return reject(`Hello from ${hostName}: rank ${bad} out of range for world_size ${this.opts.worldSize}`);
+          if (bad !== undefined)
+            return reject(
+              `Hello from ${hostName}: rank ${bad} out of range for world_size ${this.opts.worldSize}`,
+            );
           const dup = ranks.find((r, i) => this.covered.has(r) || ranks.indexOf(r) !== i);
           if (dup !== undefined) return reject(`Hello from ${hostName}: rank ${dup} announced twice`);
           const host = hostIndexOf(hostName, index);
           units.bind(conn, `${hostName}.uplink.data`, `relay ${hostName}`, 'data', host);
-          units.record({ dir: 'up', layer: 'mux', kind: 'Hello', length, summary: `Hello host=${hostName} ranks=[${ranks}]`, bytes: cap ?? undefined });
+          units.record({
+            dir: 'up',
+            layer: 'mux',
+            kind: 'Hello',
+            length,
+            summary: `Hello host=${hostName} ranks=[${ranks}]`,
+            bytes: cap ?? undefined,
+          });
           const ack = encodeMuxRecord({ kind: 'Control', msg: { type: 'HelloAck' } }, this.opts.mac);
           conn.send(ack);
-          units.record({ dir: 'down', layer: 'mux', kind: 'HelloAck', length: ack.length, summary: 'HelloAck', bytes: [ack] });
+          units.record({
+            dir: 'down',
+            layer: 'mux',
+            kind: 'HelloAck',
+            length: ack.length,
+            summary: 'HelloAck',
+            bytes: [ack],
+          });
           source = this.addSource(conn, units, hostName, host, ranks, false, null);
           source.reader = splitter;
           return;
@@ -242,13 +308,33 @@ export class Controller {
         if (innerError) throw innerError;
         if (header!.kind === REC_HOST_FRAME) {
           if (dropping) {
-            units.record({ dir: 'up', layer: 'mux', kind: 'HostFrame', length, summary: `HostFrame from ${src.hostName}: every rank dead, dropped`, bytes: cap ?? undefined });
+            units.record({
+              dir: 'up',
+              layer: 'mux',
+              kind: 'HostFrame',
+              length,
+              summary: `HostFrame from ${src.hostName}: every rank dead, dropped`,
+              bytes: cap ?? undefined,
+            });
             return;
           }
           const frame = collector!.end();
           const key = this.opts.mode === 'forward' ? header!.rank : -1;
-          if (this.opts.mode === 'forward' && !src.ranks.includes(key)) throw new WireError('BAD_PAYLOAD', `forwarded frame for rank ${key}, not one of ${src.hostName}'s ranks`);
-          units.record({ dir: 'up', layer: 'mux', kind: 'HostFrame', rank: key >= 0 ? key : undefined, round: this.round, length, summary: `HostFrame${key >= 0 ? ` r=${key} (forward, lab-only)` : ''} ${frame.tensors.length} tensors w=${frame.weight}`, bytes: cap ?? undefined });
+          if (this.opts.mode === 'forward' && !src.ranks.includes(key))
+            throw new WireError(
+              'BAD_PAYLOAD',
+              `forwarded frame for rank ${key}, not one of ${src.hostName}'s ranks`,
+            );
+          units.record({
+            dir: 'up',
+            layer: 'mux',
+            kind: 'HostFrame',
+            rank: key >= 0 ? key : undefined,
+            round: this.round,
+            length,
+            summary: `HostFrame${key >= 0 ? ` r=${key} (forward, lab-only)` : ''} ${frame.tensors.length} tensors w=${frame.weight}`,
+            bytes: cap ?? undefined,
+          });
           // A second frame before the round is taken overwrites the slot (WIRE.md 4.5).
           src.frames.set(key, frame);
           this.kick();
@@ -256,24 +342,61 @@ export class Controller {
         }
         const payload = body!.bytes();
         if (header!.kind === REC_DATA) {
-          units.record({ dir: 'up', layer: 'mux', kind: 'Data', rank: header!.rank, length, verdict: 'BAD_PAYLOAD', summary: 'per-rank Data on the data channel', bytes: cap ?? undefined });
-          throw new WireError('BAD_PAYLOAD', `per-rank Data record for rank ${header!.rank} on the data channel: the relay is expected to fold into a HostFrame (mixed relay/controller builds?)`);
+          units.record({
+            dir: 'up',
+            layer: 'mux',
+            kind: 'Data',
+            rank: header!.rank,
+            length,
+            verdict: 'BAD_PAYLOAD',
+            summary: 'per-rank Data on the data channel',
+            bytes: cap ?? undefined,
+          });
+          throw new WireError(
+            'BAD_PAYLOAD',
+            `per-rank Data record for rank ${header!.rank} on the data channel: the relay is expected to fold into a HostFrame (mixed relay/controller builds?)`,
+          );
         }
         if (header!.kind === REC_BROADCAST) {
-          units.record({ dir: 'up', layer: 'mux', kind: 'Broadcast', length, summary: 'Broadcast from a relay: dropped', bytes: cap ?? undefined });
+          units.record({
+            dir: 'up',
+            layer: 'mux',
+            kind: 'Broadcast',
+            length,
+            summary: 'Broadcast from a relay: dropped',
+            bytes: cap ?? undefined,
+          });
           return;
         }
         const rec = finishMuxRecord(headerBytes!, payload, this.opts.mac);
         if (rec.kind === 'Control' && rec.msg.type === 'RankExit') {
           const rank = rec.msg.rank;
-          units.record({ dir: 'up', layer: 'mux', kind: 'RankExit', rank, length, summary: `RankExit rank=${rank}`, bytes: cap ?? undefined });
+          units.record({
+            dir: 'up',
+            layer: 'mux',
+            kind: 'RankExit',
+            rank,
+            length,
+            summary: `RankExit rank=${rank}`,
+            bytes: cap ?? undefined,
+          });
           if (!this.opts.dead.isDead(rank) && src.ranks.includes(rank)) {
-            if (this.opts.policy === 'strict') this.requestShutdown(`RankExit of live rank ${rank} (strict policy: clean shutdown of the reduce)`);
+            if (this.opts.policy === 'strict')
+              this.requestShutdown(
+                `RankExit of live rank ${rank} (strict policy: clean shutdown of the reduce)`,
+              );
             else this.opts.dead.declare(rank, 'exit');
           }
           return;
         }
-        units.record({ dir: 'up', layer: 'mux', kind: rec.kind === 'Control' ? rec.msg.type : rec.kind, length, summary: 'unexpected record: dropped', bytes: cap ?? undefined });
+        units.record({
+          dir: 'up',
+          layer: 'mux',
+          kind: rec.kind === 'Control' ? rec.msg.type : rec.kind,
+          length,
+          summary: 'unexpected record: dropped',
+          bytes: cap ?? undefined,
+        });
       },
     });
     conn.setConsumer((chunk) => {
@@ -281,7 +404,14 @@ export class Controller {
         splitter.push(chunk);
       } catch (e) {
         const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-        const seq = units.record({ dir: 'up', layer: 'mux', kind: 'rejected', length: 0, verdict: code as never, summary: (e as Error).message });
+        const seq = units.record({
+          dir: 'up',
+          layer: 'mux',
+          kind: 'rejected',
+          length: 0,
+          verdict: code as never,
+          summary: (e as Error).message,
+        });
         if (!source) return reject((e as Error).message, code);
         this.sourceFailed(source, (e as Error).message, code, seq);
       }
@@ -289,12 +419,33 @@ export class Controller {
     conn.unshift(first);
   }
 
-  private addSource(conn: Conn, units: UplinkUnits, hostName: string, host: number, ranks: number[], direct: boolean, rest: Uint8Array | null): Source {
-    const src: Source = { index: this.sources.length, conn, units, host, hostName, ranks: [...ranks], direct, frames: new Map(), open: true };
+  private addSource(
+    conn: Conn,
+    units: UplinkUnits,
+    hostName: string,
+    host: number,
+    ranks: number[],
+    direct: boolean,
+    rest: Uint8Array | null,
+  ): Source {
+    const src: Source = {
+      index: this.sources.length,
+      conn,
+      units,
+      host,
+      hostName,
+      ranks: [...ranks],
+      direct,
+      frames: new Map(),
+      open: true,
+    };
     this.sources.push(src);
     for (const r of ranks) this.covered.add(r);
     conn.onClose(() => this.sourceClosed(src));
-    this.starveTimer ??= setInterval(() => this.checkStarvation(), Math.min(1000, Math.max(20, (this.opts.starvationMs ?? COMMITTED_READ_STARVATION_MS) / 4)));
+    this.starveTimer ??= setInterval(
+      () => this.checkStarvation(),
+      Math.min(1000, Math.max(20, (this.opts.starvationMs ?? COMMITTED_READ_STARVATION_MS) / 4)),
+    );
     if (direct) this.readDirect(src, rest ?? new Uint8Array(0));
     if (this.covered.size === this.opts.worldSize && !this.isReady) {
       this.isReady = true;
@@ -324,7 +475,16 @@ export class Controller {
       },
       onEnd: () => {
         const frame = collector!.end();
-        src.units.record({ dir: 'up', layer: 'lenframe', kind: 'RoundFrame', rank, round: this.round, length: len + 4, summary: `RoundFrame from rank ${rank} (direct, lab-only) w=${frame.weight}`, bytes: cap ?? undefined });
+        src.units.record({
+          dir: 'up',
+          layer: 'lenframe',
+          kind: 'RoundFrame',
+          rank,
+          round: this.round,
+          length: len + 4,
+          summary: `RoundFrame from rank ${rank} (direct, lab-only) w=${frame.weight}`,
+          bytes: cap ?? undefined,
+        });
         if (!this.opts.dead.isDead(rank)) src.frames.set(rank, frame);
         this.kick();
       },
@@ -335,7 +495,15 @@ export class Controller {
         splitter.push(chunk);
       } catch (e) {
         const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-        const seq = src.units.record({ dir: 'up', layer: 'lenframe', kind: 'rejected', rank, length: 0, verdict: code as never, summary: (e as Error).message });
+        const seq = src.units.record({
+          dir: 'up',
+          layer: 'lenframe',
+          kind: 'rejected',
+          rank,
+          length: 0,
+          verdict: code as never,
+          summary: (e as Error).message,
+        });
         this.sourceFailed(src, (e as Error).message, code, seq);
       }
     });
@@ -349,7 +517,14 @@ export class Controller {
       if (!s.open || !s.reader) continue;
       const err = s.reader.checkStarvation(now, this.opts.starvationMs ?? COMMITTED_READ_STARVATION_MS);
       if (err) {
-        const seq = s.units.record({ dir: 'up', layer: s.direct ? 'lenframe' : 'mux', kind: 'starved', length: 0, verdict: 'STARVED', summary: err.message });
+        const seq = s.units.record({
+          dir: 'up',
+          layer: s.direct ? 'lenframe' : 'mux',
+          kind: 'starved',
+          length: 0,
+          verdict: 'STARVED',
+          summary: err.message,
+        });
         this.sourceFailed(s, err.message, err.code, seq);
       }
     }
@@ -366,14 +541,16 @@ export class Controller {
     if (this.stopping) return;
     const live = this.liveRanks(src);
     if (live.length === 0) return this.kick();
-    if (this.opts.policy === 'strict') this.requestShutdown(`connection of ${src.hostName} closed with live ranks [${live}] (strict policy)`);
+    if (this.opts.policy === 'strict')
+      this.requestShutdown(`connection of ${src.hostName} closed with live ranks [${live}] (strict policy)`);
     else for (const r of live) this.opts.dead.declare(r, 'host-lost');
     this.kick();
   }
 
   private sourceFailed(src: Source, message: string, code: string, recordSeq?: number): void {
     this.emit({ type: 'error', message: `${src.hostName}: ${message}`, code, host: src.host, recordSeq });
-    if (this.liveRanks(src).length > 0 && this.opts.policy === 'strict') this.requestShutdown(`wire error from ${src.hostName}: ${message}`, true);
+    if (this.liveRanks(src).length > 0 && this.opts.policy === 'strict')
+      this.requestShutdown(`wire error from ${src.hostName}: ${message}`, true);
     src.conn.destroy();
   }
 
@@ -407,7 +584,15 @@ export class Controller {
       if (!src || src.direct || !src.open) continue;
       const rec = encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank } }, this.opts.mac);
       src.conn.send(rec);
-      const recordSeq = src.units.record({ dir: 'down', layer: 'mux', kind: 'DeclareDead', rank, length: rec.length, summary: `DeclareDead rank=${rank}`, bytes: [rec] });
+      const recordSeq = src.units.record({
+        dir: 'down',
+        layer: 'mux',
+        kind: 'DeclareDead',
+        rank,
+        length: rec.length,
+        summary: `DeclareDead rank=${rank}`,
+        bytes: [rec],
+      });
       this.emit({ type: 'declareDead', rank, host: src.host, recordSeq });
     }
   }
@@ -433,7 +618,8 @@ export class Controller {
 
   /** Live ranks whose contribution the current round still lacks (in fold mode: every live rank of a host without its HostFrame). */
   waitingFor(): number[] {
-    if (this.opts.mode === 'fold') return this.sources.filter((s) => !s.frames.has(-1)).flatMap((s) => this.liveRanks(s));
+    if (this.opts.mode === 'fold')
+      return this.sources.filter((s) => !s.frames.has(-1)).flatMap((s) => this.liveRanks(s));
     return this.sources.flatMap((s) => this.liveRanks(s).filter((r) => !s.frames.has(r)));
   }
 
@@ -461,7 +647,10 @@ export class Controller {
         const consensus = await reduceSliced(frames);
         const weight = consensus.weight;
         const { chunks, length } = await encodeRoundFrameSliced(consensus, this.opts.mac);
-        const header = this.opts.mode === 'direct' ? encodeLenPrefix(length, this.opts.ceiling) : await muxHeaderSliced(REC_BROADCAST, 0, chunks, this.opts.mac);
+        const header =
+          this.opts.mode === 'direct'
+            ? encodeLenPrefix(length, this.opts.ceiling)
+            : await muxHeaderSliced(REC_BROADCAST, 0, chunks, this.opts.mac);
         this.scatter([header, ...chunks], length);
         const round = this.round++;
         this.emit({
@@ -493,17 +682,32 @@ export class Controller {
       const ok = s.conn.writer.error === null;
       if (!ok) {
         if (this.opts.historical?.failFastScatter) {
-          this.requestShutdown(`scatter to ${s.hostName} failed: ${s.conn.writer.error!.message} (fail-fast scatter, historical)`, true);
+          this.requestShutdown(
+            `scatter to ${s.hostName} failed: ${s.conn.writer.error!.message} (fail-fast scatter, historical)`,
+            true,
+          );
           return;
         }
         for (const r of live) this.opts.dead.declare(r, 'scatter');
         continue;
       }
       s.conn.writer.enqueue(parts);
-      s.units.record({ dir: 'down', layer: s.direct ? 'lenframe' : 'mux', kind: s.direct ? 'RoundFrame' : 'Broadcast', round: this.round, length: parts[0].length + length, summary: `consensus ${length} B`, bytes: parts });
+      s.units.record({
+        dir: 'down',
+        layer: s.direct ? 'lenframe' : 'mux',
+        kind: s.direct ? 'RoundFrame' : 'Broadcast',
+        round: this.round,
+        length: parts[0].length + length,
+        summary: `consensus ${length} B`,
+        bytes: parts,
+      });
       void s.conn.writer.idle().then(() => {
         if (!s.conn.writer.error) return;
-        if (this.opts.historical?.failFastScatter) this.requestShutdown(`scatter to ${s.hostName} failed: ${s.conn.writer.error.message} (fail-fast scatter, historical)`, true);
+        if (this.opts.historical?.failFastScatter)
+          this.requestShutdown(
+            `scatter to ${s.hostName} failed: ${s.conn.writer.error.message} (fail-fast scatter, historical)`,
+            true,
+          );
         else for (const r of this.liveRanks(s)) this.opts.dead.declare(r, 'scatter');
       });
     }

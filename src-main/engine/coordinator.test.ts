@@ -35,28 +35,56 @@ async function setup(worldSize: number, stalenessMs = 60_000) {
   const relay = async (host: string, ranks: number[]) => {
     const p = await RawPeer.connect(serverPort(server));
     cleanups.push(() => p.destroy());
-    p.write(encodeChannelMagic('control'), encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host, ranks } }, mac));
+    p.write(
+      encodeChannelMagic('control'),
+      encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host, ranks } }, mac),
+    );
     return p;
   };
   return { coordinator, events, dead, relay };
 }
 
 const timing = (rank: number) =>
-  encodeMuxRecord({ kind: 'Data', rank, payload: encodeControlFrame({ version: 2, msgKind: MSG_KIND_TIMING, payload: encodeTimingMsg({ type: 'Heartbeat', rank, stepCount: 3 }) }, mac) }, mac);
+  encodeMuxRecord(
+    {
+      kind: 'Data',
+      rank,
+      payload: encodeControlFrame(
+        {
+          version: 2,
+          msgKind: MSG_KIND_TIMING,
+          payload: encodeTimingMsg({ type: 'Heartbeat', rank, stepCount: 3 }),
+        },
+        mac,
+      ),
+    },
+    mac,
+  );
 
 describe('coordinator (control channel)', () => {
   it('acks Hello, sends ControlFrames as rank-tagged Data, and reads TimingMsg from ranks', async () => {
     const { coordinator, events, relay } = await setup(2);
     const p = await relay('h0', [0, 1]);
-    expect(decodeMuxRecord((await p.readMux())!, mac)).toEqual({ kind: 'Control', msg: { type: 'HelloAck' } });
+    expect(decodeMuxRecord((await p.readMux())!, mac)).toEqual({
+      kind: 'Control',
+      msg: { type: 'HelloAck' },
+    });
     await expect.poll(() => coordinator.ready).toBe(true);
     expect(coordinator.send(1, { type: 'SyncNow' })).toBe(true);
-    const rec = decodeMuxRecord((await p.readMux())!, mac) as { kind: 'Data'; rank: number; payload: Uint8Array };
+    const rec = decodeMuxRecord((await p.readMux())!, mac) as {
+      kind: 'Data';
+      rank: number;
+      payload: Uint8Array;
+    };
     expect(rec.kind).toBe('Data');
     expect(rec.rank).toBe(1);
-    expect(decodeControlMsg(decodeControlFrame(rec.payload, mac, { version: 2 }).payload)).toEqual({ type: 'SyncNow' });
+    expect(decodeControlMsg(decodeControlFrame(rec.payload, mac, { version: 2 }).payload)).toEqual({
+      type: 'SyncNow',
+    });
     p.write(timing(0));
-    await expect.poll(() => events.some((e) => e.type === 'timing' && e.rank === 0 && e.msg.type === 'Heartbeat')).toBe(true);
+    await expect
+      .poll(() => events.some((e) => e.type === 'timing' && e.rank === 0 && e.msg.type === 'Heartbeat'))
+      .toBe(true);
     expect(coordinator.send(5, { type: 'SyncNow' })).toBe(false);
   });
 

@@ -6,8 +6,18 @@
 import { readU32LE } from '@shared/wire/bytes';
 import { expectChannelMagic } from '@shared/wire/channel';
 import { CONTROL_HANDSHAKE_MAGIC_RANK, MAX_CONTROL_PAYLOAD, REC_DATA } from '@shared/wire/constants';
-import { decodeControlFrame, encodeControlFrame, MSG_KIND_CONTROL, MSG_KIND_TIMING } from '@shared/wire/control-frame';
-import { decodeTimingMsg, encodeControlMsg, type ControlMsg, type TimingMsg } from '@shared/wire/control-msgs';
+import {
+  decodeControlFrame,
+  encodeControlFrame,
+  MSG_KIND_CONTROL,
+  MSG_KIND_TIMING,
+} from '@shared/wire/control-frame';
+import {
+  decodeTimingMsg,
+  encodeControlMsg,
+  type ControlMsg,
+  type TimingMsg,
+} from '@shared/wire/control-msgs';
 import { isWireError, type WireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import type { Mac } from '@shared/wire/mac';
@@ -87,15 +97,26 @@ export class Coordinator {
     } catch (e) {
       return reject((e as Error).message, (e as WireError).code);
     }
-    units.record({ dir: 'up', layer: 'channelMagic', kind: 'CONTROL magic', length: 4, summary: 'channel magic CONTROL 0xF10D17E2', bytes: [head.subarray(0, 4)] });
-    const timer = setTimeout(() => reject('no Hello within the Hello read timeout'), this.opts.helloTimeoutMs ?? 10_000);
+    units.record({
+      dir: 'up',
+      layer: 'channelMagic',
+      kind: 'CONTROL magic',
+      length: 4,
+      summary: 'channel magic CONTROL 0xF10D17E2',
+      bytes: [head.subarray(0, 4)],
+    });
+    const timer = setTimeout(
+      () => reject('no Hello within the Hello read timeout'),
+      this.opts.helloTimeoutMs ?? 10_000,
+    );
     conn.onClose(() => clearTimeout(timer));
     let acc: Uint8Array = head.subarray(4);
     const decide = (): boolean => {
       if (acc.length < 4) return false;
       conn.setConsumer(null);
       conn.unshift(acc);
-      if (this.opts.direct && readU32LE(acc, 0) === CONTROL_HANDSHAKE_MAGIC_RANK) this.acceptDirect(conn, units, timer, reject);
+      if (this.opts.direct && readU32LE(acc, 0) === CONTROL_HANDSHAKE_MAGIC_RANK)
+        this.acceptDirect(conn, units, timer, reject);
       else this.readRelay(conn, units, index, timer, reject);
       return true;
     };
@@ -107,16 +128,35 @@ export class Coordinator {
     }
   }
 
-  private acceptDirect(conn: Conn, units: UplinkUnits, timer: NodeJS.Timeout, reject: (m: string, c?: string) => void): void {
+  private acceptDirect(
+    conn: Conn,
+    units: UplinkUnits,
+    timer: NodeJS.Timeout,
+    reject: (m: string, c?: string) => void,
+  ): void {
     acceptRankHandshake(conn, {
       channel: 'control',
       mac: this.opts.mac,
       version: this.opts.controlVersion,
       worldSize: this.opts.worldSize,
-      check: (r) => (r >= this.opts.worldSize ? `rank ${r} out of range` : this.routes.has(r) ? `rank ${r} announced twice` : null),
+      check: (r) =>
+        r >= this.opts.worldSize
+          ? `rank ${r} out of range`
+          : this.routes.has(r)
+            ? `rank ${r} announced twice`
+            : null,
       onUnit: (dir, b, verdict, summary, r) => {
         units.bind(conn, `r${r}.uplink.control`, `rank ${r}`, 'control', this.opts.hostOfRank?.(r) ?? -1, r);
-        units.record({ dir, layer: 'handshake', kind: dir === 'up' ? 'controlHandshake' : 'controlHandshakeAck', rank: r, length: b.length, verdict: verdict as never, summary, bytes: [b] });
+        units.record({
+          dir,
+          layer: 'handshake',
+          kind: dir === 'up' ? 'controlHandshake' : 'controlHandshakeAck',
+          rank: r,
+          length: b.length,
+          verdict: verdict as never,
+          summary,
+          bytes: [b],
+        });
       },
     }).then(
       ({ rank, rest }) => {
@@ -132,7 +172,11 @@ export class Coordinator {
           try {
             splitter.push(chunk);
           } catch (e) {
-            this.emit({ type: 'error', message: `rank ${rank}: ${(e as Error).message}`, code: isWireError(e) ? e.code : undefined });
+            this.emit({
+              type: 'error',
+              message: `rank ${rank}: ${(e as Error).message}`,
+              code: isWireError(e) ? e.code : undefined,
+            });
             conn.destroy();
           }
         });
@@ -142,7 +186,13 @@ export class Coordinator {
     );
   }
 
-  private readRelay(conn: Conn, units: UplinkUnits, index: number, timer: NodeJS.Timeout, reject: (m: string, c?: string) => void): void {
+  private readRelay(
+    conn: Conn,
+    units: UplinkUnits,
+    index: number,
+    timer: NodeJS.Timeout,
+    reject: (m: string, c?: string) => void,
+  ): void {
     let helloDone = false;
     let hdr: Uint8Array | null = null;
     let body: BodyBuffer | null = null;
@@ -162,25 +212,52 @@ export class Coordinator {
         const length = hdr!.length + payload.length;
         if (!helloDone) {
           clearTimeout(timer);
-          if (rec.kind !== 'Control' || rec.msg.type !== 'Hello') return reject(`first record must be Control(Hello), got ${rec.kind}`);
+          if (rec.kind !== 'Control' || rec.msg.type !== 'Hello')
+            return reject(`first record must be Control(Hello), got ${rec.kind}`);
           const { host, ranks } = rec.msg;
           const bad = ranks.find((r) => r >= this.opts.worldSize);
-          if (bad !== undefined) return reject(`Hello from ${host}: rank ${bad} out of range for world_size ${this.opts.worldSize}`);
+          if (bad !== undefined)
+            return reject(
+              `Hello from ${host}: rank ${bad} out of range for world_size ${this.opts.worldSize}`,
+            );
           const dup = ranks.find((r, i) => this.routes.has(r) || ranks.indexOf(r) !== i);
           if (dup !== undefined) return reject(`Hello from ${host}: rank ${dup} announced twice`);
           helloDone = true;
           units.bind(conn, `${host}.uplink.control`, `relay ${host}`, 'control', hostIndexOf(host, index));
-          units.record({ dir: 'up', layer: 'mux', kind: 'Hello', length, summary: `Hello host=${host} ranks=[${ranks}]`, bytes: [hdr!, payload] });
+          units.record({
+            dir: 'up',
+            layer: 'mux',
+            kind: 'Hello',
+            length,
+            summary: `Hello host=${host} ranks=[${ranks}]`,
+            bytes: [hdr!, payload],
+          });
           const ack = encodeMuxRecord({ kind: 'Control', msg: { type: 'HelloAck' } }, this.opts.mac);
           conn.send(ack);
-          units.record({ dir: 'down', layer: 'mux', kind: 'HelloAck', length: ack.length, summary: 'HelloAck', bytes: [ack] });
+          units.record({
+            dir: 'down',
+            layer: 'mux',
+            kind: 'HelloAck',
+            length: ack.length,
+            summary: 'HelloAck',
+            bytes: [ack],
+          });
           this.addRoute(ranks, { conn, units, direct: false, hostName: host });
           return;
         }
-        if (kind === REC_DATA && rec.kind === 'Data') return this.fromRank(rank, payload, units, 'mux', hdr!.length, hdr!);
+        if (kind === REC_DATA && rec.kind === 'Data')
+          return this.fromRank(rank, payload, units, 'mux', hdr!.length, hdr!);
         const what = rec.kind === 'Control' ? rec.msg.type : rec.kind;
         // RankExit is informational on this channel; other kinds are dropped.
-        units.record({ dir: 'up', layer: 'mux', kind: what, rank: rec.kind === 'Control' && rec.msg.type === 'RankExit' ? rec.msg.rank : undefined, length, summary: `${what}${rec.kind === 'Control' && rec.msg.type === 'RankExit' ? ` rank=${rec.msg.rank}` : ''}`, bytes: [hdr!, payload] });
+        units.record({
+          dir: 'up',
+          layer: 'mux',
+          kind: what,
+          rank: rec.kind === 'Control' && rec.msg.type === 'RankExit' ? rec.msg.rank : undefined,
+          length,
+          summary: `${what}${rec.kind === 'Control' && rec.msg.type === 'RankExit' ? ` rank=${rec.msg.rank}` : ''}`,
+          bytes: [hdr!, payload],
+        });
       },
     });
     conn.setConsumer((chunk) => {
@@ -188,29 +265,73 @@ export class Coordinator {
         splitter.push(chunk);
       } catch (e) {
         if (!helloDone) return reject((e as Error).message, isWireError(e) ? e.code : undefined);
-        const recordSeq = units.record({ dir: 'up', layer: 'mux', kind: 'rejected', length: 0, verdict: (isWireError(e) ? e.code : 'BAD_PAYLOAD') as never, summary: (e as Error).message });
-        this.emit({ type: 'error', message: (e as Error).message, code: isWireError(e) ? e.code : undefined, recordSeq });
+        const recordSeq = units.record({
+          dir: 'up',
+          layer: 'mux',
+          kind: 'rejected',
+          length: 0,
+          verdict: (isWireError(e) ? e.code : 'BAD_PAYLOAD') as never,
+          summary: (e as Error).message,
+        });
+        this.emit({
+          type: 'error',
+          message: (e as Error).message,
+          code: isWireError(e) ? e.code : undefined,
+          recordSeq,
+        });
         conn.destroy();
       }
     });
   }
 
-  private fromRank(rank: number, frame: Uint8Array, units: UplinkUnits, layer: 'mux' | 'lenframe', headLen: number, muxHeader?: Uint8Array): void {
+  private fromRank(
+    rank: number,
+    frame: Uint8Array,
+    units: UplinkUnits,
+    layer: 'mux' | 'lenframe',
+    headLen: number,
+    muxHeader?: Uint8Array,
+  ): void {
     const length = frame.length + headLen;
     const bytes = muxHeader ? [muxHeader, frame] : [encodeLenPrefix(frame.length, CONTROL_CEILING), frame];
     try {
       const f = decodeControlFrame(frame, this.opts.mac, { version: this.opts.controlVersion });
       if (f.msgKind !== MSG_KIND_TIMING) {
-        units.record({ dir: 'up', layer, kind: 'Data', rank, length, summary: `ControlFrame kind ${f.msgKind} from rank ${rank}: dropped`, bytes });
+        units.record({
+          dir: 'up',
+          layer,
+          kind: 'Data',
+          rank,
+          length,
+          summary: `ControlFrame kind ${f.msgKind} from rank ${rank}: dropped`,
+          bytes,
+        });
         return;
       }
       const msg = decodeTimingMsg(f.payload);
-      units.record({ dir: 'up', layer, kind: layer === 'mux' ? 'Data' : 'ControlFrame', rank, length, summary: `Timing ${msg.type} from rank ${rank}`, bytes });
+      units.record({
+        dir: 'up',
+        layer,
+        kind: layer === 'mux' ? 'Data' : 'ControlFrame',
+        rank,
+        length,
+        summary: `Timing ${msg.type} from rank ${rank}`,
+        bytes,
+      });
       this.lastSeen.set(rank, this.now());
       this.emit({ type: 'timing', rank, msg });
     } catch (e) {
       const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-      const recordSeq = units.record({ dir: 'up', layer, kind: 'Data', rank, length, verdict: code as never, summary: `rejected ControlFrame from rank ${rank}: ${(e as Error).message}`, bytes });
+      const recordSeq = units.record({
+        dir: 'up',
+        layer,
+        kind: 'Data',
+        rank,
+        length,
+        verdict: code as never,
+        summary: `rejected ControlFrame from rank ${rank}: ${(e as Error).message}`,
+        bytes,
+      });
       this.emit({ type: 'error', message: `rank ${rank}: ${(e as Error).message}`, code, recordSeq });
     }
   }
@@ -225,7 +346,10 @@ export class Coordinator {
       this.isReady = true;
       // Every rank's heartbeat clock starts now.
       for (const r of this.routes.keys()) this.lastSeen.set(r, this.now());
-      this.staleTimer = setInterval(() => this.checkStaleness(), Math.min(100, Math.max(10, this.opts.stalenessMs / 10)));
+      this.staleTimer = setInterval(
+        () => this.checkStaleness(),
+        Math.min(100, Math.max(10, this.opts.stalenessMs / 10)),
+      );
       this.emit({ type: 'ready' });
     }
   }
@@ -246,12 +370,25 @@ export class Coordinator {
   send(rank: number, msg: ControlMsg): boolean {
     const route = this.routes.get(rank);
     if (!route || route.conn.closed || route.conn.writer.error) return false;
-    const frame = encodeControlFrame({ version: this.opts.controlVersion, msgKind: MSG_KIND_CONTROL, payload: encodeControlMsg(msg) }, this.opts.mac);
-    const parts = route.direct ? [encodeLenPrefix(frame.length, CONTROL_CEILING), frame] : [encodeMuxRecord({ kind: 'Data', rank, payload: frame }, this.opts.mac)];
+    const frame = encodeControlFrame(
+      { version: this.opts.controlVersion, msgKind: MSG_KIND_CONTROL, payload: encodeControlMsg(msg) },
+      this.opts.mac,
+    );
+    const parts = route.direct
+      ? [encodeLenPrefix(frame.length, CONTROL_CEILING), frame]
+      : [encodeMuxRecord({ kind: 'Data', rank, payload: frame }, this.opts.mac)];
     // Small records are one write (WIRE.md 6.1 fix, part 1).
     const one = parts.length === 1 ? parts[0] : Buffer.concat(parts);
     route.conn.send(one);
-    route.units.record({ dir: 'down', layer: route.direct ? 'lenframe' : 'mux', kind: route.direct ? 'ControlFrame' : 'Data', rank, length: one.length, summary: `${msg.type} to rank ${rank}`, bytes: [one] });
+    route.units.record({
+      dir: 'down',
+      layer: route.direct ? 'lenframe' : 'mux',
+      kind: route.direct ? 'ControlFrame' : 'Data',
+      rank,
+      length: one.length,
+      summary: `${msg.type} to rank ${rank}`,
+      bytes: [one],
+    });
     return true;
   }
 

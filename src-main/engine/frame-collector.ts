@@ -39,7 +39,11 @@ export class FrameCollector {
           extraSink?.onHeader?.(h);
         },
         onTensor: (t) => {
-          this.tensors.push({ dtype: t.dtype, dims: t.dims, buf: t.nbytes > 0 ? new BodyBuffer(t.nbytes) : null });
+          this.tensors.push({
+            dtype: t.dtype,
+            dims: t.dims,
+            buf: t.nbytes > 0 ? new BodyBuffer(t.nbytes) : null,
+          });
           extraSink?.onTensor?.(t);
         },
         onData: (i, off, bytes) => {
@@ -50,7 +54,11 @@ export class FrameCollector {
           this.result = {
             roundKind: this.roundKind,
             weight: this.weight,
-            tensors: this.tensors.map((t) => ({ dtype: t.dtype, dims: t.dims, data: t.buf ? t.buf.bytes() : null })),
+            tensors: this.tensors.map((t) => ({
+              dtype: t.dtype,
+              dims: t.dims,
+              data: t.buf ? t.buf.bytes() : null,
+            })),
             wireLen: c.wireLen,
           };
           extraSink?.onComplete?.(c);

@@ -75,7 +75,10 @@ abstract class Splitter<H> {
   /** STARVED when a committed unit made no progress for `deadlineMs`. */
   checkStarvation(now: number, deadlineMs: number): WireError | null {
     if (!this.committed || now - this.lastProgressAt < deadlineMs) return null;
-    return new WireError('STARVED', `committed read starved mid-frame: no byte for ${Math.round(now - this.lastProgressAt)} ms, peer presumed gone`);
+    return new WireError(
+      'STARVED',
+      `committed read starved mid-frame: no byte for ${Math.round(now - this.lastProgressAt)} ms, peer presumed gone`,
+    );
   }
 
   /** What a clean close means now: null between units, an error mid-unit. */
@@ -96,7 +99,11 @@ export class LenFrameSplitter extends Splitter<number> {
   protected parseHeader(head: Uint8Array, complete: boolean): { header: number; bodyLen: number } | null {
     if (!complete) return null;
     const len = (head[0] | (head[1] << 8) | (head[2] << 16) | (head[3] << 24)) >>> 0;
-    if (len > this.ceiling) throw new WireError('OVER_CEILING', `len-framed blob of ${len} bytes exceeds the frame ceiling ${this.ceiling}`);
+    if (len > this.ceiling)
+      throw new WireError(
+        'OVER_CEILING',
+        `len-framed blob of ${len} bytes exceeds the frame ceiling ${this.ceiling}`,
+      );
     return { header: len, bodyLen: len };
   }
 }
@@ -130,7 +137,9 @@ export class BodyBuffer {
   }
   push(bytes: Uint8Array): void {
     if (this.len + bytes.length > this.buf.length) {
-      const next = new Uint8Array(Math.min(this.expected, Math.max(this.buf.length * 2, this.len + bytes.length)));
+      const next = new Uint8Array(
+        Math.min(this.expected, Math.max(this.buf.length * 2, this.len + bytes.length)),
+      );
       next.set(this.buf.subarray(0, this.len));
       this.buf = next;
     }

@@ -17,7 +17,8 @@ export class Shaper {
     const f = this.fault;
     const pieces: Uint8Array[] = [];
     const size = f.sliceBytes && f.sliceBytes > 0 ? f.sliceBytes : bytes.length || 1;
-    for (let o = 0; o < bytes.length; o += size) pieces.push(bytes.subarray(o, Math.min(bytes.length, o + size)));
+    for (let o = 0; o < bytes.length; o += size)
+      pieces.push(bytes.subarray(o, Math.min(bytes.length, o + size)));
     if (bytes.length === 0) pieces.push(bytes);
     const out: { at: number; bytes: Uint8Array }[] = [];
     for (const p of pieces) {

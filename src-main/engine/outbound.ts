@@ -106,7 +106,8 @@ export class OutboundWriter {
           // handing it to the kernel never blocks the loop for long.
           for (let o = 0; o < whole.length || (o === 0 && whole.length === 0); o += WRITE_SLICE) {
             if (this.failed) break;
-            const p = whole.length > WRITE_SLICE ? whole.subarray(o, Math.min(whole.length, o + WRITE_SLICE)) : whole;
+            const p =
+              whole.length > WRITE_SLICE ? whole.subarray(o, Math.min(whole.length, o + WRITE_SLICE)) : whole;
             const n = p.length;
             const ok = this.socket.write(p, (err) => {
               if (err) this.fail(err);

@@ -32,7 +32,10 @@ export class PortMux {
     conn.onClose(() => this.conns.delete(conn));
     const parts: Uint8Array[] = [];
     let have = 0;
-    const timer = setTimeout(() => this.drop(conn, 'no channel magic within the peek deadline', Buffer.concat(parts)), this.opts.peekTimeoutMs ?? 5000);
+    const timer = setTimeout(
+      () => this.drop(conn, 'no channel magic within the peek deadline', Buffer.concat(parts)),
+      this.opts.peekTimeoutMs ?? 5000,
+    );
     conn.setConsumer((chunk) => {
       parts.push(chunk);
       have += chunk.length;

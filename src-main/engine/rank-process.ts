@@ -23,7 +23,8 @@ export function rankEntryPath(): string {
     const pkg = path.join(dir, 'package.json');
     if (fs.existsSync(pkg)) {
       try {
-        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'relay-lab') return path.join(dir, 'out', 'node', 'rank.mjs');
+        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'relay-lab')
+          return path.join(dir, 'out', 'node', 'rank.mjs');
       } catch {
         // not ours, keep walking up
       }
@@ -63,7 +64,11 @@ export class RankProcess {
     // Only a rank that reports over IPC says when it runs; others are signalled at once.
     this.running = spec.report !== 'ipc';
     const entry = rankEntryPath();
-    const env: NodeJS.ProcessEnv = { ...process.env, [RANK_SPEC_ENV]: JSON.stringify(spec), [RANK_PARENT_ENV]: String(process.pid) };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      [RANK_SPEC_ENV]: JSON.stringify(spec),
+      [RANK_PARENT_ENV]: String(process.pid),
+    };
     // A rank does no TLS: loading extra CA certificates only slows its start.
     delete env.NODE_EXTRA_CA_CERTS;
     delete env.NODE_OPTIONS;

@@ -4,7 +4,12 @@
 import type net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeChannelMagic } from '@shared/wire/channel';
-import { encodeControlHandshake, encodeDataHandshake, decodeDataAck, decodeControlAck } from '@shared/wire/handshake';
+import {
+  encodeControlHandshake,
+  encodeDataHandshake,
+  decodeDataAck,
+  decodeControlAck,
+} from '@shared/wire/handshake';
 import { encodeLenFrame } from '@shared/wire/len-frame';
 import { decodeMuxRecord, encodeMuxHeader, encodeMuxRecord, type MuxRecord } from '@shared/wire/mux';
 import { REC_BROADCAST } from '@shared/wire/constants';
@@ -51,7 +56,12 @@ async function fakeController() {
   return { port: serverPort(server), next };
 }
 
-async function startRelay(ranks: number[], worldSize: number, port: number, extra: Partial<Parameters<typeof Relay.listen>[0]> = {}) {
+async function startRelay(
+  ranks: number[],
+  worldSize: number,
+  port: number,
+  extra: Partial<Parameters<typeof Relay.listen>[0]> = {},
+) {
   const relay = await Relay.listen({
     host: 0,
     hostName: 'h0',
@@ -102,7 +112,11 @@ async function controlRank(relay: Relay, rank: number, worldSize: number) {
   return p;
 }
 
-const frame = (values: number[], weight: number, dtype = 0) => encodeRoundFrame({ roundKind: 0, weight, tensors: [tensorFromValues(dtype, [values.length], values)] }, mac);
+const frame = (values: number[], weight: number, dtype = 0) =>
+  encodeRoundFrame(
+    { roundKind: 0, weight, tensors: [tensorFromValues(dtype, [values.length], values)] },
+    mac,
+  );
 const values = (payload: Uint8Array) => {
   const f = decodeRoundFrame(payload, mac);
   return { weight: f.weight, values: Array.from(tensorValues(f.tensors[0])) };
@@ -146,7 +160,9 @@ describe('relay control channel (byte router)', () => {
     const { relay, started } = await startRelay([0], 1, 1);
     const p = await RawPeer.connect(relay.controlPort);
     cleanups.push(() => p.destroy());
-    p.write(encodeControlHandshake({ version: 2, rank: 0, worldSize: 1 }, nodeMac(saltFromHex('aa'.repeat(16)))));
+    p.write(
+      encodeControlHandshake({ version: 2, rank: 0, worldSize: 1 }, nodeMac(saltFromHex('aa'.repeat(16)))),
+    );
     await expect(started).rejects.toThrow(/HMAC verification failed/);
   });
 });
@@ -199,7 +215,10 @@ describe('relay data channel (first fold tier)', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(relay.waitingFor()).toEqual([0]);
     peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
-    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({ weight: 2, values: [9] });
+    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({
+      weight: 2,
+      values: [9],
+    });
   });
 
   it('an all-elided round ships elided; elided and full deposits merge (5.2 #13, #14)', async () => {
@@ -215,7 +234,10 @@ describe('relay data channel (first fold tier)', () => {
     await r1.readLenFramed();
     r0.write(encodeLenFrame(elided));
     r1.write(encodeLenFrame(frame([1, -2, 8], 3)));
-    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({ weight: 3, values: [1, -2, 8] });
+    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({
+      weight: 3,
+      values: [1, -2, 8],
+    });
   });
 
   it('rejects a dtype mix loudly and ships nothing (5.2 #15)', async () => {
@@ -232,7 +254,9 @@ describe('relay data channel (first fold tier)', () => {
     const { events, r0, peer } = await twoRankFoldRelay();
     r0.write(encodeLenFrame(frame([1], 1)), encodeLenFrame(frame([1], 1)));
     expect(await peer.readMux()).toBeNull();
-    expect((events.find((e) => e.type === 'error') as { message: string }).message).toMatch(/deposited twice/);
+    expect((events.find((e) => e.type === 'error') as { message: string }).message).toMatch(
+      /deposited twice/,
+    );
   });
 
   it('a tampered rank frame fails its HMAC by name and nothing is sent upstream', async () => {
@@ -262,7 +286,11 @@ describe('relay data channel (first fold tier)', () => {
       const { peer } = await up;
       const body = frame([1, 2, 3], 1);
       const prefix = new Uint8Array(4);
-      new DataView(prefix.buffer).setUint32(0, prefixDelta === null ? 0xffffffff : body.length + prefixDelta, true);
+      new DataView(prefix.buffer).setUint32(
+        0,
+        prefixDelta === null ? 0xffffffff : body.length + prefixDelta,
+        true,
+      );
       r0.write(prefix, body);
       if (prefixDelta === 10) r0.write(new Uint8Array(10));
       expect(await peer.readMux()).toBeNull();

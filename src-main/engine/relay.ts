@@ -9,7 +9,13 @@
 import type net from 'node:net';
 import type { Direction } from '@shared/lab/state';
 import { encodeChannelMagic } from '@shared/wire/channel';
-import { COMMITTED_READ_STARVATION_MS, MUX_MAC_PREFIX_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
+import {
+  COMMITTED_READ_STARVATION_MS,
+  MUX_MAC_PREFIX_LEN,
+  REC_BROADCAST,
+  REC_DATA,
+  REC_HOST_FRAME,
+} from '@shared/wire/constants';
 import { WireError, isWireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { tagsEqual, type Mac } from '@shared/wire/mac';
@@ -64,7 +70,14 @@ export type RelayEvent =
   | { type: 'forwarded'; round: number; rank: number; bytes: number }
   | { type: 'rankDead'; rank: number; cause: 'eof' | 'declared' | 'error' }
   | { type: 'dropped'; rank: number; reason: string; recordSeq?: number }
-  | { type: 'error'; channel: 'data' | 'control'; message: string; code?: string; rank?: number; recordSeq?: number }
+  | {
+      type: 'error';
+      channel: 'data' | 'control';
+      message: string;
+      code?: string;
+      rank?: number;
+      recordSeq?: number;
+    }
   | { type: 'up'; channel: 'data' | 'control' }
   | { type: 'shutdown'; channel: 'data' | 'control'; reason: string };
 
@@ -138,7 +151,10 @@ export class Relay {
 
   async close(): Promise<void> {
     this.destroy();
-    await Promise.all([this.dataServer && closeServer(this.dataServer), this.controlServer && closeServer(this.controlServer)]);
+    await Promise.all([
+      this.dataServer && closeServer(this.dataServer),
+      this.controlServer && closeServer(this.controlServer),
+    ]);
   }
 }
 
@@ -188,7 +204,17 @@ class RelayChannel {
           onUnit: (dir, bytes, verdict, summary, rank) => {
             const link = this.linkFor(rank);
             if (link && !conn.counter.bound) conn.counter.bind(link, conn.socket, conn);
-            if (link) this.o.tap!.unit({ link, dir, layer: 'handshake', kind: dir === 'up' ? `${this.channel}Handshake` : `${this.channel}HandshakeAck`, length: bytes.length, verdict: verdict as never, summary, bytes: [bytes] });
+            if (link)
+              this.o.tap!.unit({
+                link,
+                dir,
+                layer: 'handshake',
+                kind: dir === 'up' ? `${this.channel}Handshake` : `${this.channel}HandshakeAck`,
+                length: bytes.length,
+                verdict: verdict as never,
+                summary,
+                bytes: [bytes],
+              });
           },
         }).then(
           ({ rank, rest }) => {
@@ -202,7 +228,12 @@ class RelayChannel {
           (e: Error) => {
             // Any handshake failure fails the whole channel start (WIRE.md 3.6).
             conn.destroy();
-            this.relay.emit({ type: 'error', channel: this.channel, message: e.message, code: (e as { code?: string }).code });
+            this.relay.emit({
+              type: 'error',
+              channel: this.channel,
+              message: e.message,
+              code: (e as { code?: string }).code,
+            });
             server.off('connection', onConn);
             reject(e);
           },
@@ -215,7 +246,10 @@ class RelayChannel {
     // Rank readers start once upstream is up (flodl spawns them after HelloAck);
     // until then their bytes wait in the connection.
     for (const rs of this.ranks.values()) this.startReader(rs);
-    this.starveTimer = setInterval(() => this.checkStarvation(), Math.min(1000, Math.max(20, this.starvationMs / 4)));
+    this.starveTimer = setInterval(
+      () => this.checkStarvation(),
+      Math.min(1000, Math.max(20, this.starvationMs / 4)),
+    );
   }
 
   private get starvationMs(): number {
@@ -231,7 +265,12 @@ class RelayChannel {
     }
     const upErr = this.upReader?.checkStarvation(now, this.starvationMs);
     if (upErr) {
-      this.relay.emit({ type: 'error', channel: this.channel, message: `upstream: ${upErr.message}`, code: upErr.code });
+      this.relay.emit({
+        type: 'error',
+        channel: this.channel,
+        message: `upstream: ${upErr.message}`,
+        code: upErr.code,
+      });
       void this.shutdown(`upstream starved: ${upErr.message}`);
     }
   }
@@ -284,7 +323,16 @@ class RelayChannel {
 
   private controlUp(rs: RankSock, blob: Uint8Array): void {
     if (rs.link) {
-      this.o.tap!.unit({ link: rs.link, dir: 'up', layer: 'lenframe', kind: 'ControlFrame', rank: rs.rank, length: blob.length + 4, summary: `ControlFrame from rank ${rs.rank} (${blob.length} B)`, bytes: [encodeLenPrefix(blob.length, this.o.ceiling), blob] });
+      this.o.tap!.unit({
+        link: rs.link,
+        dir: 'up',
+        layer: 'lenframe',
+        kind: 'ControlFrame',
+        rank: rs.rank,
+        length: blob.length + 4,
+        summary: `ControlFrame from rank ${rs.rank} (${blob.length} B)`,
+        bytes: [encodeLenPrefix(blob.length, this.o.ceiling), blob],
+      });
     }
     this.sendUp([encodeMuxRecord({ kind: 'Data', rank: rs.rank, payload: blob }, this.o.mac)]);
   }
@@ -324,12 +372,31 @@ class RelayChannel {
       onEnd: () => {
         const rs = rsOf();
         if (dropping) {
-          const recordSeq = this.unitFor(rs, 'up', 'RoundFrame', frameLen + 4, cap, `RoundFrame from dead rank ${rank}: dropped`);
-          this.relay.emit({ type: 'dropped', rank, reason: 'late frame from a rank already marked dead', recordSeq });
+          const recordSeq = this.unitFor(
+            rs,
+            'up',
+            'RoundFrame',
+            frameLen + 4,
+            cap,
+            `RoundFrame from dead rank ${rank}: dropped`,
+          );
+          this.relay.emit({
+            type: 'dropped',
+            rank,
+            reason: 'late frame from a rank already marked dead',
+            recordSeq,
+          });
           return;
         }
         parser!.end();
-        this.unitFor(rs, 'up', 'RoundFrame', frameLen + 4, cap, `RoundFrame from rank ${rank} (${frameLen} B)`);
+        this.unitFor(
+          rs,
+          'up',
+          'RoundFrame',
+          frameLen + 4,
+          cap,
+          `RoundFrame from rank ${rank} (${frameLen} B)`,
+        );
         if (this.o.historical?.staleBuild) {
           // Lab-only: a pre-fold relay build sends per-rank Data on the data channel (WIRE.md 6.11).
           const payload = forwardBody!.bytes();
@@ -351,9 +418,27 @@ class RelayChannel {
   }
 
   /** Records a unit on a rank's loopback link; its seq (undefined without a tap). */
-  private unitFor(rs: RankSock | undefined, dir: Direction, kind: string, length: number, cap: ReturnType<Tap['capture']> | null | Uint8Array[], summary: string, verdict: 'ok' | string = 'ok'): number | undefined {
+  private unitFor(
+    rs: RankSock | undefined,
+    dir: Direction,
+    kind: string,
+    length: number,
+    cap: ReturnType<Tap['capture']> | null | Uint8Array[],
+    summary: string,
+    verdict: 'ok' | string = 'ok',
+  ): number | undefined {
     if (!rs?.link || !this.o.tap) return undefined;
-    return this.o.tap.unit({ link: rs.link, dir, layer: 'lenframe', kind, rank: rs.rank, length, summary, verdict: verdict as never, bytes: cap ?? undefined });
+    return this.o.tap.unit({
+      link: rs.link,
+      dir,
+      layer: 'lenframe',
+      kind,
+      rank: rs.rank,
+      length,
+      summary,
+      verdict: verdict as never,
+      bytes: cap ?? undefined,
+    });
   }
 
   /** Ships the round when every local alive rank has deposited (and one deposit exists). */
@@ -393,8 +478,23 @@ class RelayChannel {
 
   private rankFailed(rs: RankSock, e: Error): void {
     const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-    const recordSeq = this.unitFor(rs, 'up', 'RoundFrame', 0, null, `rejected: ${e.message}`, code ?? 'BAD_PAYLOAD');
-    this.relay.emit({ type: 'error', channel: this.channel, message: `rank ${rs.rank}: ${e.message}`, code, rank: rs.rank, recordSeq });
+    const recordSeq = this.unitFor(
+      rs,
+      'up',
+      'RoundFrame',
+      0,
+      null,
+      `rejected: ${e.message}`,
+      code ?? 'BAD_PAYLOAD',
+    );
+    this.relay.emit({
+      type: 'error',
+      channel: this.channel,
+      message: `rank ${rs.rank}: ${e.message}`,
+      code,
+      rank: rs.rank,
+      recordSeq,
+    });
     if (this.channel === 'data') {
       // Any fold, HMAC, parse or truncation failure shuts the whole data channel down (WIRE.md 4.4).
       this.destroy(`fold error: ${e.message}`);
@@ -409,15 +509,22 @@ class RelayChannel {
     if (midFrame && this.channel === 'data' && this.o.mode === 'fold' && !this.dead.has(rs.rank)) {
       // Part of its frame may already be in the host's sums (merged before the
       // footer MAC, WIRE.md 4.4): the round cannot be trusted, as in flodl.
-      this.rankFailed(rs, new WireError('TRUNCATED', `rank ${rs.rank} closed mid-frame after part of its frame was folded`));
+      this.rankFailed(
+        rs,
+        new WireError('TRUNCATED', `rank ${rs.rank} closed mid-frame after part of its frame was folded`),
+      );
       return;
     }
     if (this.channel === 'data') {
       this.markDead(rs.rank, 'eof');
-      this.sendUp([encodeMuxRecord({ kind: 'Control', msg: { type: 'RankExit', rank: rs.rank } }, this.o.mac)]);
+      this.sendUp([
+        encodeMuxRecord({ kind: 'Control', msg: { type: 'RankExit', rank: rs.rank } }, this.o.mac),
+      ]);
     } else {
       this.dead.add(rs.rank);
-      this.sendUp([encodeMuxRecord({ kind: 'Control', msg: { type: 'RankExit', rank: rs.rank } }, this.o.mac)]);
+      this.sendUp([
+        encodeMuxRecord({ kind: 'Control', msg: { type: 'RankExit', rank: rs.rank } }, this.o.mac),
+      ]);
     }
     this.ranks.delete(rs.rank);
     // The last local rank leaving shuts the channel down (after the queue drains).
@@ -440,7 +547,15 @@ class RelayChannel {
     });
     this.upstream = up;
     up.send(encodeChannelMagic(this.channel));
-    up.send(encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: this.o.hostName, ranks: [...this.o.ranks].sort((a, b) => a - b) } }, this.o.mac));
+    up.send(
+      encodeMuxRecord(
+        {
+          kind: 'Control',
+          msg: { type: 'Hello', host: this.o.hostName, ranks: [...this.o.ranks].sort((a, b) => a - b) },
+        },
+        this.o.mac,
+      ),
+    );
     await new Promise<void>((resolve, reject) => {
       let gotAck = false;
       let body: BodyBuffer | null = null;
@@ -464,12 +579,14 @@ class RelayChannel {
           const tagOk = tagsEqual(macStream!.finish(), header!.tag);
           if (!gotAck) {
             const rec = finishMuxRecord(headerBytes!, payload, this.o.mac);
-            if (rec.kind !== 'Control' || rec.msg.type !== 'HelloAck') throw new Error(`expected HelloAck, got ${rec.kind}`);
+            if (rec.kind !== 'Control' || rec.msg.type !== 'HelloAck')
+              throw new Error(`expected HelloAck, got ${rec.kind}`);
             gotAck = true;
             resolve();
             return;
           }
-          if (!tagOk) throw Object.assign(new Error('mux record HMAC verification failed'), { code: 'HMAC_MISMATCH' });
+          if (!tagOk)
+            throw Object.assign(new Error('mux record HMAC verification failed'), { code: 'HMAC_MISMATCH' });
           this.downstream(header!, headerBytes!, payload);
         },
       });
@@ -478,7 +595,12 @@ class RelayChannel {
         try {
           splitter.push(chunk);
         } catch (e) {
-          this.relay.emit({ type: 'error', channel: this.channel, message: `upstream: ${(e as Error).message}`, code: (e as { code?: string }).code });
+          this.relay.emit({
+            type: 'error',
+            channel: this.channel,
+            message: `upstream: ${(e as Error).message}`,
+            code: (e as { code?: string }).code,
+          });
           if (!gotAck) reject(e as Error);
           void this.shutdown(`upstream wire error: ${(e as Error).message}`);
         }
@@ -500,7 +622,14 @@ class RelayChannel {
       for (const rs of this.ranks.values()) {
         if (this.dead.has(rs.rank)) continue;
         rs.conn.writer.enqueue([prefix, payload]);
-        this.unitFor(rs, 'down', 'RoundFrame', payload.length + 4, [prefix, payload], `consensus to rank ${rs.rank} (${payload.length} B)`);
+        this.unitFor(
+          rs,
+          'down',
+          'RoundFrame',
+          payload.length + 4,
+          [prefix, payload],
+          `consensus to rank ${rs.rank} (${payload.length} B)`,
+        );
       }
       return;
     }
@@ -509,11 +638,19 @@ class RelayChannel {
       if (!rs) return; // unknown rank: dropped silently (WIRE.md 4.3)
       const prefix = encodeLenPrefix(payload.length, this.o.ceiling);
       rs.conn.writer.enqueue([prefix, payload]);
-      this.unitFor(rs, 'down', this.channel === 'control' ? 'ControlFrame' : 'Data', payload.length + 4, [prefix, payload], `${this.channel === 'control' ? 'ControlFrame' : 'Data'} to rank ${rs.rank} (${payload.length} B)`);
+      this.unitFor(
+        rs,
+        'down',
+        this.channel === 'control' ? 'ControlFrame' : 'Data',
+        payload.length + 4,
+        [prefix, payload],
+        `${this.channel === 'control' ? 'ControlFrame' : 'Data'} to rank ${rs.rank} (${payload.length} B)`,
+      );
       return;
     }
     const rec = finishMuxRecord(headerBytes, payload, this.o.mac);
-    if (rec.kind === 'Control' && rec.msg.type === 'DeclareDead' && this.channel === 'data') this.markDead(rec.msg.rank, 'declared');
+    if (rec.kind === 'Control' && rec.msg.type === 'DeclareDead' && this.channel === 'data')
+      this.markDead(rec.msg.rank, 'declared');
     // Stray Hello/HelloAck, HostFrame from upstream: dropped.
   }
 

@@ -14,7 +14,11 @@ const big = (seed: number, dtype: number): RoundFrame => {
   const n = 1_500_000;
   const v = new Float32Array(n);
   for (let i = 0; i < n; i++) v[i] = Math.sin(seed * 7 + i) * 3;
-  return { roundKind: 0, weight: seed + 1, tensors: [tensorFromValues(dtype, [n], v), tensorFromValues(dtype, [3], [1, 2, 3])] };
+  return {
+    roundKind: 0,
+    weight: seed + 1,
+    tensors: [tensorFromValues(dtype, [n], v), tensorFromValues(dtype, [3], [1, 2, 3])],
+  };
 };
 const concat = (chunks: Uint8Array[]) => Buffer.concat(chunks);
 
@@ -25,7 +29,11 @@ describe('sliced model-sized work', () => {
     const whole = encodeRoundFrame(f, mac);
     expect(length).toBe(whole.length);
     expect(concat(chunks).equals(Buffer.from(whole))).toBe(true);
-    expect(Buffer.from(await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, mac)).equals(Buffer.from(encodeMuxHeader(REC_HOST_FRAME, 0, whole, mac)))).toBe(true);
+    expect(
+      Buffer.from(await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, mac)).equals(
+        Buffer.from(encodeMuxHeader(REC_HOST_FRAME, 0, whole, mac)),
+      ),
+    ).toBe(true);
   });
 
   it('reduces like reduceRealizedWork, in both dtypes', async () => {
@@ -37,7 +45,8 @@ describe('sliced model-sized work', () => {
       const a = tensorValues(got.tensors[0]);
       const b = tensorValues(want.tensors[0]);
       let worst = 0;
-      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
+      for (let i = 0; i < a.length; i++)
+        worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
       expect(worst).toBeLessThanOrEqual(dtype === 0 ? 1e-6 : 2 / 256);
     }
   });

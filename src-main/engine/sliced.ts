@@ -4,7 +4,13 @@
 // the engine's process. Bytes and tags are identical to the one-shot codec.
 import { FoldAccumulator, encodeFoldedTensor, reduceRealizedWork } from '@shared/fold';
 import { WireError } from '@shared/wire/errors';
-import { MUX_HEADER_LEN, MUX_MAC_PREFIX_LEN, MUX_PROTOCOL_VERSION, MUX_RECORD_MAGIC, ROUND_KIND_MODEL } from '@shared/wire/constants';
+import {
+  MUX_HEADER_LEN,
+  MUX_MAC_PREFIX_LEN,
+  MUX_PROTOCOL_VERSION,
+  MUX_RECORD_MAGIC,
+  ROUND_KIND_MODEL,
+} from '@shared/wire/constants';
 import { writeU32LE } from '@shared/wire/bytes';
 import type { Mac } from '@shared/wire/mac';
 import { encodeRoundFrameChunks, type RoundFrame } from '@shared/wire/round-frame';
@@ -14,7 +20,11 @@ export const SLICE_BYTES = 1 << 20;
 export const yieldToLoop = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** A Mac that computes nothing: lets the codec lay out a frame while the real MAC runs in slices. */
-const NO_MAC: Mac = { salt: new Uint8Array(16), tag: () => new Uint8Array(8), stream: () => ({ update: () => {}, finish: () => new Uint8Array(8) }) };
+const NO_MAC: Mac = {
+  salt: new Uint8Array(16),
+  tag: () => new Uint8Array(8),
+  stream: () => ({ update: () => {}, finish: () => new Uint8Array(8) }),
+};
 
 /** The 8-byte tag over the concatenation of `parts`, yielding every SLICE_BYTES. */
 export async function macSliced(mac: Mac, parts: Uint8Array[]): Promise<Uint8Array> {
@@ -35,7 +45,10 @@ export async function macSliced(mac: Mac, parts: Uint8Array[]): Promise<Uint8Arr
 }
 
 /** A RoundFrame as wire chunks (tensor data as views, no model-sized copy), footer MAC computed in slices. */
-export async function encodeRoundFrameSliced(frame: RoundFrame, mac: Mac): Promise<{ chunks: Uint8Array[]; length: number }> {
+export async function encodeRoundFrameSliced(
+  frame: RoundFrame,
+  mac: Mac,
+): Promise<{ chunks: Uint8Array[]; length: number }> {
   const laid = encodeRoundFrameChunks(frame, NO_MAC);
   const body = laid.slice(0, -1);
   const footer = await macSliced(mac, body);
@@ -44,13 +57,22 @@ export async function encodeRoundFrameSliced(frame: RoundFrame, mac: Mac): Promi
 }
 
 /** The 25-byte mux header for a payload given as chunks (HostFrame/Broadcast), tag computed in slices. */
-export async function muxHeaderSliced(kindByte: number, rank: number, payload: Uint8Array[], mac: Mac): Promise<Uint8Array> {
+export async function muxHeaderSliced(
+  kindByte: number,
+  rank: number,
+  payload: Uint8Array[],
+  mac: Mac,
+): Promise<Uint8Array> {
   const h = new Uint8Array(MUX_HEADER_LEN);
   writeU32LE(h, 0, MUX_RECORD_MAGIC);
   writeU32LE(h, 4, MUX_PROTOCOL_VERSION);
   h[8] = kindByte;
   writeU32LE(h, 9, rank);
-  writeU32LE(h, 13, payload.reduce((a, c) => a + c.length, 0));
+  writeU32LE(
+    h,
+    13,
+    payload.reduce((a, c) => a + c.length, 0),
+  );
   h.set(await macSliced(mac, [h.subarray(0, MUX_MAC_PREFIX_LEN), ...payload]), MUX_MAC_PREFIX_LEN);
   return h;
 }

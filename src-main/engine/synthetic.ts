@@ -55,7 +55,13 @@ export function elementValue(seed: number, rank: number, round: number, index: n
 }
 
 /** Fills `out` with elements [start, start + out.length) of a rank's unscaled model. */
-export function fillValues(seed: number, rank: number, round: number, start: number, out: Float32Array): void {
+export function fillValues(
+  seed: number,
+  rank: number,
+  round: number,
+  start: number,
+  out: Float32Array,
+): void {
   const key = streamKey(seed, rank, round);
   for (let i = 0; i < out.length; i++) {
     out[i] = ((mix32(key ^ Math.imul(start + i + 1, 0x27d4eb2f)) >>> 8) - 0x800000) / 0x800000;

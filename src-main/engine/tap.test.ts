@@ -2,7 +2,14 @@
 import { describe, expect, it } from 'vitest';
 import { PendingBytes, Tap } from './tap';
 
-const link = { id: 'h0.uplink.data', from: 'relay h0', to: 'controller', channel: 'data' as const, kind: 'uplink' as const, host: 0 };
+const link = {
+  id: 'h0.uplink.data',
+  from: 'relay h0',
+  to: 'controller',
+  channel: 'data' as const,
+  kind: 'uplink' as const,
+  host: 0,
+};
 
 describe('tap', () => {
   it('keeps at most snapLen bytes of a unit but always records its full length', () => {
@@ -10,7 +17,15 @@ describe('tap', () => {
     const l = tap.link(link);
     const a = new Uint8Array(10).fill(1);
     const b = new Uint8Array(30).fill(2);
-    const seq = tap.unit({ link: l, dir: 'up', layer: 'mux', kind: 'HostFrame', length: 40, summary: 'x', bytes: [a, b] });
+    const seq = tap.unit({
+      link: l,
+      dir: 'up',
+      layer: 'mux',
+      kind: 'HostFrame',
+      length: 40,
+      summary: 'x',
+      bytes: [a, b],
+    });
     const got = tap.bytesOf(seq)!;
     expect(got.record.length).toBe(40);
     expect(got.record.captured).toBe(16);
@@ -32,7 +47,17 @@ describe('tap', () => {
   it('forgets old captures beyond its budget but keeps counting', () => {
     const tap = new Tap({ snapLen: 1024, captureBudget: 2048 });
     const l = tap.link(link);
-    const seqs = [0, 1, 2, 3].map(() => tap.unit({ link: l, dir: 'down', layer: 'mux', kind: 'Broadcast', length: 1024, summary: '', bytes: [new Uint8Array(1024)] }));
+    const seqs = [0, 1, 2, 3].map(() =>
+      tap.unit({
+        link: l,
+        dir: 'down',
+        layer: 'mux',
+        kind: 'Broadcast',
+        length: 1024,
+        summary: '',
+        bytes: [new Uint8Array(1024)],
+      }),
+    );
     expect(tap.bytesOf(seqs[0])!.bytes.length).toBe(0);
     expect(tap.bytesOf(seqs[3])!.bytes.length).toBe(1024);
     expect(l.units).toBe(4);

@@ -10,7 +10,6 @@ export const DEFAULT_SNAP_LEN = 64 * 1024;
 
 export type TapLinkInfo = Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>;
 
-
 export class TapLink {
   /** The engine-side ends of this link's connections, where link faults apply. */
   readonly targets = new Set<FaultTarget>();
@@ -26,7 +25,11 @@ export class TapLink {
   /** Records the socket's endpoints (the accepting side's view: remote = dialer). */
   setEndpoints(socket: { remoteAddress?: string; remotePort?: number; localPort?: number }): void {
     if (socket.remotePort && socket.localPort) {
-      (this.info as TapLinkInfo).endpoints = { address: socket.remoteAddress ?? '127.0.0.1', clientPort: socket.remotePort, serverPort: socket.localPort };
+      (this.info as TapLinkInfo).endpoints = {
+        address: socket.remoteAddress ?? '127.0.0.1',
+        clientPort: socket.remotePort,
+        serverPort: socket.localPort,
+      };
     }
   }
   view(): LinkView {
@@ -44,7 +47,11 @@ export class PendingBytes {
     else if (dir === 'up') this.up += n;
     else this.down += n;
   }
-  bind(link: TapLink, socket?: { remoteAddress?: string; remotePort?: number; localPort?: number }, target?: FaultTarget): void {
+  bind(
+    link: TapLink,
+    socket?: { remoteAddress?: string; remotePort?: number; localPort?: number },
+    target?: FaultTarget,
+  ): void {
     this.link = link;
     if (socket) link.setEndpoints(socket);
     if (target) link.targets.add(target);
@@ -210,7 +217,8 @@ export class Tap {
 
   /** The newest record still held that matches, looking back at most `scan` records. */
   lastRecordWhere(match: (r: UnitRecord) => boolean, scan = 5000): UnitRecord | undefined {
-    for (let i = this.recent.length - 1, n = 0; i >= 0 && n < scan; i--, n++) if (match(this.recent[i])) return this.recent[i];
+    for (let i = this.recent.length - 1, n = 0; i >= 0 && n < scan; i--, n++)
+      if (match(this.recent[i])) return this.recent[i];
     return undefined;
   }
 

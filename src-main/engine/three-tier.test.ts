@@ -24,7 +24,15 @@ afterEach(async () => {
 /** A controller and one relay per host; returns a data socket per rank, handshaken. */
 async function tiers(hosts: number[][]) {
   const world = hosts.flat().length;
-  const controller = new Controller({ worldSize: world, mac, mode: 'fold', policy: 'elastic', ceiling: 64 << 20, dataVersion: 3, dead: new DeadRanks(world) });
+  const controller = new Controller({
+    worldSize: world,
+    mac,
+    mode: 'fold',
+    policy: 'elastic',
+    ceiling: 64 << 20,
+    dataVersion: 3,
+    dead: new DeadRanks(world),
+  });
   const server = await listen();
   const mux = new PortMux(server, { handlers: { data: (c, h) => controller.attach(c, h) } });
   cleanups.push(async () => {
@@ -35,8 +43,18 @@ async function tiers(hosts: number[][]) {
   const ranks: RawPeer[] = [];
   for (let h = 0; h < hosts.length; h++) {
     const relay = await Relay.listen({
-      host: h, hostName: `h${h}`, ranks: hosts[h], worldSize: world, mac, mode: 'fold',
-      controllerAddress: '127.0.0.1', controllerPort: serverPort(server), dataVersion: 3, controlVersion: 2, ceiling: 64 << 20, connectIntervalMs: 20,
+      host: h,
+      hostName: `h${h}`,
+      ranks: hosts[h],
+      worldSize: world,
+      mac,
+      mode: 'fold',
+      controllerAddress: '127.0.0.1',
+      controllerPort: serverPort(server),
+      dataVersion: 3,
+      controlVersion: 2,
+      ceiling: 64 << 20,
+      connectIntervalMs: 20,
     });
     relay.start().catch(() => {});
     cleanups.push(() => relay.close());
@@ -56,22 +74,39 @@ async function tiers(hosts: number[][]) {
   return { round };
 }
 
-const model = (values: number[], weight: number, dtype = 0): RoundFrame => ({ roundKind: 0, weight, tensors: [tensorFromValues(dtype, [values.length], values)] });
+const model = (values: number[], weight: number, dtype = 0): RoundFrame => ({
+  roundKind: 0,
+  weight,
+  tensors: [tensorFromValues(dtype, [values.length], values)],
+});
 const vals = (f: RoundFrame, i = 0) => Array.from(tensorValues(f.tensors[i]));
 
 describe('three tiers with known values (5.5)', () => {
   it('two ranks average (#1) and keep averaging round after round (#2)', async () => {
     const { round } = await tiers([[0], [1]]);
-    for (const f of await round([model([2, 4, 6], 1), model([4, 8, 12], 1)])) expect(vals(f)).toEqual([3, 6, 9]);
-    for (const [a, b, want] of [[1, 3, 2], [5, 7, 6], [9, 11, 10]]) {
+    for (const f of await round([model([2, 4, 6], 1), model([4, 8, 12], 1)]))
+      expect(vals(f)).toEqual([3, 6, 9]);
+    for (const [a, b, want] of [
+      [1, 3, 2],
+      [5, 7, 6],
+      [9, 11, 10],
+    ]) {
       for (const f of await round([model([a], 1), model([b], 1)])) expect(vals(f)).toEqual([want]);
     }
   });
 
   it('broadcast from root: a Control round where the others send elided frames delivers the root values byte-exact (#6, #7)', async () => {
     const { round } = await tiers([[0, 1], [2]]);
-    const root: RoundFrame = { roundKind: 1, weight: 0, tensors: [tensorFromValues(0, [3], [0.1, -7.25, 3e-8]), tensorFromValues(0, [2, 2], [1, 2, 3, 4])] };
-    const other: RoundFrame = { roundKind: 1, weight: 0, tensors: [elidedTensor(0, [3]), elidedTensor(0, [2, 2])] };
+    const root: RoundFrame = {
+      roundKind: 1,
+      weight: 0,
+      tensors: [tensorFromValues(0, [3], [0.1, -7.25, 3e-8]), tensorFromValues(0, [2, 2], [1, 2, 3, 4])],
+    };
+    const other: RoundFrame = {
+      roundKind: 1,
+      weight: 0,
+      tensors: [elidedTensor(0, [3]), elidedTensor(0, [2, 2])],
+    };
     for (const f of await round([root, other, other])) {
       expect(Buffer.from(f.tensors[0].data!).equals(Buffer.from(root.tensors[0].data!))).toBe(true);
       expect(vals(f, 1)).toEqual([1, 2, 3, 4]);

@@ -10,7 +10,11 @@ const frame = (dtype: number, k: number, elided = false): RoundFrame => ({
   roundKind: 0,
   weight: k,
   tensors: [
-    tensorFromValues(dtype, [300, 7], Array.from({ length: 2100 }, (_, i) => ((i * 31 + k * 17) % 97) / 8 - 6)),
+    tensorFromValues(
+      dtype,
+      [300, 7],
+      Array.from({ length: 2100 }, (_, i) => ((i * 31 + k * 17) % 97) / 8 - 6),
+    ),
     elided ? elidedTensor(dtype, [5]) : tensorFromValues(dtype, [5], [k, -k, 0.5, -0, 3]),
   ],
 });
@@ -25,7 +29,11 @@ describe('bench fold paths', () => {
         const got = acc.result()!;
         const want = sumFrames(frames);
         expect(got.weight).toBe(want.weight);
-        got.tensors.forEach((t, i) => expect(t.data === null ? null : Buffer.from(t.data).toString('hex')).toBe(want.tensors[i].data === null ? null : Buffer.from(want.tensors[i].data!).toString('hex')));
+        got.tensors.forEach((t, i) =>
+          expect(t.data === null ? null : Buffer.from(t.data).toString('hex')).toBe(
+            want.tensors[i].data === null ? null : Buffer.from(want.tensors[i].data!).toString('hex'),
+          ),
+        );
       }
     }
   });
@@ -33,6 +41,13 @@ describe('bench fold paths', () => {
   it('benchFold runs every path on small frames', () => {
     const r = benchFold(64 * 1024, 3, 1);
     expect(r.totalBytes).toBeGreaterThan(3 * 64 * 1024);
-    for (const k of ['copyMs', 'foldMs', 'relayFoldMs', 'freshAccumulatorFoldMs', 'relayStreamedWithMacMs'] as const) expect(r[k]).toBeGreaterThan(0);
+    for (const k of [
+      'copyMs',
+      'foldMs',
+      'relayFoldMs',
+      'freshAccumulatorFoldMs',
+      'relayStreamedWithMacMs',
+    ] as const)
+      expect(r[k]).toBeGreaterThan(0);
   });
 });

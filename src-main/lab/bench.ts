@@ -64,7 +64,8 @@ export function benchVerify(bytes: number) {
   const hmacMs = best(3, () => void createHmac('sha256', SALT).update(frame).digest());
   const verifyMs = best(3, () => {
     const p = new RoundFrameStreamParser(mac, { ceiling, totalLen: frame.length });
-    for (let o = 0; o < frame.length; o += 64 * 1024) p.push(frame.subarray(o, Math.min(frame.length, o + 64 * 1024)));
+    for (let o = 0; o < frame.length; o += 64 * 1024)
+      p.push(frame.subarray(o, Math.min(frame.length, o + 64 * 1024)));
     p.end();
   });
   return { frameBytes: frame.length, hmacMs, verifyMs, ratio: hmacMs / verifyMs, target: 0.9 };
@@ -128,7 +129,9 @@ export function foldInterleaved(acc: FoldAccumulator, frames: RoundFrame[], chun
  */
 export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype = DTYPE_F32) {
   const mac = nodeMac(SALT);
-  const encoded = Array.from({ length: frames }, (_, r) => encodeRoundFrame(modelFrame(bytesPerFrame, 1, r, dtype), mac));
+  const encoded = Array.from({ length: frames }, (_, r) =>
+    encodeRoundFrame(modelFrame(bytesPerFrame, 1, r, dtype), mac),
+  );
   const ceiling = deriveFrameCeiling(bytesPerFrame);
   const total = encoded.reduce((a, f) => a + f.length, 0);
   const dst = Buffer.allocUnsafe(Math.max(...encoded.map((f) => f.length)));
@@ -147,7 +150,8 @@ export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype
     const tensors = parts.map(({ dtype, dims, pieces }) => ({
       dtype,
       dims,
-      data: pieces.length === 0 ? null : pieces.length === 1 ? pieces[0] : Uint8Array.from(Buffer.concat(pieces)),
+      data:
+        pieces.length === 0 ? null : pieces.length === 1 ? pieces[0] : Uint8Array.from(Buffer.concat(pieces)),
     }));
     return { roundKind: 0, weight: 1, tensors } as RoundFrame;
   });
@@ -182,7 +186,9 @@ export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype
     // The relay's own path: every deposit streamed in 64 KiB chunks through the parser (MAC included), interleaved.
     relayWithMac: () => {
       const acc = macRounds.next();
-      const ps = encoded.map((f, r) => new RoundFrameStreamParser(mac, { ceiling, totalLen: f.length, sink: acc.beginDeposit(r) }));
+      const ps = encoded.map(
+        (f, r) => new RoundFrameStreamParser(mac, { ceiling, totalLen: f.length, sink: acc.beginDeposit(r) }),
+      );
       for (let o = 0; o < encoded[0].length; o += 64 * 1024) {
         encoded.forEach((f, r) => {
           if (o < f.length) ps[r].push(f.subarray(o, Math.min(f.length, o + 64 * 1024)));
@@ -247,12 +253,15 @@ export async function benchRounds(mode: 'fold' | 'direct', cfg: Partial<Topology
   const h = monitorEventLoopDelay({ resolution: 1 });
   let session: LabSession | null = null;
   // Measured while rounds run (not during process spawning or teardown).
-  const report = await runHeadless({ ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...cfg, mode } as TopologyConfig, {
-    snapLen: 0,
-    onSession: (s) => (session = s),
-    onRoundsStart: () => h.enable(),
-    onRoundsEnd: () => h.disable(),
-  });
+  const report = await runHeadless(
+    { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...cfg, mode } as TopologyConfig,
+    {
+      snapLen: 0,
+      onSession: (s) => (session = s),
+      onRoundsStart: () => h.enable(),
+      onRoundsEnd: () => h.disable(),
+    },
+  );
   const tap = (session as unknown as LabSession).activeCluster!.tap;
   const hosts = report.hosts;
   const dataUp = new Array<number>(hosts).fill(0);
@@ -292,8 +301,12 @@ export async function runBench(o: BenchOptions = {}) {
   log('3/5 rounds in direct');
   const directRun = await benchRounds('direct', common);
   // 4. fold/direct uplink bytes vs 1/K plus the exact header overhead.
-  const F = modelLayout(modelBytes).shapes.reduce((a, d) => a + 2 + 4 * d.length + 8 + d.reduce((x, y) => x * y, 1) * 4, 17 + 8);
-  const measured = foldRun.round.uplinkDataBytesPerHostPerRound[0] / directRun.round.uplinkDataBytesPerHostPerRound[0];
+  const F = modelLayout(modelBytes).shapes.reduce(
+    (a, d) => a + 2 + 4 * d.length + 8 + d.reduce((x, y) => x * y, 1) * 4,
+    17 + 8,
+  );
+  const measured =
+    foldRun.round.uplinkDataBytesPerHostPerRound[0] / directRun.round.uplinkDataBytesPerHostPerRound[0];
   const exact = (25 + F) / (K * (4 + F));
   const oneOverK = 1 / K;
   return {
@@ -307,8 +320,18 @@ export async function runBench(o: BenchOptions = {}) {
       fold: foldRun.round,
       direct: directRun.round,
       ratioToLoopback: {
-        fold: (foldRun.round.uplinkDataBytesPerHostPerRound.reduce((a, b) => a + b, 0) / MiB / loopback.mibPerSec) * 1000 / median(foldRun.round.msPerRound),
-        direct: (directRun.round.uplinkDataBytesPerHostPerRound.reduce((a, b) => a + b, 0) / MiB / loopback.mibPerSec) * 1000 / median(directRun.round.msPerRound),
+        fold:
+          ((foldRun.round.uplinkDataBytesPerHostPerRound.reduce((a, b) => a + b, 0) /
+            MiB /
+            loopback.mibPerSec) *
+            1000) /
+          median(foldRun.round.msPerRound),
+        direct:
+          ((directRun.round.uplinkDataBytesPerHostPerRound.reduce((a, b) => a + b, 0) /
+            MiB /
+            loopback.mibPerSec) *
+            1000) /
+          median(directRun.round.msPerRound),
       },
     },
     uplinkFoldOverDirect: {
@@ -320,7 +343,12 @@ export async function runBench(o: BenchOptions = {}) {
       deviationFromOneOverK: Math.abs(measured - oneOverK) / oneOverK,
       target: 0.001,
     },
-    eventLoopDelayP99Ms: { fold: foldRun.loopDelayP99Ms, direct: directRun.loopDelayP99Ms, foldMax: foldRun.loopDelayMaxMs, target: 20 },
+    eventLoopDelayP99Ms: {
+      fold: foldRun.loopDelayP99Ms,
+      direct: directRun.loopDelayP99Ms,
+      foldMax: foldRun.loopDelayMaxMs,
+      target: 20,
+    },
   };
 }
 
@@ -328,4 +356,3 @@ function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.floor(s.length / 2)] : NaN;
 }
-

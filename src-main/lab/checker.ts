@@ -61,7 +61,13 @@ export interface Expected {
 }
 
 /** Recomputes the mass-weighted average from the generator alone. */
-export function expectedConsensus(seed: number, round: number, dtype: number, accepted: Contribution[], indices: number[]): Expected {
+export function expectedConsensus(
+  seed: number,
+  round: number,
+  dtype: number,
+  accepted: Contribution[],
+  indices: number[],
+): Expected {
   const masses = accepted.map((c) => rankMass(seed, c.rank, round, c.idle));
   const total = masses.reduce((a, b) => a + b, 0);
   const values = new Float64Array(indices.length);
@@ -96,12 +102,22 @@ function sameIndices(a: number[], b: number[]): boolean {
 export function compareAdoption(exp: Expected, dtype: number, adopted: AdoptedSample): CheckResult {
   const total = exp.weight;
   if (adopted.weight !== total) {
-    return { verdict: 'mismatch', maxRelError: Infinity, expectedWeight: total, message: `reply weight ${adopted.weight}, expected ${total}` };
+    return {
+      verdict: 'mismatch',
+      maxRelError: Infinity,
+      expectedWeight: total,
+      message: `reply weight ${adopted.weight}, expected ${total}`,
+    };
   }
   // Weight 0 means "nothing realized": the rank keeps its own state, nothing to compare.
   if (total <= 0) return { verdict: 'ok', maxRelError: 0, expectedWeight: total };
   if (adopted.indices.length !== adopted.values.length || !sameIndices(adopted.indices, exp.indices)) {
-    return { verdict: 'mismatch', maxRelError: Infinity, expectedWeight: total, message: 'sample indices differ from the expected ones' };
+    return {
+      verdict: 'mismatch',
+      maxRelError: Infinity,
+      expectedWeight: total,
+      message: 'sample indices differ from the expected ones',
+    };
   }
   const tol = toleranceFor(dtype);
   let maxRel = 0;
@@ -114,7 +130,12 @@ export function compareAdoption(exp: Expected, dtype: number, adopted: AdoptedSa
     }
   }
   if (maxRel > tol) {
-    return { verdict: 'mismatch', maxRelError: maxRel, expectedWeight: total, message: `element ${worst} off by ${maxRel.toExponential(2)} (tolerance ${tol})` };
+    return {
+      verdict: 'mismatch',
+      maxRelError: maxRel,
+      expectedWeight: total,
+      message: `element ${worst} off by ${maxRel.toExponential(2)} (tolerance ${tol})`,
+    };
   }
   return { verdict: 'ok', maxRelError: maxRel, expectedWeight: total };
 }

@@ -8,7 +8,10 @@ export async function compareModes(base: TopologyConfig, rounds: number): Promis
   const modes: UplinkMode[] = ['fold', 'forward', 'direct'];
   const out: { mode: UplinkMode; perHost: number[]; ms: number }[] = [];
   for (const mode of modes) {
-    const rep = await runHeadless({ ...base, mode, rounds, roundIntervalMs: 0, saltHex: undefined }, { snapLen: 0 });
+    const rep = await runHeadless(
+      { ...base, mode, rounds, roundIntervalMs: 0, saltHex: undefined },
+      { snapLen: 0 },
+    );
     const n = Math.max(1, rep.rounds.length);
     const perHost = rep.roundBytesPerHost.map((b) => b / n);
     out.push({ mode, perHost, ms: rep.rounds.reduce((a, r) => a + r.durationMs, 0) / n });

@@ -34,7 +34,18 @@ export interface RunReport {
   verdict: RunVerdict;
 }
 
-export async function runHeadless(config: TopologyConfig, opts: { snapLen?: number; faults?: Fault[]; extra?: Partial<ClusterConfig>; onSession?: (s: LabSession) => void; onRoundsStart?: () => void; onRoundsEnd?: () => void; maxMs?: number } = {}): Promise<RunReport> {
+export async function runHeadless(
+  config: TopologyConfig,
+  opts: {
+    snapLen?: number;
+    faults?: Fault[];
+    extra?: Partial<ClusterConfig>;
+    onSession?: (s: LabSession) => void;
+    onRoundsStart?: () => void;
+    onRoundsEnd?: () => void;
+    maxMs?: number;
+  } = {},
+): Promise<RunReport> {
   const session = new LabSession({ snapLen: opts.snapLen ?? 0 });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
@@ -57,7 +68,10 @@ export async function runHeadless(config: TopologyConfig, opts: { snapLen?: numb
   } finally {
     const c = session.activeCluster!;
     const d = session.roundDriver!;
-    atEnd = { dead: c.hostRanks.flat().filter((r) => d.rankStates[r] === 'dead' || c.dead.isDead(r)), ended: d.ended ? { ...d.ended } : null };
+    atEnd = {
+      dead: c.hostRanks.flat().filter((r) => d.rankStates[r] === 'dead' || c.dead.isDead(r)),
+      ended: d.ended ? { ...d.ended } : null,
+    };
     await session.stop();
   }
   const cluster = session.activeCluster!;
@@ -66,7 +80,8 @@ export async function runHeadless(config: TopologyConfig, opts: { snapLen?: numb
   const links = cluster.tap.linkViews();
   const hosts = config.ranksPerHost.length;
   const uplink = new Array<number>(hosts).fill(0);
-  for (const l of links) if (l.kind === 'uplink' && l.host >= 0 && l.host < hosts) uplink[l.host] += l.bytesUp;
+  for (const l of links)
+    if (l.kind === 'uplink' && l.host >= 0 && l.host < hosts) uplink[l.host] += l.bytesUp;
   const roundBytes = new Array<number>(hosts).fill(0);
   for (const r of driver.reports) r.uplinkBytesPerHost.forEach((b, h) => (roundBytes[h] += b));
   const { dead, ended } = atEnd;
@@ -98,7 +113,13 @@ export async function runHeadless(config: TopologyConfig, opts: { snapLen?: numb
     dead,
     faults,
     findings: session.findings,
-    ended: ended?.reason ?? (driver.roundsCompleted >= config.rounds ? 'all rounds completed' : deadlineHit ? `deadline of ${opts.maxMs} ms reached` : 'stopped'),
+    ended:
+      ended?.reason ??
+      (driver.roundsCompleted >= config.rounds
+        ? 'all rounds completed'
+        : deadlineHit
+          ? `deadline of ${opts.maxMs} ms reached`
+          : 'stopped'),
     verdict,
   };
 }

@@ -9,13 +9,27 @@ import { runHeadless } from './headless';
 import type { Fault } from './round-driver';
 import type { LabSession } from './session';
 
-const base: TopologyConfig = { ...DEFAULT_TOPOLOGY, ranksPerHost: [2, 2], modelBytes: 4096, rounds: 2, roundIntervalMs: 0 };
+const base: TopologyConfig = {
+  ...DEFAULT_TOPOLOGY,
+  ranksPerHost: [2, 2],
+  modelBytes: 4096,
+  rounds: 2,
+  roundIntervalMs: 0,
+};
 const pids: number[] = [];
 afterEach(() => expect(pids.splice(0).filter(pidAlive)).toEqual([]));
 
-async function run(config: Partial<TopologyConfig>, historical: HistoricalBehaviours, faults: Fault[] = [], maxMs?: number) {
+async function run(
+  config: Partial<TopologyConfig>,
+  historical: HistoricalBehaviours,
+  faults: Fault[] = [],
+  maxMs?: number,
+) {
   let session: LabSession | null = null;
-  const report = await runHeadless({ ...base, ...config }, { faults, extra: { historical }, onSession: (s) => (session = s), maxMs });
+  const report = await runHeadless(
+    { ...base, ...config },
+    { faults, extra: { historical }, onSession: (s) => (session = s), maxMs },
+  );
   pids.push(...(session as unknown as LabSession).activeCluster!.ranks.map((p) => p.pid!));
   return report;
 }
@@ -32,17 +46,29 @@ describe('historical behaviours (lab-only)', () => {
   it('a stale relay build sending per-rank Data is refused loudly, naming the cause (6.11)', async () => {
     const r = await run({ rounds: 1 }, { staleRelayBuild: true });
     expect(r.verdict).not.toBe('ok');
-    expect(r.findings.some((f) => /HostFrame/.test(f.message) && /mixed relay\/controller builds/.test(f.message))).toBe(true);
+    expect(
+      r.findings.some((f) => /HostFrame/.test(f.message) && /mixed relay\/controller builds/.test(f.message)),
+    ).toBe(true);
   });
 
   it('without DeclareDead forwarding a paused rank parks its host fold (6.6)', async () => {
-    const parked = await run({ rounds: 3, stalenessMs: 400 }, { noDeclareDead: true }, [{ action: 'pause-rank', target: 1, round: 1 }], 2500);
+    const parked = await run(
+      { rounds: 3, stalenessMs: 400 },
+      { noDeclareDead: true },
+      [{ action: 'pause-rank', target: 1, round: 1 }],
+      2500,
+    );
     // Rank 1 is declared dead after the staleness, but its relay never hears of it: round 1 never completes.
     expect(parked.rounds.length).toBe(1);
     expect(parked.dead).toContain(1);
     expect(parked.ended).toMatch(/deadline/);
     expect(parked.findings.some((f) => f.kind === 'stalled' && f.ranks?.includes(1))).toBe(true);
-    const released = await run({ rounds: 3, stalenessMs: 400 }, {}, [{ action: 'pause-rank', target: 1, round: 1 }], 10_000);
+    const released = await run(
+      { rounds: 3, stalenessMs: 400 },
+      {},
+      [{ action: 'pause-rank', target: 1, round: 1 }],
+      10_000,
+    );
     expect(released.roundsCompleted).toBe(3);
   });
 

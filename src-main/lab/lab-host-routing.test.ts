@@ -26,7 +26,18 @@ class SessionStandIn implements HostedSession {
     for (const l of this.listeners) l(b);
   }
   snapshot(): SessionSnapshot {
-    return { running: true, config: sampleHeader().config, saltHex: '00'.repeat(16), hosts: [], ranks: [], links: [], round: 0, roundsCompleted: 0, roundsPaused: false, startedAt: 1 };
+    return {
+      running: true,
+      config: sampleHeader().config,
+      saltHex: '00'.repeat(16),
+      hosts: [],
+      ranks: [],
+      links: [],
+      round: 0,
+      roundsCompleted: 0,
+      roundsPaused: false,
+      startedAt: 1,
+    };
   }
   async stop() {}
 }
@@ -55,7 +66,10 @@ describe('LabHost routing', () => {
 
       const list = await host.command({ type: 'listTraces' });
       expect(list.ok && list.traces!.map((t) => t.name)).toEqual(['sample.trace.ndjson']);
-      expect(await host.command({ type: 'openTrace', name: 'sample.trace.ndjson' })).toMatchObject({ ok: true, view: { kind: 'trace', name: 'sample.trace.ndjson' } });
+      expect(await host.command({ type: 'openTrace', name: 'sample.trace.ndjson' })).toMatchObject({
+        ok: true,
+        view: { kind: 'trace', name: 'sample.trace.ndjson' },
+      });
       // Live events are held back from the window while it shows the trace.
       batches.length = 0;
       session.emit({ events: [{ type: 'log', level: 'info', message: 'live' }] });
@@ -64,13 +78,22 @@ describe('LabHost routing', () => {
       expect(await host.command({ type: 'stop' })).toMatchObject({ ok: true });
       expect(session.received).toEqual(['pauseRounds', 'stop']);
 
-      expect(await host.command({ type: 'seekTrace', t: 0 })).toMatchObject({ ok: true, view: { kind: 'trace', t: 0 } });
-      expect(batches.at(-1)!.events.slice(0, 2)).toMatchObject([{ type: 'view' }, { type: 'snapshot', reset: true }]);
+      expect(await host.command({ type: 'seekTrace', t: 0 })).toMatchObject({
+        ok: true,
+        view: { kind: 'trace', t: 0 },
+      });
+      expect(batches.at(-1)!.events.slice(0, 2)).toMatchObject([
+        { type: 'view' },
+        { type: 'snapshot', reset: true },
+      ]);
       const recent = await host.command({ type: 'recentRecords' });
       expect(recent).toMatchObject({ ok: true, view: { kind: 'trace' } });
 
       expect(await host.command({ type: 'closeTrace' })).toMatchObject({ ok: true, view: { kind: 'live' } });
-      expect(batches.at(-1)!.events.slice(0, 2)).toMatchObject([{ type: 'view', view: { kind: 'live' } }, { type: 'snapshot', reset: true }]);
+      expect(batches.at(-1)!.events.slice(0, 2)).toMatchObject([
+        { type: 'view', view: { kind: 'live' } },
+        { type: 'snapshot', reset: true },
+      ]);
       expect(session.received).toEqual(['pauseRounds', 'stop', 'snapshot']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -78,7 +101,11 @@ describe('LabHost routing', () => {
   });
 
   it('suggests sortable names', () => {
-    expect(suggestedTraceName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 'ndjson')).toBe('relay-lab-20260102-030405.trace.ndjson');
-    expect(suggestedTraceName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 'pcapng')).toBe('relay-lab-20260102-030405.trace.pcapng');
+    expect(suggestedTraceName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 'ndjson')).toBe(
+      'relay-lab-20260102-030405.trace.ndjson',
+    );
+    expect(suggestedTraceName(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)), 'pcapng')).toBe(
+      'relay-lab-20260102-030405.trace.pcapng',
+    );
   });
 });

@@ -10,7 +10,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { MAX_HISTORY_EVENTS } from '@shared/lab/contract';
-import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, LabView, LinkFault, SavedTrace, TraceCommand, TimelineMark, TraceFileInfo } from '@shared/lab/contract';
+import type {
+  LabApi,
+  LabBatch,
+  LabCommand,
+  LabEvent,
+  LabReply,
+  LabView,
+  LinkFault,
+  SavedTrace,
+  TraceCommand,
+  TimelineMark,
+  TraceFileInfo,
+} from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import { TRACE_NAME } from '@shared/lab/validate';
 import { encodeEventLine } from './trace/ndjson-codec';
@@ -70,13 +82,29 @@ export function suggestedTraceName(at: Date, ext: 'ndjson' | 'pcapng'): string {
 }
 
 function faultKind(f: LinkFault): string {
-  for (const k of ['blackhole', 'reset', 'corruptNext', 'stallMs', 'sliceBytes', 'bandwidth', 'latencyMs'] as const)
-    if (f[k] !== undefined && f[k] !== false) return k === 'latencyMs' ? 'latency' : k === 'stallMs' ? 'stall' : k === 'sliceBytes' ? 'slicer' : k;
+  for (const k of [
+    'blackhole',
+    'reset',
+    'corruptNext',
+    'stallMs',
+    'sliceBytes',
+    'bandwidth',
+    'latencyMs',
+  ] as const)
+    if (f[k] !== undefined && f[k] !== false)
+      return k === 'latencyMs' ? 'latency' : k === 'stallMs' ? 'stall' : k === 'sliceBytes' ? 'slicer' : k;
   return 'none';
 }
 
 function markLabel(e: LifecycleEvent): string {
-  const who = e.rank !== undefined ? ` rank ${e.rank}` : e.host !== undefined ? ` h${e.host}` : e.link ? ` ${e.link}` : '';
+  const who =
+    e.rank !== undefined
+      ? ` rank ${e.rank}`
+      : e.host !== undefined
+        ? ` h${e.host}`
+        : e.link
+          ? ` ${e.link}`
+          : '';
   const what = e.fault ? ` ${e.fault.kind}` : '';
   return `${e.action}${who}${what}`;
 }
@@ -107,7 +135,14 @@ export class LabHost implements LabApi {
     const marks: TimelineMark[] = r.api
       .lifecycleUntil(r.api.duration)
       .map((e) => ({ t: e.t, action: e.action, label: markLabel(e) }));
-    return { kind: 'trace', name: r.name, duration: r.api.duration, t: r.api.time, complete: r.api.complete, marks };
+    return {
+      kind: 'trace',
+      name: r.name,
+      duration: r.api.duration,
+      t: r.api.time,
+      complete: r.api.complete,
+      marks,
+    };
   }
 
   /** The file the running session is being recorded to (null before a start). */
@@ -130,7 +165,11 @@ export class LabHost implements LabApi {
     } catch (e) {
       if (e instanceof TraceHostError) return { ok: false, error: e.code, message: e.message };
       const code = (e as { code?: unknown }).code;
-      return { ok: false, error: typeof code === 'string' ? code : 'COMMAND_FAILED', message: e instanceof Error ? e.message : String(e) };
+      return {
+        ok: false,
+        error: typeof code === 'string' ? code : 'COMMAND_FAILED',
+        message: e instanceof Error ? e.message : String(e),
+      };
     }
   }
 
@@ -150,7 +189,13 @@ export class LabHost implements LabApi {
       case 'closeTrace':
         return this.close();
       case 'recentRecords':
-        return { ok: true, records: this.recentRecords(cmd.limit ?? DEFAULT_RECENT_RECORDS), snapshot: await this.snapshot(), view: this.view, history: this.replayHistory() ?? this.liveHistory() };
+        return {
+          ok: true,
+          records: this.recentRecords(cmd.limit ?? DEFAULT_RECENT_RECORDS),
+          snapshot: await this.snapshot(),
+          view: this.view,
+          history: this.replayHistory() ?? this.liveHistory(),
+        };
     }
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
@@ -167,7 +212,12 @@ export class LabHost implements LabApi {
       const f = cmd.fault;
       this.recorder?.lifecycle(
         f
-          ? { action: 'faultApplied', link: cmd.link, ...(f.dir === 'both' ? {} : { dir: f.dir }), fault: { ...f, kind: faultKind(f) } }
+          ? {
+              action: 'faultApplied',
+              link: cmd.link,
+              ...(f.dir === 'both' ? {} : { dir: f.dir }),
+              fault: { ...f, kind: faultKind(f) },
+            }
           : { action: 'faultCleared', link: cmd.link },
       );
     } else this.recorder?.command(cmd);
@@ -175,7 +225,9 @@ export class LabHost implements LabApi {
   }
 
   private async snapshot() {
-    const reply = this.replay ? await this.replay.api.command({ type: 'snapshot' }) : await this.session.command({ type: 'snapshot' });
+    const reply = this.replay
+      ? await this.replay.api.command({ type: 'snapshot' })
+      : await this.session.command({ type: 'snapshot' });
     return reply.ok ? reply.snapshot : undefined;
   }
 
@@ -196,7 +248,8 @@ export class LabHost implements LabApi {
         this.history.push(e);
       }
     }
-    if (this.history.length > MAX_HISTORY_EVENTS) this.history.splice(0, this.history.length - MAX_HISTORY_EVENTS);
+    if (this.history.length > MAX_HISTORY_EVENTS)
+      this.history.splice(0, this.history.length - MAX_HISTORY_EVENTS);
   }
 
   private liveHistory(): LabEvent[] {
@@ -239,9 +292,12 @@ export class LabHost implements LabApi {
     const source = this.recordingPath;
     if (!source) throw new TraceHostError('NO_RECORDING', 'nothing to save: no session has run');
     const suggested = suggestedTraceName(new Date(), format);
-    const dest = this.opts.chooseSavePath ? await this.opts.chooseSavePath(suggested) : path.join(this.ensureTracesDir(), suggested);
+    const dest = this.opts.chooseSavePath
+      ? await this.opts.chooseSavePath(suggested)
+      : path.join(this.ensureTracesDir(), suggested);
     if (!dest) throw new TraceHostError('CANCELLED', 'the save was cancelled');
-    const ndjsonPath = format === 'ndjson' ? dest : path.join(this.workDir, `export-${Date.now()}.trace.ndjson`);
+    const ndjsonPath =
+      format === 'ndjson' ? dest : path.join(this.workDir, `export-${Date.now()}.trace.ndjson`);
     const records = await this.copyRecording(source, ndjsonPath);
     if (format === 'pcapng') {
       try {
@@ -306,9 +362,11 @@ export class LabHost implements LabApi {
     if (name !== undefined) {
       if (!TRACE_NAME.test(name)) throw new TraceHostError('NOT_FOUND', `'${name}' is not a trace file name`);
       file = path.join(this.opts.tracesDir, name);
-      if (!fs.existsSync(file)) throw new TraceHostError('NOT_FOUND', `no trace '${name}' in ${this.opts.tracesDir}`);
+      if (!fs.existsSync(file))
+        throw new TraceHostError('NOT_FOUND', `no trace '${name}' in ${this.opts.tracesDir}`);
     } else {
-      if (!this.opts.chooseOpenPath) throw new TraceHostError('NOT_SUPPORTED', 'name a trace of the traces folder');
+      if (!this.opts.chooseOpenPath)
+        throw new TraceHostError('NOT_SUPPORTED', 'name a trace of the traces folder');
       file = await this.opts.chooseOpenPath();
       if (!file) throw new TraceHostError('CANCELLED', 'the open was cancelled');
     }
@@ -362,7 +420,8 @@ export class LabHost implements LabApi {
   recentRecords(limit: number): UnitRecord[] {
     if (this.replay) {
       const all: UnitRecord[] = [];
-      for (const e of this.replay.api.labEventsUntil(this.replay.api.time)) if (e.type === 'records') all.push(...e.records);
+      for (const e of this.replay.api.labEventsUntil(this.replay.api.time))
+        if (e.type === 'records') all.push(...e.records);
       return all.slice(-limit);
     }
     const tap = this.session.activeCluster?.tap;

@@ -39,7 +39,10 @@ async function start(staleness: { stalenessMs?: number } = { stalenessMs: 30_000
   pids.push(...session.activeCluster!.ranks.map((p) => p.pid!));
   const rounds = () => events.flatMap((e) => (e.type === 'round' ? [e.report] : [])) as RoundReport[];
   /** Error findings, to say why a round lost ranks when one does. */
-  const errors = () => events.flatMap((e) => (e.type === 'finding' && e.finding.severity === 'error' ? [e.finding.message] : [])).join('; ');
+  const errors = () =>
+    events
+      .flatMap((e) => (e.type === 'finding' && e.finding.severity === 'error' ? [e.finding.message] : []))
+      .join('; ');
   return { session, events, rounds, errors };
 }
 
@@ -58,7 +61,10 @@ describe('link faults', () => {
     });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 3);
-    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4), errors()).toEqual([]);
+    expect(
+      rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4),
+      errors(),
+    ).toEqual([]);
   });
 
   it('a corrupted HostFrame fails its HMAC by name; the host is declared dead and the others go on', async () => {
@@ -76,7 +82,10 @@ describe('link faults', () => {
     expect(hmac && hmac.type === 'finding' && hmac.finding.message).toMatch(/HMAC verification failed/);
     // The finding points at the unit that failed its MAC.
     const seq = hmac && hmac.type === 'finding' ? hmac.finding.recordSeq : undefined;
-    expect(session.activeCluster!.tap.findRecord(seq!)).toMatchObject({ link: 'h0.uplink.data', verdict: 'HMAC_MISMATCH' });
+    expect(session.activeCluster!.tap.findRecord(seq!)).toMatchObject({
+      link: 'h0.uplink.data',
+      verdict: 'HMAC_MISMATCH',
+    });
     expect(rounds().every((r) => r.verdict === 'ok')).toBe(true);
   });
 
@@ -89,7 +98,10 @@ describe('link faults', () => {
     });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 2);
-    expect(rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4), errors()).toEqual([]);
+    expect(
+      rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4),
+      errors(),
+    ).toEqual([]);
   });
 
   it('a blackhole toward a host: its ranks never get the consensus and the barrier names them', async () => {

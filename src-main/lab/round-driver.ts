@@ -74,13 +74,31 @@ export class RoundDriver {
     for (let h = 0; h < cluster.hostRanks.length; h++) this.folded.push(new Map());
     cluster.controller.on((e) => this.onController(e));
     cluster.coordinator.on((e) => {
-      if (e.type === 'stale') this.deadFinding(e.rank, { severity: 'warn', kind: 'dead', message: `rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms`, ranks: [e.rank] });
-      if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `coordinator: ${e.message}`, recordSeq: e.recordSeq });
+      if (e.type === 'stale')
+        this.deadFinding(e.rank, {
+          severity: 'warn',
+          kind: 'dead',
+          message: `rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms`,
+          ranks: [e.rank],
+        });
+      if (e.type === 'error')
+        this.events.finding({
+          severity: 'error',
+          kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected',
+          message: `coordinator: ${e.message}`,
+          recordSeq: e.recordSeq,
+        });
       this.kick();
     });
     cluster.dead.onDeath((rank, cause) => {
       this.setState(rank, 'dead');
-      if (cause !== 'stale' && !cluster.stopping) this.deadFinding(rank, { severity: 'warn', kind: 'dead', message: `rank ${rank} declared dead (${cause})`, ranks: [rank] });
+      if (cause !== 'stale' && !cluster.stopping)
+        this.deadFinding(rank, {
+          severity: 'warn',
+          kind: 'dead',
+          message: `rank ${rank} declared dead (${cause})`,
+          ranks: [rank],
+        });
       this.kick();
     });
   }
@@ -94,29 +112,56 @@ export class RoundDriver {
       if (!byRank) this.adopted.set(m.round, (byRank = new Map()));
       byRank.set(rank, m);
       this.rankRounds[rank] = m.round + 1;
-    } else if (m.type === 'error' && !this.cluster.stopping) this.events.log('warn', `rank ${rank}: ${m.message}`);
+    } else if (m.type === 'error' && !this.cluster.stopping)
+      this.events.log('warn', `rank ${rank}: ${m.message}`);
     this.kick();
   }
 
   onRankExit(rank: number, code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.rankStates[rank] !== 'dead') this.setState(rank, this.cluster.dead.isDead(rank) || signal === 'SIGKILL' ? 'dead' : 'exited');
+    if (this.rankStates[rank] !== 'dead')
+      this.setState(rank, this.cluster.dead.isDead(rank) || signal === 'SIGKILL' ? 'dead' : 'exited');
     if (!this.cluster.stopping) {
-      this.events.finding({ severity: signal ? 'warn' : 'info', kind: 'exit', message: `rank ${rank} process exited (${signal ?? `code ${code}`})`, ranks: [rank] });
+      this.events.finding({
+        severity: signal ? 'warn' : 'info',
+        kind: 'exit',
+        message: `rank ${rank} process exited (${signal ?? `code ${code}`})`,
+        ranks: [rank],
+      });
     }
     this.kick();
   }
 
   onRelayEvent(host: number, e: RelayEvent): void {
     if (e.type === 'folded') this.folded[host].set(e.round, e.depositors);
-    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `relay h${host} (${e.channel}): ${e.message}`, ranks: e.rank !== undefined ? [e.rank] : undefined, recordSeq: e.recordSeq });
-    if (e.type === 'dropped') this.events.finding({ severity: 'info', kind: 'rejected', message: `relay h${host}: frame of rank ${e.rank} dropped: ${e.reason}`, ranks: [e.rank], recordSeq: e.recordSeq });
+    if (e.type === 'error')
+      this.events.finding({
+        severity: 'error',
+        kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected',
+        message: `relay h${host} (${e.channel}): ${e.message}`,
+        ranks: e.rank !== undefined ? [e.rank] : undefined,
+        recordSeq: e.recordSeq,
+      });
+    if (e.type === 'dropped')
+      this.events.finding({
+        severity: 'info',
+        kind: 'rejected',
+        message: `relay h${host}: frame of rank ${e.rank} dropped: ${e.reason}`,
+        ranks: [e.rank],
+        recordSeq: e.recordSeq,
+      });
     this.kick();
   }
 
   private onController(e: ControllerEvent): void {
     if (e.type === 'round') this.controllerRounds.set(e.round, e);
     if (e.type === 'shutdown') this.ended ??= { reason: e.reason, error: !!e.error };
-    if (e.type === 'error') this.events.finding({ severity: 'error', kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected', message: `controller: ${e.message}`, recordSeq: e.recordSeq });
+    if (e.type === 'error')
+      this.events.finding({
+        severity: 'error',
+        kind: e.code === 'HMAC_MISMATCH' ? 'hmac' : 'rejected',
+        message: `controller: ${e.message}`,
+        recordSeq: e.recordSeq,
+      });
     if (e.type === 'declareDead') this.onDeclareDead(e.rank, e.recordSeq);
     this.kick();
   }
@@ -206,14 +251,22 @@ export class RoundDriver {
 
   private isLive(rank: number): boolean {
     const s = this.rankStates[rank];
-    return !this.cluster.dead.isDead(rank) && s !== 'dead' && s !== 'exited' && !this.cluster.ranks[rank]?.exited;
+    return (
+      !this.cluster.dead.isDead(rank) && s !== 'dead' && s !== 'exited' && !this.cluster.ranks[rank]?.exited
+    );
   }
 
   /** Runs rounds until `maxRounds` (0 = forever), a stop, or the reduce ends. */
   async run(maxRounds: number): Promise<void> {
     // Epoch 0: each rank's share of a notional dataset, as the coordinator would plan it.
     const world = this.cluster.world;
-    for (let r = 0; r < world; r++) this.cluster.coordinator.send(r, { type: 'StartEpoch', epoch: 0, partitionOffset: r * 1024, partitionSize: 1024 });
+    for (let r = 0; r < world; r++)
+      this.cluster.coordinator.send(r, {
+        type: 'StartEpoch',
+        epoch: 0,
+        partitionOffset: r * 1024,
+        partitionSize: 1024,
+      });
     while (!this.stopRequested && !this.ended && (maxRounds === 0 || this.round < maxRounds)) {
       while (this.paused && this.steps === 0 && !this.stopRequested) await this.wait();
       if (this.stopRequested) break;
@@ -235,8 +288,16 @@ export class RoundDriver {
       this.events.finding({
         severity: 'info',
         kind: 'fault',
-        message: f.action === 'link-fault' ? `fault: link ${f.link} ${JSON.stringify(f.fault)} at round ${round}` : `fault: ${f.action} ${f.target} at round ${round}`,
-        ranks: f.action === 'link-fault' ? [] : f.action === 'kill-host' ? this.cluster.hostRanks[f.target] : [f.target],
+        message:
+          f.action === 'link-fault'
+            ? `fault: link ${f.link} ${JSON.stringify(f.fault)} at round ${round}`
+            : `fault: ${f.action} ${f.target} at round ${round}`,
+        ranks:
+          f.action === 'link-fault'
+            ? []
+            : f.action === 'kill-host'
+              ? this.cluster.hostRanks[f.target]
+              : [f.target],
       });
       if (f.action === 'link-fault') this.cluster.setLinkFault(f.link!, f.fault ?? null);
       else if (f.action === 'kill-rank') this.cluster.rank(f.target).signal('SIGKILL');
@@ -249,7 +310,10 @@ export class RoundDriver {
 
   private async runRound(r: number): Promise<void> {
     const t0 = performance.now();
-    const stallMs = stallThresholdMs(this.stallMs, this.reports.slice(-STALL_HISTORY).map((x) => x.durationMs));
+    const stallMs = stallThresholdMs(
+      this.stallMs,
+      this.reports.slice(-STALL_HISTORY).map((x) => x.durationMs),
+    );
     const upBefore = this.uplinkUp();
     const live = this.cluster.hostRanks.flat().filter((x) => this.isLive(x));
     this.cluster.coordinator.broadcast({ type: 'SyncNow' }, live);
@@ -286,7 +350,10 @@ export class RoundDriver {
   private lastRecordOf(ranks: number[]): number | undefined {
     if (ranks.length === 0) return undefined;
     const of = (r: UnitRecord) => r.rank !== undefined && ranks.includes(r.rank);
-    return (this.cluster.tap.lastRecordWhere((r) => of(r) && r.link.endsWith('.data')) ?? this.cluster.tap.lastRecordWhere(of))?.seq;
+    return (
+      this.cluster.tap.lastRecordWhere((r) => of(r) && r.link.endsWith('.data')) ??
+      this.cluster.tap.lastRecordWhere(of)
+    )?.seq;
   }
 
   /** Ranks the fold barriers are waiting for right now. */
@@ -320,25 +387,41 @@ export class RoundDriver {
       if (a.indices.length > 0 && (!expected || expected.indices.length !== a.indices.length)) {
         expected = expectedConsensus(this.cluster.config.seed, r, dtype, contributions, a.indices);
       }
-      const res = compareAdoption(expected ?? expectedConsensus(this.cluster.config.seed, r, dtype, contributions, []), dtype, { weight: a.weight, indices: a.indices, values: a.values });
+      const res = compareAdoption(
+        expected ?? expectedConsensus(this.cluster.config.seed, r, dtype, contributions, []),
+        dtype,
+        { weight: a.weight, indices: a.indices, values: a.values },
+      );
       results.push([rank, res]);
       maxRel = Math.max(maxRel, res.maxRelError);
     }
     if (results.length > 0) verdict = results.every(([, x]) => x.verdict === 'ok') ? 'ok' : 'mismatch';
     for (const [rank, res] of results) {
-      if (res.verdict !== 'ok') this.events.finding({ severity: 'error', kind: 'mismatch', message: `round ${r}, rank ${rank}: ${res.message}`, ranks: [rank] });
+      if (res.verdict !== 'ok')
+        this.events.finding({
+          severity: 'error',
+          kind: 'mismatch',
+          message: `round ${r}, rank ${rank}: ${res.message}`,
+          ranks: [rank],
+        });
     }
     // A poisoned consensus (e.g. 0 x NaN from an idle rank, WIRE.md 6.13) is named as such.
     const poisoned = [...(this.adopted.get(r) ?? [])].filter(([, a]) => (a.nonFinite ?? 0) > 0);
     if (poisoned.length > 0) {
       const [, a] = poisoned[0];
-      this.events.finding({ severity: 'error', kind: 'mismatch', message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${a.values.length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`, ranks: poisoned.map(([k]) => k) });
+      this.events.finding({
+        severity: 'error',
+        kind: 'mismatch',
+        message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${a.values.length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`,
+        ranks: poisoned.map(([k]) => k),
+      });
     }
     // A session may run for hours: forget what this round no longer needs.
     this.adopted.delete(r);
     this.controllerRounds.delete(r);
     for (const m of this.folded) m.delete(r);
-    if (this.cluster.config.rounds === 0 && this.reports.length >= 10_000) this.reports.splice(0, this.reports.length - 9_999);
+    if (this.cluster.config.rounds === 0 && this.reports.length >= 10_000)
+      this.reports.splice(0, this.reports.length - 9_999);
     const upAfter = this.uplinkUp();
     const report: RoundReport = {
       round: r,
@@ -356,7 +439,8 @@ export class RoundDriver {
   /** bytesUp summed over each host's links to the controller (both channels). */
   uplinkUp(): number[] {
     const out = new Array<number>(this.cluster.hostRanks.length).fill(0);
-    for (const l of this.cluster.tap.linkViews()) if (l.kind === 'uplink' && l.host >= 0 && l.host < out.length) out[l.host] += l.bytesUp;
+    for (const l of this.cluster.tap.linkViews())
+      if (l.kind === 'uplink' && l.host >= 0 && l.host < out.length) out[l.host] += l.bytesUp;
     return out;
   }
 }

@@ -14,13 +14,24 @@ import type { Fault } from './round-driver';
 import { LabSession } from './session';
 
 const MODEL = 4096;
-const base: TopologyConfig = { ...DEFAULT_TOPOLOGY, ranksPerHost: [2, 2], modelBytes: MODEL, rounds: 3, roundIntervalMs: 0, stalenessMs: 3000 };
+const base: TopologyConfig = {
+  ...DEFAULT_TOPOLOGY,
+  ranksPerHost: [2, 2],
+  modelBytes: MODEL,
+  rounds: 3,
+  roundIntervalMs: 0,
+  stalenessMs: 3000,
+};
 
 /** Wire length of one rank's (non-elided, f32) RoundFrame for the test model. */
 const frameLen = roundFrameWireLen({
   roundKind: 0,
   weight: 1,
-  tensors: modelLayout(MODEL).shapes.map((dims) => ({ dtype: 0, dims, data: new Uint8Array(dims.reduce((a, b) => a * b, 1) * 4) })),
+  tensors: modelLayout(MODEL).shapes.map((dims) => ({
+    dtype: 0,
+    dims,
+    data: new Uint8Array(dims.reduce((a, b) => a * b, 1) * 4),
+  })),
 });
 
 const pidsSeen: number[] = [];
@@ -32,7 +43,10 @@ afterEach(() => {
 
 async function run(config: Partial<TopologyConfig>, faults: Fault[] = [], snapLen = 0) {
   let session: LabSession | null = null;
-  const report = await runHeadless({ ...base, ...config }, { faults, snapLen, onSession: (s) => (session = s) });
+  const report = await runHeadless(
+    { ...base, ...config },
+    { faults, snapLen, onSession: (s) => (session = s) },
+  );
   const s = session! as LabSession;
   pidsSeen.push(...s.activeCluster!.ranks.map((p) => p.pid!));
   return { report, session: s, tap: s.activeCluster!.tap };
@@ -43,7 +57,11 @@ describe('a whole topology with real rank processes', () => {
     const { report, tap } = await run({});
     expect(report.verdict).toBe('ok');
     expect(report.roundsCompleted).toBe(3);
-    expect(report.rounds.map((r) => r.accepted)).toEqual([[0, 1, 2, 3], [0, 1, 2, 3], [0, 1, 2, 3]]);
+    expect(report.rounds.map((r) => r.accepted)).toEqual([
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+      [0, 1, 2, 3],
+    ]);
     const links = new Map(report.links.map((l) => [l.id, l]));
     for (const r of [0, 1, 2, 3]) {
       const l = links.get(`h${r < 2 ? 0 : 1}.r${r}.data`)!;
@@ -71,8 +89,15 @@ describe('a whole topology with real rank processes', () => {
     const shapes = [[8, 16], [5], [3, 3, 3]];
     const { report } = await run({ ranksPerHost: [3], rounds: 2, dtype: 'bf16', shapes, idleRanks: [1] });
     expect(report.verdict).toBe('ok');
-    expect(report.rounds.map((r) => r.accepted)).toEqual([[0, 1, 2], [0, 1, 2]]);
-    const elided = roundFrameWireLen({ roundKind: 0, weight: 0, tensors: shapes.map((dims) => ({ dtype: 1, dims, data: null })) });
+    expect(report.rounds.map((r) => r.accepted)).toEqual([
+      [0, 1, 2],
+      [0, 1, 2],
+    ]);
+    const elided = roundFrameWireLen({
+      roundKind: 0,
+      weight: 0,
+      tensors: shapes.map((dims) => ({ dtype: 1, dims, data: null })),
+    });
     const idleLink = report.links.find((l) => l.id === 'h0.r1.data')!;
     expect(idleLink.bytesUp).toBe(16 + 2 * (4 + elided));
   });
@@ -89,9 +114,19 @@ describe('a whole topology with real rank processes', () => {
     expect(dataUp(fold.report, 'HostFrame')).toBe(2 * (25 + frameLen));
     expect(dataUp(direct.report, 'RoundFrame')).toBe(3 * 2 * (4 + frameLen));
     expect(dataUp(forward.report, 'HostFrame')).toBe(3 * 2 * (25 + frameLen));
-    expect(direct.report.links.filter((l) => l.kind === 'uplink').map((l) => l.id).sort()).toEqual(
-      ['r0.uplink.control', 'r0.uplink.data', 'r1.uplink.control', 'r1.uplink.data', 'r2.uplink.control', 'r2.uplink.data'],
-    );
+    expect(
+      direct.report.links
+        .filter((l) => l.kind === 'uplink')
+        .map((l) => l.id)
+        .sort(),
+    ).toEqual([
+      'r0.uplink.control',
+      'r0.uplink.data',
+      'r1.uplink.control',
+      'r1.uplink.data',
+      'r2.uplink.control',
+      'r2.uplink.data',
+    ]);
   });
 
   it('a rank killed mid-round: the host folds the survivors and the verdict is ok', async () => {
@@ -104,16 +139,25 @@ describe('a whole topology with real rank processes', () => {
   });
 
   it('a paused rank is declared dead after the staleness; the barrier names it, then releases', async () => {
-    const { report, tap } = await run({ rounds: 3, stalenessMs: 1500 }, [{ action: 'pause-rank', target: 2, round: 1 }]);
+    const { report, tap } = await run({ rounds: 3, stalenessMs: 1500 }, [
+      { action: 'pause-rank', target: 2, round: 1 },
+    ]);
     expect(report.verdict).toBe('ok');
     expect(report.dead).toEqual([2]);
     expect(report.rounds[2].accepted).toEqual([0, 1, 3]);
     const stalled = report.findings.find((f) => f.kind === 'stalled');
     expect(stalled?.ranks).toEqual([2]);
-    const dead = report.findings.find((f) => f.kind === 'dead' && /no heartbeat/.test(f.message) && f.ranks?.[0] === 2);
+    const dead = report.findings.find(
+      (f) => f.kind === 'dead' && /no heartbeat/.test(f.message) && f.ranks?.[0] === 2,
+    );
     expect(dead).toBeDefined();
     // The finding points at the DeclareDead the controller sent to the rank's relay.
-    expect(tap.findRecord(dead!.recordSeq!)).toMatchObject({ kind: 'DeclareDead', rank: 2, link: 'h1.uplink.data', dir: 'down' });
+    expect(tap.findRecord(dead!.recordSeq!)).toMatchObject({
+      kind: 'DeclareDead',
+      rank: 2,
+      link: 'h1.uplink.data',
+      dir: 'down',
+    });
   });
 
   it('a killed host: elastic goes on with the survivors, strict shuts the reduce down', async () => {
@@ -133,7 +177,10 @@ describe('LabSession commands and events', () => {
     const session = new LabSession();
     const events: LabEvent[] = [];
     session.subscribe((b: LabBatch) => events.push(...b.events));
-    const started = await session.command({ type: 'start', config: { ...base, rounds: 0, roundIntervalMs: 0 } });
+    const started = await session.command({
+      type: 'start',
+      config: { ...base, rounds: 0, roundIntervalMs: 0 },
+    });
     expect(started.ok).toBe(true);
     pidsSeen.push(...session.activeCluster!.ranks.map((p) => p.pid!));
     const rounds = () => events.filter((e) => e.type === 'round').length;
@@ -151,14 +198,26 @@ describe('LabSession commands and events', () => {
     expect(bytes.ok && bytes.bytes!.length).toBe(25 + frameLen);
     expect(bytes.ok && bytes.bytes!.hex.length).toBe(2 * (25 + frameLen));
     expect(bytes.ok && bytes.bytes!.hex.startsWith('d0170df101000000')).toBe(true);
-    expect(events.some((e) => e.type === 'links' && e.links.some((l) => l.id === 'h0.uplink.data' && l.bytesUp > 0))).toBe(true);
-    expect(((await session.command({ type: 'killRank', rank: 9 })) as { error: string }).error).toBe('BAD_TARGET');
+    expect(
+      events.some(
+        (e) => e.type === 'links' && e.links.some((l) => l.id === 'h0.uplink.data' && l.bytesUp > 0),
+      ),
+    ).toBe(true);
+    expect(((await session.command({ type: 'killRank', rank: 9 })) as { error: string }).error).toBe(
+      'BAD_TARGET',
+    );
     await session.command({ type: 'killRank', rank: 3 });
     await session.command({ type: 'resumeRounds' });
-    await expect.poll(() => events.some((e) => e.type === 'round' && !e.report.accepted.includes(3)), { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => events.some((e) => e.type === 'round' && !e.report.accepted.includes(3)), {
+        timeout: 10_000,
+      })
+      .toBe(true);
     const snap = await session.command({ type: 'snapshot' });
     expect(snap.ok && snap.snapshot!.ranks[3].state).toBe('dead');
-    expect(events.filter((e) => e.type === 'round').every((e) => e.type === 'round' && e.report.verdict === 'ok')).toBe(true);
+    expect(
+      events.filter((e) => e.type === 'round').every((e) => e.type === 'round' && e.report.verdict === 'ok'),
+    ).toBe(true);
     await session.command({ type: 'stop' });
     expect(session.snapshot().running).toBe(false);
   });

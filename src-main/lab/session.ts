@@ -4,7 +4,15 @@
 // pause/step rounds, speed) and streams events in batches (at most one batch
 // per frame, ~16 ms): tap records, link counters, round reports, findings.
 import { randomBytes } from 'node:crypto';
-import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, CompareRow, ScenarioResult } from '@shared/lab/contract';
+import type {
+  LabApi,
+  LabBatch,
+  LabCommand,
+  LabEvent,
+  LabReply,
+  CompareRow,
+  ScenarioResult,
+} from '@shared/lab/contract';
 import type { Finding, UnitRecord } from '@shared/lab/records';
 import type { HostView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
 import { DEFAULT_TOPOLOGY, hostName, ranksOfHosts, type TopologyConfig } from '@shared/lab/topology';
@@ -62,7 +70,8 @@ export class LabSession implements LabApi {
 
   async command(cmd: LabCommand): Promise<LabReply> {
     // While a reproduction runs (seconds), read-only commands are answered at once instead of queueing behind it.
-    if (this.scenarioRunning && (cmd.type === 'snapshot' || cmd.type === 'listScenarios')) return this.handle(cmd);
+    if (this.scenarioRunning && (cmd.type === 'snapshot' || cmd.type === 'listScenarios'))
+      return this.handle(cmd);
     // Commands run one at a time: a stop never interleaves with a start.
     const run = this.busy.then(() => this.handle(cmd));
     this.busy = run.catch(() => {});
@@ -104,7 +113,10 @@ export class LabSession implements LabApi {
       }
       case 'killHost': {
         const c = this.need();
-        this.fault(`kill host h${cmd.host}: relay sockets destroyed, ranks killed`, c.hostRanks[cmd.host] ?? []);
+        this.fault(
+          `kill host h${cmd.host}: relay sockets destroyed, ranks killed`,
+          c.hostRanks[cmd.host] ?? [],
+        );
         c.killHost(cmd.host);
         return { ok: true };
       }
@@ -123,7 +135,8 @@ export class LabSession implements LabApi {
         this.driver!.step();
         return { ok: true };
       case 'setSpeed':
-        if (!Number.isFinite(cmd.roundIntervalMs) || cmd.roundIntervalMs < 0) throw new LabError('BAD_ARGUMENT', 'roundIntervalMs must be a finite number >= 0');
+        if (!Number.isFinite(cmd.roundIntervalMs) || cmd.roundIntervalMs < 0)
+          throw new LabError('BAD_ARGUMENT', 'roundIntervalMs must be a finite number >= 0');
         this.config.roundIntervalMs = cmd.roundIntervalMs;
         if (this.driver) this.driver.intervalMs = cmd.roundIntervalMs;
         return { ok: true };
@@ -131,12 +144,26 @@ export class LabSession implements LabApi {
         const c = this.need(true);
         const got = c.tap.bytesOf(cmd.seq);
         if (!got) throw new LabError('NOT_FOUND', `record ${cmd.seq} is no longer held`);
-        return { ok: true, bytes: { seq: cmd.seq, hex: bytesToHex(got.bytes), length: got.record.length, captured: got.bytes.length, saltHex: this.saltHex } };
+        return {
+          ok: true,
+          bytes: {
+            seq: cmd.seq,
+            hex: bytesToHex(got.bytes),
+            length: got.record.length,
+            captured: got.bytes.length,
+            saltHex: this.saltHex,
+          },
+        };
       }
       case 'setLinkFault': {
         const c = this.need();
         c.setLinkFault(cmd.link, cmd.fault);
-        const what = cmd.fault ? Object.entries(cmd.fault).filter(([k, v]) => k !== 'dir' && v !== undefined && v !== false).map(([k, v]) => (v === true ? k : `${k}=${v}`)).join(' ') : 'cleared';
+        const what = cmd.fault
+          ? Object.entries(cmd.fault)
+              .filter(([k, v]) => k !== 'dir' && v !== undefined && v !== false)
+              .map(([k, v]) => (v === true ? k : `${k}=${v}`))
+              .join(' ')
+          : 'cleared';
         this.fault(`link ${cmd.link}${cmd.fault ? ` (${cmd.fault.dir})` : ''}: ${what}`, []);
         return { ok: true };
       }
@@ -144,7 +171,13 @@ export class LabSession implements LabApi {
         return { ok: true, scenarios: scenarioInfos() };
       case 'runScenario': {
         const s = findScenario(cmd.name);
-        if (!s) throw new LabError('NOT_FOUND', `no scenario '${cmd.name}' (known: ${scenarioInfos().map((x) => x.name).join(', ')})`);
+        if (!s)
+          throw new LabError(
+            'NOT_FOUND',
+            `no scenario '${cmd.name}' (known: ${scenarioInfos()
+              .map((x) => x.name)
+              .join(', ')})`,
+          );
         // A reproduction starts its own sockets, processes and topologies: the session's topology stops first.
         await this.stop();
         this.scenarioRunning = true;
@@ -153,7 +186,8 @@ export class LabSession implements LabApi {
           // The scenario's own topologies stream their events through this session, so the window watches them run.
           result = await runScenario(
             s,
-            (phase, message) => this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }),
+            (phase, message) =>
+              this.push({ type: 'log', level: 'info', message: `scenario ${s.name} [${phase}]: ${message}` }),
             (batch) => {
               for (const e of batch.events) this.push(e);
             },
@@ -161,23 +195,35 @@ export class LabSession implements LabApi {
         } finally {
           this.scenarioRunning = false;
         }
-        this.push({ type: 'log', level: result.verdict === 'ok' ? 'info' : 'error', message: `scenario ${s.name}: verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}` });
+        this.push({
+          type: 'log',
+          level: result.verdict === 'ok' ? 'info' : 'error',
+          message: `scenario ${s.name}: verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}`,
+        });
         return { ok: true, scenario: result };
       }
       case 'compareModes': {
-        const rows: CompareRow[] = await compareModes({ ...this.config, ...(cmd.config ?? {}) }, cmd.rounds ?? 3);
+        const rows: CompareRow[] = await compareModes(
+          { ...this.config, ...(cmd.config ?? {}) },
+          cmd.rounds ?? 3,
+        );
         return { ok: true, compare: rows };
       }
     }
   }
 
   private need(allowStopped = false): Cluster {
-    if (!this.cluster || (!this.running && !allowStopped)) throw new LabError('NOT_RUNNING', 'no topology is running (send start first)');
+    if (!this.cluster || (!this.running && !allowStopped))
+      throw new LabError('NOT_RUNNING', 'no topology is running (send start first)');
     return this.cluster;
   }
 
   /** Starts a topology (stopping any running one first). */
-  async start(partial: Partial<TopologyConfig>, extra: Partial<ClusterConfig> = {}, faults: Fault[] = []): Promise<void> {
+  async start(
+    partial: Partial<TopologyConfig>,
+    extra: Partial<ClusterConfig> = {},
+    faults: Fault[] = [],
+  ): Promise<void> {
     await this.stop();
     const config = validateConfig({ ...DEFAULT_TOPOLOGY, ...partial });
     const saltHex = config.saltHex ?? bytesToHex(randomBytes(16));
@@ -199,12 +245,16 @@ export class LabSession implements LabApi {
       },
     );
     this.cluster = cluster;
-    driver = new RoundDriver(cluster, {
-      round: (report) => this.push({ type: 'round', report }),
-      finding: (f) => this.addFinding(f),
-      rankState: () => this.push({ type: 'snapshot', snapshot: this.snapshot() }),
-      log: (level, message) => this.push({ type: 'log', level, message }),
-    }, Math.max(1000, Math.floor(config.stalenessMs / 2)));
+    driver = new RoundDriver(
+      cluster,
+      {
+        round: (report) => this.push({ type: 'round', report }),
+        finding: (f) => this.addFinding(f),
+        rankState: () => this.push({ type: 'snapshot', snapshot: this.snapshot() }),
+        log: (level, message) => this.push({ type: 'log', level, message }),
+      },
+      Math.max(1000, Math.floor(config.stalenessMs / 2)),
+    );
     driver.faults.push(...faults);
     // Ranks that said ready before the driver existed.
     for (let r = 0; r < cluster.world; r++) if (!cluster.ranks[r].exited) driver.setState(r, 'alive');
@@ -217,7 +267,12 @@ export class LabSession implements LabApi {
     this.linkTimer = setInterval(() => this.push({ type: 'links', links: cluster.tap.linkViews() }), 100);
     this.push({ type: 'snapshot', snapshot: this.snapshot() });
     this.runDone = driver.run(config.rounds).then(() => {
-      if (driver!.ended && !cluster.stopping) this.push({ type: 'log', level: driver!.ended.error ? 'error' : 'info', message: `reduce ended: ${driver!.ended.reason}` });
+      if (driver!.ended && !cluster.stopping)
+        this.push({
+          type: 'log',
+          level: driver!.ended.error ? 'error' : 'info',
+          message: `reduce ended: ${driver!.ended.reason}`,
+        });
     });
   }
 
@@ -254,10 +309,19 @@ export class LabSession implements LabApi {
       host: h,
       name: hostName(h),
       ranks,
-      state: c?.killedHosts.has(h) || (ranks.length > 0 && ranks.every((r) => d?.rankStates[r] === 'dead')) ? 'dead' : 'up',
+      state:
+        c?.killedHosts.has(h) || (ranks.length > 0 && ranks.every((r) => d?.rankStates[r] === 'dead'))
+          ? 'dead'
+          : 'up',
     }));
     const ranks: RankView[] = hostRanks.flatMap((rs, h) =>
-      rs.map((rank) => ({ rank, host: h, state: (d?.rankStates[rank] ?? 'starting') as RankState, pid: c?.ranks[rank]?.pid, roundsCompleted: d?.rankRounds[rank] ?? 0 })),
+      rs.map((rank) => ({
+        rank,
+        host: h,
+        state: (d?.rankStates[rank] ?? 'starting') as RankState,
+        pid: c?.ranks[rank]?.pid,
+        roundsCompleted: d?.rankRounds[rank] ?? 0,
+      })),
     );
     return {
       running: this.running,
@@ -278,7 +342,11 @@ export class LabSession implements LabApi {
   }
 
   private addFinding(f: Omit<Finding, 'id' | 't'>): void {
-    const finding: Finding = { id: this.nextFinding++, t: this.cluster ? performance.now() - this.cluster.tap.t0 : 0, ...f };
+    const finding: Finding = {
+      id: this.nextFinding++,
+      t: this.cluster ? performance.now() - this.cluster.tap.t0 : 0,
+      ...f,
+    };
     this.findings.push(finding);
     this.push({ type: 'finding', finding });
   }
@@ -322,10 +390,13 @@ export function validateConfig(c: TopologyConfig): TopologyConfig {
   const bad = (m: string) => {
     throw new LabError('BAD_CONFIG', m);
   };
-  if (!Array.isArray(c.ranksPerHost) || c.ranksPerHost.length === 0) bad('ranksPerHost must list at least one host');
-  if (c.ranksPerHost.some((k) => !Number.isInteger(k) || k < 1 || k > 64)) bad('every host needs 1..64 ranks');
+  if (!Array.isArray(c.ranksPerHost) || c.ranksPerHost.length === 0)
+    bad('ranksPerHost must list at least one host');
+  if (c.ranksPerHost.some((k) => !Number.isInteger(k) || k < 1 || k > 64))
+    bad('every host needs 1..64 ranks');
   if (c.ranksPerHost.reduce((a, b) => a + b, 0) > 64) bad('at most 64 ranks in all');
-  if (!Number.isInteger(c.modelBytes) || c.modelBytes < 4 || c.modelBytes > 512 * 1024 * 1024) bad('modelBytes must be 4 B .. 512 MiB');
+  if (!Number.isInteger(c.modelBytes) || c.modelBytes < 4 || c.modelBytes > 512 * 1024 * 1024)
+    bad('modelBytes must be 4 B .. 512 MiB');
   if (c.dtype !== 'f32' && c.dtype !== 'bf16') bad('dtype must be f32 or bf16');
   if (!['fold', 'forward', 'direct'].includes(c.mode)) bad('mode must be fold, forward or direct');
   if (c.policy !== 'elastic' && c.policy !== 'strict') bad('policy must be elastic or strict');
@@ -335,12 +406,17 @@ export function validateConfig(c: TopologyConfig): TopologyConfig {
   if (!(c.roundIntervalMs >= 0)) bad('roundIntervalMs must be >= 0');
   if (c.saltHex !== undefined) saltFromHex(c.saltHex);
   if (c.shapes !== undefined) {
-    if (!Array.isArray(c.shapes) || c.shapes.length === 0 || c.shapes.length > 1024) bad('shapes must list 1..1024 tensors');
-    if (c.shapes.some((d) => !Array.isArray(d) || d.length > 8 || d.some((x) => !Number.isInteger(x) || x < 1))) bad('every shape needs up to 8 positive dims');
+    if (!Array.isArray(c.shapes) || c.shapes.length === 0 || c.shapes.length > 1024)
+      bad('shapes must list 1..1024 tensors');
+    if (
+      c.shapes.some((d) => !Array.isArray(d) || d.length > 8 || d.some((x) => !Number.isInteger(x) || x < 1))
+    )
+      bad('every shape needs up to 8 positive dims');
     const total = c.shapes.reduce((a, d) => a + d.reduce((x, y) => x * y, 1), 0);
     if (total * 4 > 512 * 1024 * 1024) bad('shapes exceed 512 MiB');
   }
   const world = c.ranksPerHost.reduce((a, b) => a + b, 0);
-  if (c.idleRanks?.some((r) => !Number.isInteger(r) || r < 0 || r >= world)) bad('idleRanks must be ranks of the world');
+  if (c.idleRanks?.some((r) => !Number.isInteger(r) || r < 0 || r >= world))
+    bad('idleRanks must be ranks of the world');
   return c;
 }

@@ -23,7 +23,9 @@ function watchParent(): void {
 async function main(): Promise<void> {
   const raw = process.env[RANK_SPEC_ENV];
   if (!raw) {
-    process.stderr.write(`rank: ${RANK_SPEC_ENV} is not set (use \`relay-lab rank\` to run a rank by hand)\n`);
+    process.stderr.write(
+      `rank: ${RANK_SPEC_ENV} is not set (use \`relay-lab rank\` to run a rank by hand)\n`,
+    );
     process.exitCode = 2;
     return;
   }

@@ -7,13 +7,36 @@ import { connectWithRetry } from '../engine/conn';
 import { modelLayout, rankMass, fillValues, dtypeCode } from '../engine/synthetic';
 import { checkAdoption, sampleIndices } from '../lab/checker';
 import { encodeChannelMagic } from '@shared/wire/channel';
-import { CONTROL_ACK_LEN, DATA_ACK_LEN, DTYPE_F32, ROUND_KIND_MODEL, deriveFrameCeiling } from '@shared/wire/constants';
-import { encodeControlFrame, decodeControlFrame, MSG_KIND_CONTROL, MSG_KIND_TIMING } from '@shared/wire/control-frame';
+import {
+  CONTROL_ACK_LEN,
+  DATA_ACK_LEN,
+  DTYPE_F32,
+  ROUND_KIND_MODEL,
+  deriveFrameCeiling,
+} from '@shared/wire/constants';
+import {
+  encodeControlFrame,
+  decodeControlFrame,
+  MSG_KIND_CONTROL,
+  MSG_KIND_TIMING,
+} from '@shared/wire/control-frame';
 import { decodeControlMsg, encodeTimingMsg, type TimingMsg } from '@shared/wire/control-msgs';
-import { decodeControlAck, decodeDataAck, encodeControlHandshake, encodeDataHandshake } from '@shared/wire/handshake';
+import {
+  decodeControlAck,
+  decodeDataAck,
+  encodeControlHandshake,
+  encodeDataHandshake,
+} from '@shared/wire/handshake';
 import { decodeRoundFrame, encodeRoundFrameChunks } from '@shared/wire/round-frame';
 import { saltFromHex } from '@shared/wire/salt';
-import { LITTLE_ENDIAN_HOST, bf16BitsToF32, checkTensorPayload, elidedTensor, tensorFromValues, type TensorEntry } from '@shared/wire/tensor';
+import {
+  LITTLE_ENDIAN_HOST,
+  bf16BitsToF32,
+  checkTensorPayload,
+  elidedTensor,
+  tensorFromValues,
+  type TensorEntry,
+} from '@shared/wire/tensor';
 import { RankLink } from './rank-link';
 import type { RankSpec, RankToParent } from './spec';
 
@@ -33,7 +56,10 @@ export interface RankResult {
 
 type Cmd = 'sync' | 'shutdown';
 
-export async function runRank(spec: RankSpec, report: (m: RankToParent) => void = () => {}): Promise<RankResult> {
+export async function runRank(
+  spec: RankSpec,
+  report: (m: RankToParent) => void = () => {},
+): Promise<RankResult> {
   const mac = nodeMac(saltFromHex(spec.saltHex));
   const layout = modelLayout(spec.modelBytes, spec.shapes);
   const ceiling = deriveFrameCeiling(layout.numel * 4);
@@ -43,18 +69,33 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
   const connectOpts = { attempts: 150, intervalMs: 200 };
 
   // Data channel first, then control (WIRE.md 4.2: the relay accepts both concurrently).
-  const data = new RankLink(await connectWithRetry(spec.address, spec.dataPort, connectOpts), ceiling, !spec.nagle);
+  const data = new RankLink(
+    await connectWithRetry(spec.address, spec.dataPort, connectOpts),
+    ceiling,
+    !spec.nagle,
+  );
   if (spec.direct) data.sendRaw(encodeChannelMagic('data'));
-  data.sendRaw(encodeDataHandshake({ version: spec.dataVersion, rank: spec.rank, worldSize: spec.worldSize }));
+  data.sendRaw(
+    encodeDataHandshake({ version: spec.dataVersion, rank: spec.rank, worldSize: spec.worldSize }),
+  );
   decodeDataAck(await data.readFixed(DATA_ACK_LEN), { version: spec.dataVersion });
 
-  const control = new RankLink(await connectWithRetry(spec.address, spec.controlPort, connectOpts), 16 * 1024 * 1024 + 64, !spec.nagle);
+  const control = new RankLink(
+    await connectWithRetry(spec.address, spec.controlPort, connectOpts),
+    16 * 1024 * 1024 + 64,
+    !spec.nagle,
+  );
   if (spec.direct) control.sendRaw(encodeChannelMagic('control'));
-  control.sendRaw(encodeControlHandshake({ version: spec.controlVersion, rank: spec.rank, worldSize: spec.worldSize }, mac));
+  control.sendRaw(
+    encodeControlHandshake({ version: spec.controlVersion, rank: spec.rank, worldSize: spec.worldSize }, mac),
+  );
   decodeControlAck(await control.readFixed(CONTROL_ACK_LEN), mac, { version: spec.controlVersion });
 
   const sendTiming = (msg: TimingMsg) => {
-    const frame = encodeControlFrame({ version: spec.controlVersion, msgKind: MSG_KIND_TIMING, payload: encodeTimingMsg(msg) }, mac);
+    const frame = encodeControlFrame(
+      { version: spec.controlVersion, msgKind: MSG_KIND_TIMING, payload: encodeTimingMsg(msg) },
+      mac,
+    );
     void control.sendBlob([frame]);
   };
 
@@ -87,7 +128,10 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
   control.conn.onClose(() => pushCmd('shutdown'));
 
   let step = 0;
-  const heartbeat = setInterval(() => sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: step }), spec.heartbeatMs);
+  const heartbeat = setInterval(
+    () => sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: step }),
+    spec.heartbeatMs,
+  );
   sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: 0 });
   report({ type: 'ready', rank: spec.rank, pid: process.pid });
 
@@ -108,11 +152,17 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
           else fillValues(spec.seed, spec.rank, round, start, v);
           for (let i = 0; i < n; i++) v[i] *= mass;
           // f32 on a little-endian host: the values' own bytes are the wire bytes (no copy).
-          tensors.push(dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST ? { dtype, dims, data: new Uint8Array(v.buffer) } : tensorFromValues(dtype, dims, v));
+          tensors.push(
+            dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
+              ? { dtype, dims, data: new Uint8Array(v.buffer) }
+              : tensorFromValues(dtype, dims, v),
+          );
         }
         start += n;
       }
-      await data.sendBlob(encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac));
+      await data.sendBlob(
+        encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac),
+      );
       const reply = decodeRoundFrame(await data.next(), mac, { ceiling });
       checkReplySchema(reply.tensors, tensors);
       step++;
@@ -120,12 +170,41 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
       const values = reply.weight > 0 ? sampleValues(reply.tensors, samples) : [];
       // NaN and infinities do not survive the JSON IPC channel (they arrive as null): count them here.
       const nonFinite = values.reduce((n, v) => (Number.isFinite(v) ? n : n + 1), 0);
-      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, indices: reply.weight > 0 ? samples : [], values, nonFinite, ms: performance.now() - t0 });
-      result.rounds.push({ round, weight: reply.weight, verdict: selfCheck(spec, round, dtype, reply.weight, samples, values) });
+      report({
+        type: 'adopted',
+        rank: spec.rank,
+        round,
+        weight: reply.weight,
+        indices: reply.weight > 0 ? samples : [],
+        values,
+        nonFinite,
+        ms: performance.now() - t0,
+      });
+      result.rounds.push({
+        round,
+        weight: reply.weight,
+        verdict: selfCheck(spec, round, dtype, reply.weight, samples, values),
+      });
       result.roundsCompleted++;
       const roundMs = performance.now() - t0;
-      sendTiming({ type: 'Batch', rank: spec.rank, batchMs: roundMs, dataMs: 0, stepCount: step, paramNorm: null, batchLoss: 0, syncDivergence: null });
-      sendTiming({ type: 'SyncAck', rank: spec.rank, stepCount: step, divergence: null, postNorm: null, preNorm: null });
+      sendTiming({
+        type: 'Batch',
+        rank: spec.rank,
+        batchMs: roundMs,
+        dataMs: 0,
+        stepCount: step,
+        paramNorm: null,
+        batchLoss: 0,
+        syncDivergence: null,
+      });
+      sendTiming({
+        type: 'SyncAck',
+        rank: spec.rank,
+        stepCount: step,
+        divergence: null,
+        postNorm: null,
+        preNorm: null,
+      });
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
   } catch (e) {
@@ -135,7 +214,10 @@ export async function runRank(spec: RankSpec, report: (m: RankToParent) => void 
   } finally {
     clearInterval(heartbeat);
     if (!control.failed) sendTiming({ type: 'Exiting', rank: spec.rank });
-    await Promise.race([Promise.all([control.close(), data.close()]), new Promise((r) => setTimeout(r, 1000))]);
+    await Promise.race([
+      Promise.all([control.close(), data.close()]),
+      new Promise((r) => setTimeout(r, 1000)),
+    ]);
     control.conn.destroy();
     data.conn.destroy();
   }
@@ -149,7 +231,9 @@ function checkReplySchema(got: TensorEntry[], sent: TensorEntry[]): void {
   got.forEach((t, i) => {
     const s = sent[i];
     if (t.dtype !== s.dtype || t.dims.length !== s.dims.length || t.dims.some((d, k) => d !== s.dims[k])) {
-      throw new Error(`consensus tensor ${i} is dtype ${t.dtype} [${t.dims}], sent dtype ${s.dtype} [${s.dims}]`);
+      throw new Error(
+        `consensus tensor ${i} is dtype ${t.dtype} [${t.dims}], sent dtype ${s.dtype} [${s.dims}]`,
+      );
     }
     checkTensorPayload(t, i);
   });
@@ -183,9 +267,17 @@ function sampleValues(tensors: TensorEntry[], samples: number[]): number[] {
  * The standalone rank's own verdict (CLI.md 3): when the reply's mass is the
  * whole world's, recompute the expected average from the generator.
  */
-function selfCheck(spec: RankSpec, round: number, dtype: number, weight: number, indices: number[], values: number[]): RankRoundResult['verdict'] {
+function selfCheck(
+  spec: RankSpec,
+  round: number,
+  dtype: number,
+  weight: number,
+  indices: number[],
+  values: number[],
+): RankRoundResult['verdict'] {
   const all = Array.from({ length: spec.worldSize }, (_, r) => ({ rank: r }));
   const worldMass = all.reduce((s, c) => s + rankMass(spec.seed, c.rank, round), 0);
   if (weight !== worldMass || spec.idle) return 'unchecked';
-  return checkAdoption({ seed: spec.seed, round, dtype, accepted: all, adopted: { weight, indices, values } }).verdict;
+  return checkAdoption({ seed: spec.seed, round, dtype, accepted: all, adopted: { weight, indices, values } })
+    .verdict;
 }

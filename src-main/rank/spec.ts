@@ -41,7 +41,16 @@ export const RANK_PARENT_ENV = 'RELAY_LAB_RANK_PARENT';
 /** Messages a lab rank sends its parent over the IPC channel (never on the wire). */
 export type RankToParent =
   | { type: 'ready'; rank: number; pid: number }
-  | { type: 'adopted'; rank: number; round: number; weight: number; indices: number[]; values: number[]; ms: number; /** Sampled consensus elements that are NaN or infinite. */ nonFinite?: number }
+  | {
+      type: 'adopted';
+      rank: number;
+      round: number;
+      weight: number;
+      indices: number[];
+      values: number[];
+      ms: number;
+      /** Sampled consensus elements that are NaN or infinite. */ nonFinite?: number;
+    }
   | { type: 'error'; rank: number; message: string }
   | { type: 'done'; rank: number; roundsCompleted: number };
 

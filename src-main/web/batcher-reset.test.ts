@@ -9,11 +9,19 @@ const snap = { running: false } as SessionSnapshot;
 describe('EventCoalescer with trace seeks', () => {
   it('drops pending events before a resetting snapshot and keeps the events after it in order', () => {
     const c = new EventCoalescer();
-    c.add({ events: [{ type: 'records', records: [], droppedBefore: 5 }, { type: 'log', level: 'info', message: 'old' }] });
+    c.add({
+      events: [
+        { type: 'records', records: [], droppedBefore: 5 },
+        { type: 'log', level: 'info', message: 'old' },
+      ],
+    });
     c.add({ events: [{ type: 'view', view: { kind: 'live' } }] });
     c.add({
       events: [
-        { type: 'view', view: { kind: 'trace', name: 'a.trace.ndjson', duration: 9, t: 3, complete: true, marks: [] } },
+        {
+          type: 'view',
+          view: { kind: 'trace', name: 'a.trace.ndjson', duration: 9, t: 3, complete: true, marks: [] },
+        },
         { type: 'snapshot', snapshot: snap, reset: true },
         { type: 'log', level: 'info', message: 'new' },
       ],
@@ -26,10 +34,29 @@ describe('EventCoalescer with trace seeks', () => {
 
   it('keeps the link counters each round report was made against', () => {
     const c = new EventCoalescer();
-    const links = (n: number) => ({ type: 'links' as const, links: [{ id: 'l', from: 'a', to: 'b', channel: 'data' as const, kind: 'uplink' as const, host: 0, bytesUp: n, bytesDown: 0, units: n }] });
+    const links = (n: number) => ({
+      type: 'links' as const,
+      links: [
+        {
+          id: 'l',
+          from: 'a',
+          to: 'b',
+          channel: 'data' as const,
+          kind: 'uplink' as const,
+          host: 0,
+          bytesUp: n,
+          bytesDown: 0,
+          units: n,
+        },
+      ],
+    });
     const round = (r: number) => ({ type: 'round' as const, report: { round: r } as never });
     c.add({ events: [links(1), links(2), round(0), links(3), round(1), links(4), links(5)] });
-    const out = c.take().events.map((e) => (e.type === 'links' ? `L${e.links[0]!.bytesUp}` : e.type === 'round' ? `R${e.report.round}` : e.type));
+    const out = c
+      .take()
+      .events.map((e) =>
+        e.type === 'links' ? `L${e.links[0]!.bytesUp}` : e.type === 'round' ? `R${e.report.round}` : e.type,
+      );
     expect(out).toEqual(['L2', 'R0', 'L3', 'R1', 'L5']);
   });
 });

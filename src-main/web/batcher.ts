@@ -46,7 +46,11 @@ export class EventCoalescer {
     const events = this.pending;
     this.pending = [];
     if (this.dropped > 0) {
-      events.unshift({ type: 'log', level: 'warn', message: `${this.dropped} older events were dropped while this window was not keeping up` });
+      events.unshift({
+        type: 'log',
+        level: 'warn',
+        message: `${this.dropped} older events were dropped while this window was not keeping up`,
+      });
       this.dropped = 0;
     }
     return { events };

@@ -23,7 +23,13 @@ function raw(port: number, text: string): Promise<number> {
   });
 }
 
-function request(port: number, method: string, pathAndQuery: string, headers: Record<string, string> = {}, body?: string | Buffer[]) {
+function request(
+  port: number,
+  method: string,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer[],
+) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: pathAndQuery, headers }, (res) => {
       let text = '';
@@ -63,7 +69,12 @@ describe('browser mode under hostile requests', () => {
   it('refuses a request target that is not a path, on a request and on an upgrade', async () => {
     const host = `Host: 127.0.0.1:${server.port}\r\n`;
     expect(await raw(server.port, `GET http://[ HTTP/1.1\r\n${host}Connection: close\r\n\r\n`)).toBe(400);
-    expect(await raw(server.port, `GET http://[ HTTP/1.1\r\n${host}Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n`)).toBe(404);
+    expect(
+      await raw(
+        server.port,
+        `GET http://[ HTTP/1.1\r\n${host}Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+      ),
+    ).toBe(404);
     expect((await request(server.port, 'GET', page())).status).toBe(200);
     expect(requestUrl('//evil.example/x', server.port)).toBeNull();
     expect(requestUrl('/x?y=1', server.port)?.pathname).toBe('/x');
@@ -76,7 +87,9 @@ describe('browser mode under hostile requests', () => {
   });
 
   it('does not serve a folder or follow a symlink out of the traces folder', async () => {
-    expect((await request(server.port, 'GET', `/traces/folder.trace.ndjson?token=${server.token}`)).status).toBe(404);
+    expect(
+      (await request(server.port, 'GET', `/traces/folder.trace.ndjson?token=${server.token}`)).status,
+    ).toBe(404);
     const link = await request(server.port, 'GET', `/traces/link.trace.ndjson?token=${server.token}`);
     expect(link.status).toBe(404);
     expect(link.body).not.toContain('not for the browser');
@@ -86,7 +99,13 @@ describe('browser mode under hostile requests', () => {
   it('stops an upload without Content-Length at the limit and keeps nothing of it', async () => {
     const origin = `http://127.0.0.1:${server.port}`;
     const chunks = Array.from({ length: 256 }, () => Buffer.alloc(16 * 1024, 0x61));
-    const res = await request(server.port, 'POST', `/traces?token=${server.token}&name=big.ndjson`, { Origin: origin, 'Transfer-Encoding': 'chunked' }, chunks).catch(() => ({ status: 0, body: '' }));
+    const res = await request(
+      server.port,
+      'POST',
+      `/traces?token=${server.token}&name=big.ndjson`,
+      { Origin: origin, 'Transfer-Encoding': 'chunked' },
+      chunks,
+    ).catch(() => ({ status: 0, body: '' }));
     expect(res.status).toBe(413);
     expect(JSON.parse(res.body)).toMatchObject({ error: 'TOO_LARGE' });
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.upload') || n.startsWith('big'))).toEqual([]);
@@ -94,7 +113,15 @@ describe('browser mode under hostile requests', () => {
   });
 
   it('needs the token for the page under every spelling of its path', async () => {
-    for (const alias of ['/', '/index.html', '/%69ndex.html', '/index.html/', '/index%2ehtml', '/index.html%2f', '/./index.html'])
+    for (const alias of [
+      '/',
+      '/index.html',
+      '/%69ndex.html',
+      '/index.html/',
+      '/index%2ehtml',
+      '/index.html%2f',
+      '/./index.html',
+    ])
       expect((await request(server.port, 'GET', alias)).status, alias).toBe(403);
     expect((await request(server.port, 'GET', `/%69ndex.html?token=${server.token}`)).status).toBe(200);
   });

@@ -28,7 +28,9 @@ try {
     await host.openFile(opts.trace).then(
       () => process.stdout.write(`Viewing trace ${opts.trace} (offline).\n`),
       (e: Error & { code?: string }) =>
-        process.stderr.write(`relay-lab web: cannot open ${opts.trace}: ${e.code ?? 'ERROR'}: ${e.message}\n`),
+        process.stderr.write(
+          `relay-lab web: cannot open ${opts.trace}: ${e.code ?? 'ERROR'}: ${e.message}\n`,
+        ),
     );
   }
 } catch (e) {

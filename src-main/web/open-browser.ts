@@ -92,7 +92,12 @@ export function openInAppMode(url: string): string | null {
   const launch = writeLaunchPage(url);
   const child = spawn(
     exe,
-    [`--app=${pathToFileURL(launch.file).toString()}`, `--user-data-dir=${profile}`, '--no-first-run', '--no-default-browser-check'],
+    [
+      `--app=${pathToFileURL(launch.file).toString()}`,
+      `--user-data-dir=${profile}`,
+      '--no-first-run',
+      '--no-default-browser-check',
+    ],
     { detached: true, stdio: 'ignore' },
   );
   child.on('error', () => {});

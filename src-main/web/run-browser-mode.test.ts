@@ -21,12 +21,16 @@ describe('browser mode options', () => {
     });
   });
   it('takes a traces folder and a trace to open at launch', () => {
-    expect(parseBrowserModeArgs(['--traces-dir', '/tmp/t', '--trace', '/tmp/t/a.trace.ndjson'], defaults)).toMatchObject({
+    expect(
+      parseBrowserModeArgs(['--traces-dir', '/tmp/t', '--trace', '/tmp/t/a.trace.ndjson'], defaults),
+    ).toMatchObject({
       tracesDir: '/tmp/t',
       trace: '/tmp/t/a.trace.ndjson',
     });
     expect(() => parseBrowserModeArgs(['--trace'], defaults)).toThrow('--trace takes a value');
-    expect(() => parseBrowserModeArgs(['--traces-dir', '--no-open'], defaults)).toThrow('--traces-dir takes a value');
+    expect(() => parseBrowserModeArgs(['--traces-dir', '--no-open'], defaults)).toThrow(
+      '--traces-dir takes a value',
+    );
   });
   it('names a bad option or port', () => {
     expect(() => parseBrowserModeArgs(['--nope'], defaults)).toThrow("unknown option '--nope'");

@@ -24,10 +24,13 @@ export interface BrowserModeOptions {
   token?: string;
 }
 
-
-
 export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: string }): BrowserModeOptions {
-  const opts: BrowserModeOptions = { open: true, rendererDir: defaults.rendererDir, autoStart: true, tracesDir: defaultTracesDir() };
+  const opts: BrowserModeOptions = {
+    open: true,
+    rendererDir: defaults.rendererDir,
+    autoStart: true,
+    tracesDir: defaultTracesDir(),
+  };
   let i = 0;
   const value = (flag: string): string => {
     const v = argv[++i];
@@ -91,7 +94,13 @@ export async function runBrowserMode(api: LabApi, opts: BrowserModeOptions): Pro
     server = await startWebServer({ ...common, port: wanted ?? 0 });
   } catch (e) {
     if (opts.port !== undefined) throw e;
-    server = await startWebServer({ api, rendererDir: opts.rendererDir, token: opts.token, tracesDir: opts.tracesDir, port: 0 });
+    server = await startWebServer({
+      api,
+      rendererDir: opts.rendererDir,
+      token: opts.token,
+      tracesDir: opts.tracesDir,
+      port: 0,
+    });
   }
   if (opts.port === undefined) rememberPort(server.port);
 

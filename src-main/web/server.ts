@@ -71,7 +71,16 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     if (!hostAllowed(req.headers.host, port)) return refuse(res, 403, 'forbidden: wrong Host');
     const url = requestUrl(req.url, port);
     if (!url) return refuse(res, 400, 'bad request target');
-    if (opts.tracesDir && handleTraceFiles(req, res, url, { tracesDir: opts.tracesDir, token, port, headers: securityHeaders, maxUploadBytes: opts.maxUploadBytes }))
+    if (
+      opts.tracesDir &&
+      handleTraceFiles(req, res, url, {
+        tracesDir: opts.tracesDir,
+        token,
+        port,
+        headers: securityHeaders,
+        maxUploadBytes: opts.maxUploadBytes,
+      })
+    )
       return;
     if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'method not allowed');
     const file = readStatic(opts.rendererDir, url.pathname === '/' ? '/index.html' : url.pathname);
@@ -162,7 +171,8 @@ function serveClient(ws: WebSocket, api: LabApi): void {
     const parsed = parseClientMessage(isBinary ? null : data.toString());
     if ('error' in parsed) return send(parsed);
     const busy = busyReason(pending, ws.bufferedAmount);
-    if (busy) return send({ type: 'reply', id: parsed.id, reply: { ok: false, error: 'BUSY', message: busy } });
+    if (busy)
+      return send({ type: 'reply', id: parsed.id, reply: { ok: false, error: 'BUSY', message: busy } });
     pending++;
     void runCommand(api, parsed.command).then((reply) => {
       pending--;
@@ -199,7 +209,8 @@ export function parseClientMessage(
   } catch {
     return bad('the message is not valid JSON');
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) return bad('the message must be an object { id, command }');
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    return bad('the message must be an object { id, command }');
   const { id, command } = msg as { id?: unknown; command?: unknown };
   if (typeof id !== 'number' || !Number.isSafeInteger(id)) return bad('the message needs an integer id');
   return { id, command };

@@ -58,15 +58,43 @@ describe('browser mode traces folder', () => {
     expect(ok.body).toBe(traceText);
     expect((await request(server.port, 'GET', '/traces/saved.trace.ndjson?token=wrong')).status).toBe(403);
     expect((await request(server.port, 'GET', '/traces/saved.trace.ndjson')).status).toBe(403);
-    expect((await request(server.port, 'GET', `/traces/saved.trace.ndjson?token=${server.token}`, { Host: 'evil.example:80' })).status).toBe(403);
-    expect((await request(server.port, 'GET', `/traces/saved.trace.ndjson?token=${server.token}`, { Origin: 'http://evil.example' })).status).toBe(403);
-    expect((await request(server.port, 'GET', `/traces/saved.trace.ndjson?token=${server.token}`, { Origin: origin() })).status).toBe(200);
-    expect((await request(server.port, 'GET', `/traces/..%2Fetc%2Fpasswd?token=${server.token}`)).status).toBe(404);
-    expect((await request(server.port, 'GET', `/traces/missing.trace.ndjson?token=${server.token}`)).status).toBe(404);
+    expect(
+      (
+        await request(server.port, 'GET', `/traces/saved.trace.ndjson?token=${server.token}`, {
+          Host: 'evil.example:80',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server.port, 'GET', `/traces/saved.trace.ndjson?token=${server.token}`, {
+          Origin: 'http://evil.example',
+        })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await request(server.port, 'GET', `/traces/saved.trace.ndjson?token=${server.token}`, {
+          Origin: origin(),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await request(server.port, 'GET', `/traces/..%2Fetc%2Fpasswd?token=${server.token}`)).status,
+    ).toBe(404);
+    expect(
+      (await request(server.port, 'GET', `/traces/missing.trace.ndjson?token=${server.token}`)).status,
+    ).toBe(404);
   });
 
   it('takes an upload that is a trace, under a safe unused name', async () => {
-    const up = await request(server.port, 'POST', `/traces?token=${server.token}&name=saved.trace.ndjson`, { Origin: origin() }, traceText);
+    const up = await request(
+      server.port,
+      'POST',
+      `/traces?token=${server.token}&name=saved.trace.ndjson`,
+      { Origin: origin() },
+      traceText,
+    );
     expect(up.status).toBe(200);
     const { name } = JSON.parse(up.body) as { name: string };
     expect(name).toBe('saved.trace-2.ndjson');
@@ -74,10 +102,30 @@ describe('browser mode traces folder', () => {
   });
 
   it('refuses an upload without our Origin or token, or that is not a trace', async () => {
-    expect((await request(server.port, 'POST', `/traces?token=${server.token}`, {}, traceText)).status).toBe(403);
-    expect((await request(server.port, 'POST', `/traces?token=${server.token}`, { Origin: 'http://evil.example' }, traceText)).status).toBe(403);
-    expect((await request(server.port, 'POST', `/traces?token=nope`, { Origin: origin() }, traceText)).status).toBe(403);
-    const notTrace = await request(server.port, 'POST', `/traces?token=${server.token}&name=x.ndjson`, { Origin: origin() }, '{"hello":1}\n');
+    expect((await request(server.port, 'POST', `/traces?token=${server.token}`, {}, traceText)).status).toBe(
+      403,
+    );
+    expect(
+      (
+        await request(
+          server.port,
+          'POST',
+          `/traces?token=${server.token}`,
+          { Origin: 'http://evil.example' },
+          traceText,
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (await request(server.port, 'POST', `/traces?token=nope`, { Origin: origin() }, traceText)).status,
+    ).toBe(403);
+    const notTrace = await request(
+      server.port,
+      'POST',
+      `/traces?token=${server.token}&name=x.ndjson`,
+      { Origin: origin() },
+      '{"hello":1}\n',
+    );
     expect(notTrace.status).toBe(400);
     expect(JSON.parse(notTrace.body)).toMatchObject({ error: 'NOT_A_TRACE' });
     expect(fs.readdirSync(dir).filter((n) => n.startsWith('.upload') || n.startsWith('x'))).toEqual([]);

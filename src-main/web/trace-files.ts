@@ -28,7 +28,11 @@ export interface TraceFilesOptions {
 
 function reply(res: http.ServerResponse, opts: TraceFilesOptions, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...opts.headers(), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...opts.headers(),
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -44,7 +48,12 @@ export function uploadName(wanted: string | null, dir: string): string {
 }
 
 /** Handles /traces requests; returns false for any other path. */
-export function handleTraceFiles(req: http.IncomingMessage, res: http.ServerResponse, url: URL, opts: TraceFilesOptions): boolean {
+export function handleTraceFiles(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  opts: TraceFilesOptions,
+): boolean {
   if (url.pathname !== '/traces' && !url.pathname.startsWith('/traces/')) return false;
   if (!tokenMatches(url.searchParams.get('token'), opts.token)) {
     reply(res, opts, 403, { error: 'FORBIDDEN', message: 'missing or wrong token' });
@@ -80,7 +89,12 @@ function decodePathPart(part: string): string | null {
   }
 }
 
-async function sendDownload(req: http.IncomingMessage, res: http.ServerResponse, url: URL, opts: TraceFilesOptions): Promise<void> {
+async function sendDownload(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  opts: TraceFilesOptions,
+): Promise<void> {
   const name = decodePathPart(url.pathname.slice('/traces/'.length));
   const notFound = (): void => reply(res, opts, 404, { error: 'NOT_FOUND', message: 'no such trace' });
   if (name === null || !DOWNLOAD_NAME.test(name)) return notFound();
@@ -88,7 +102,10 @@ async function sendDownload(req: http.IncomingMessage, res: http.ServerResponse,
   // folder or vanish between checks; no symlink is followed out of the folder.
   let handle: fs.promises.FileHandle;
   try {
-    handle = await fs.promises.open(path.join(opts.tracesDir, name), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0));
+    handle = await fs.promises.open(
+      path.join(opts.tracesDir, name),
+      fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0),
+    );
   } catch {
     return notFound();
   }
@@ -112,7 +129,8 @@ async function sendDownload(req: http.IncomingMessage, res: http.ServerResponse,
     await pipeline(handle.createReadStream({ end: Math.max(0, stat.size - 1) }), res);
   } catch {
     await handle.close().catch(() => {});
-    if (!res.headersSent) reply(res, opts, 500, { error: 'READ_FAILED', message: 'the trace could not be read' });
+    if (!res.headersSent)
+      reply(res, opts, 500, { error: 'READ_FAILED', message: 'the trace could not be read' });
     else res.destroy();
   }
 }
@@ -136,14 +154,22 @@ function keepUpload(partial: string, wanted: string | null, dir: string): string
   }
 }
 
-async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse, url: URL, opts: TraceFilesOptions): Promise<void> {
+async function receiveUpload(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  url: URL,
+  opts: TraceFilesOptions,
+): Promise<void> {
   const max = opts.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > max) {
     // Answer at once and close: draining the declared body would read up to
     // all of it for nothing.
     res.setHeader('Connection', 'close');
-    return reply(res, opts, 413, { error: 'TOO_LARGE', message: `a trace upload is limited to ${max} bytes` });
+    return reply(res, opts, 413, {
+      error: 'TOO_LARGE',
+      message: `a trace upload is limited to ${max} bytes`,
+    });
   }
   const partial = path.join(opts.tracesDir, `.upload-${randomUUID()}`);
   let received = 0;
@@ -153,7 +179,12 @@ async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse
     transform(chunk: Buffer, _enc, done) {
       received += chunk.length;
       if (received > max)
-        done(Object.assign(new Error(`a trace upload is limited to ${max} bytes`), { code: 'TOO_LARGE', status: 413 }));
+        done(
+          Object.assign(new Error(`a trace upload is limited to ${max} bytes`), {
+            code: 'TOO_LARGE',
+            status: 413,
+          }),
+        );
       else done(null, chunk);
     },
   });
@@ -175,6 +206,9 @@ async function receiveUpload(req: http.IncomingMessage, res: http.ServerResponse
       res.setHeader('Connection', 'close');
     }
     const err = e as { code?: string; status?: number; message?: string };
-    reply(res, opts, err.status ?? 400, { error: typeof err.code === 'string' ? err.code : 'BAD_TRACE', message: err.message ?? String(e) });
+    reply(res, opts, err.status ?? 400, {
+      error: typeof err.code === 'string' ? err.code : 'BAD_TRACE',
+      message: err.message ?? String(e),
+    });
   }
 }

@@ -59,16 +59,24 @@ describe('browser mode WebSocket messages', () => {
     const errors = received.filter((x) => x.type === 'error');
     expect(errors.map((e) => e.error)).toEqual(['BAD_MESSAGE', 'BAD_MESSAGE', 'BAD_MESSAGE', 'BAD_MESSAGE']);
     expect(parseClientMessage('{"id":1.5,"command":{}}')).toMatchObject({ error: 'BAD_MESSAGE' });
-    expect(parseClientMessage('{"id":7,"command":{"type":"stop"}}')).toEqual({ id: 7, command: { type: 'stop' } });
+    expect(parseClientMessage('{"id":7,"command":{"type":"stop"}}')).toEqual({
+      id: 7,
+      command: { type: 'stop' },
+    });
   });
 
   it('answers BUSY past the limit of running commands, and runs the rest once they finish', async () => {
     const extra = 3;
     for (let id = 1000; id < 1000 + MAX_PENDING_COMMANDS + extra; id++)
       ws.send(JSON.stringify({ id, command: { type: 'stop' } }));
-    const replies = () => received.filter((x): x is Extract<ServerMessage, { type: 'reply' }> => x.type === 'reply' && x.id >= 1000);
+    const replies = () =>
+      received.filter(
+        (x): x is Extract<ServerMessage, { type: 'reply' }> => x.type === 'reply' && x.id >= 1000,
+      );
     await waitFor(() => replies().length === extra && api.held.length === MAX_PENDING_COMMANDS);
-    expect(replies().map((r) => r.reply)).toEqual(Array(extra).fill(expect.objectContaining({ ok: false, error: 'BUSY' })));
+    expect(replies().map((r) => r.reply)).toEqual(
+      Array(extra).fill(expect.objectContaining({ ok: false, error: 'BUSY' })),
+    );
     for (const release of api.held.splice(0)) release();
     await waitFor(() => replies().length === MAX_PENDING_COMMANDS + extra);
     expect(replies().filter((r) => r.reply.ok).length).toBe(MAX_PENDING_COMMANDS);

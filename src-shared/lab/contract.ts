@@ -84,7 +84,19 @@ export interface RecordBytes {
 
 /** What each command answers (`ok: false` carries a named error). */
 export type LabReply =
-  | { ok: true; snapshot?: SessionSnapshot; bytes?: RecordBytes; compare?: CompareRow[]; scenarios?: ScenarioInfo[]; scenario?: ScenarioResult; trace?: SavedTrace; traces?: TraceFileInfo[]; records?: UnitRecord[]; view?: LabView; history?: LabEvent[] }
+  | {
+      ok: true;
+      snapshot?: SessionSnapshot;
+      bytes?: RecordBytes;
+      compare?: CompareRow[];
+      scenarios?: ScenarioInfo[];
+      scenario?: ScenarioResult;
+      trace?: SavedTrace;
+      traces?: TraceFileInfo[];
+      records?: UnitRecord[];
+      view?: LabView;
+      history?: LabEvent[];
+    }
   | { ok: false; error: string; message: string };
 
 export type LabEvent =

@@ -10,17 +10,25 @@ const bad = (v: unknown, message: RegExp) => {
 
 describe('trace commands', () => {
   it('accepts the well-formed ones', () => {
-    expect(validateLabCommand({ type: 'saveTrace', format: 'pcapng' })).toEqual({ type: 'saveTrace', format: 'pcapng' });
+    expect(validateLabCommand({ type: 'saveTrace', format: 'pcapng' })).toEqual({
+      type: 'saveTrace',
+      format: 'pcapng',
+    });
     expect(validateLabCommand({ type: 'listTraces' })).toEqual({ type: 'listTraces' });
     expect(validateLabCommand({ type: 'openTrace' })).toEqual({ type: 'openTrace' });
-    expect(validateLabCommand({ type: 'openTrace', name: 'relay-lab-20260102-030405.trace.ndjson' })).toEqual({
-      type: 'openTrace',
-      name: 'relay-lab-20260102-030405.trace.ndjson',
-    });
+    expect(validateLabCommand({ type: 'openTrace', name: 'relay-lab-20260102-030405.trace.ndjson' })).toEqual(
+      {
+        type: 'openTrace',
+        name: 'relay-lab-20260102-030405.trace.ndjson',
+      },
+    );
     expect(validateLabCommand({ type: 'seekTrace', t: 12.5 })).toEqual({ type: 'seekTrace', t: 12.5 });
     expect(validateLabCommand({ type: 'closeTrace' })).toEqual({ type: 'closeTrace' });
     expect(validateLabCommand({ type: 'recentRecords' })).toEqual({ type: 'recentRecords' });
-    expect(validateLabCommand({ type: 'recentRecords', limit: 100 })).toEqual({ type: 'recentRecords', limit: 100 });
+    expect(validateLabCommand({ type: 'recentRecords', limit: 100 })).toEqual({
+      type: 'recentRecords',
+      limit: 100,
+    });
   });
 
   it('names what is wrong', () => {

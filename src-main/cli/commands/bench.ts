@@ -15,7 +15,9 @@ export const benchCommand: Command = {
       help: { type: 'boolean' },
     });
     if (values.help) {
-      process.stdout.write('usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n');
+      process.stdout.write(
+        'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n',
+      );
       return 0;
     }
     const result = await runBench({

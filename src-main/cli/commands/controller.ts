@@ -51,8 +51,25 @@ export const controllerCommand: Command = {
     const mac = nodeMac(saltFromHex(saltHex));
     const tap = new Tap({ snapLen: 0 });
     const dead = new DeadRanks(worldSize);
-    const controller = new Controller({ worldSize, mac, mode, policy, ceiling: DEFAULT_FRAME_CEILING, dataVersion, dead, tap });
-    const coordinator = new Coordinator({ worldSize, mac, controlVersion, dead, stalenessMs, tap, direct: mode === 'direct' });
+    const controller = new Controller({
+      worldSize,
+      mac,
+      mode,
+      policy,
+      ceiling: DEFAULT_FRAME_CEILING,
+      dataVersion,
+      dead,
+      tap,
+    });
+    const coordinator = new Coordinator({
+      worldSize,
+      mac,
+      controlVersion,
+      dead,
+      stalenessMs,
+      tap,
+      direct: mode === 'direct',
+    });
     const rounds: Extract<ControllerEvent, { type: 'round' }>[] = [];
     const errors: string[] = [];
     let ended: Extract<ControllerEvent, { type: 'shutdown' }> | null = null;
@@ -67,7 +84,8 @@ export const controllerCommand: Command = {
       else if (e.type === 'shutdown') ended = e;
     });
     coordinator.on((e) => {
-      if (e.type === 'stale') process.stderr.write(`rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms\n`);
+      if (e.type === 'stale')
+        process.stderr.write(`rank ${e.rank} declared dead: no heartbeat for ${Math.round(e.silentMs)} ms\n`);
       if (e.type === 'error') process.stderr.write(`coordinator: ${e.message}\n`);
     });
     let server: Awaited<ReturnType<typeof listen>>;
@@ -75,7 +93,9 @@ export const controllerCommand: Command = {
       server = await listen(address, port);
     } catch (e) {
       const code = (e as { code?: string }).code ?? 'LISTEN_FAILED';
-      process.stderr.write(`relay-lab controller: ${code}: cannot listen on ${address}:${port} (${(e as Error).message})\n`);
+      process.stderr.write(
+        `relay-lab controller: ${code}: cannot listen on ${address}:${port} (${(e as Error).message})\n`,
+      );
       return 1;
     }
     const mux = new PortMux(server, {
@@ -83,7 +103,9 @@ export const controllerCommand: Command = {
       onDrop: (reason) => process.stderr.write(`dropped a connection: ${reason}\n`),
     });
     const boundPort = serverPort(server);
-    process.stderr.write(`controller listening on ${address}:${boundPort} (world size ${worldSize}, ${mode}, ${policy})\n`);
+    process.stderr.write(
+      `controller listening on ${address}:${boundPort} (world size ${worldSize}, ${mode}, ${policy})\n`,
+    );
     const stop = () => void controller.stop('interrupted');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -33,7 +33,8 @@ export const rankCommand: Command = {
       );
       return 0;
     }
-    if (values.rank === undefined || values['world-size'] === undefined) throw new UsageError('--rank R and --world-size N are required');
+    if (values.rank === undefined || values['world-size'] === undefined)
+      throw new UsageError('--rank R and --world-size N are required');
     const worldSize = worldSizeFlag(values['world-size'], 0);
     const rank = intFlag(values.rank, 'rank', 0, 0);
     if (worldSize === 0) throw new UsageError('world_size must be at least 1');
@@ -66,10 +67,19 @@ export const rankCommand: Command = {
       result = await runRank(spec);
     } catch (e) {
       // Connection or handshake failure: a named error, never a stack trace.
-      result = { rank, roundsCompleted: 0, rounds: [], verdict: 'error' as const, error: (e as Error).message };
+      result = {
+        rank,
+        roundsCompleted: 0,
+        rounds: [],
+        verdict: 'error' as const,
+        error: (e as Error).message,
+      };
     }
     if (values.json) printJson(result);
-    else process.stderr.write(`rank ${rank}: ${result.roundsCompleted} rounds, verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}\n`);
+    else
+      process.stderr.write(
+        `rank ${rank}: ${result.roundsCompleted} rounds, verdict ${result.verdict}${result.error ? ` (${result.error})` : ''}\n`,
+      );
     return result.verdict === 'ok' ? 0 : 1;
   },
 };

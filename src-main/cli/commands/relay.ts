@@ -39,7 +39,8 @@ export const relayCommand: Command = {
     const upstream = hostPortFlag(values.controller, 'controller', '127.0.0.1:1337');
     const hostName = values.host ?? 'h0';
     const mode = choiceFlag(values.mode, 'mode', ['fold', 'forward'] as const, 'fold');
-    if (mode === 'forward') process.stderr.write('relay: forward mode is lab-only (flodl 0.7 folds on the relay)\n');
+    if (mode === 'forward')
+      process.stderr.write('relay: forward mode is lab-only (flodl 0.7 folds on the relay)\n');
     const relay = await Relay.listen({
       host: 0,
       hostName,
@@ -63,9 +64,12 @@ export const relayCommand: Command = {
         failed = true;
         process.stderr.write(`relay ${hostName} (${e.channel}): ${e.message}\n`);
       }
-      if (e.type === 'shutdown') process.stderr.write(`relay ${hostName}: ${e.channel} channel shut down: ${e.reason}\n`);
+      if (e.type === 'shutdown')
+        process.stderr.write(`relay ${hostName}: ${e.channel} channel shut down: ${e.reason}\n`);
     });
-    process.stderr.write(`relay ${hostName} listening: data 127.0.0.1:${relay.dataPort} control 127.0.0.1:${relay.controlPort}\n`);
+    process.stderr.write(
+      `relay ${hostName} listening: data 127.0.0.1:${relay.dataPort} control 127.0.0.1:${relay.controlPort}\n`,
+    );
     process.once('SIGINT', () => relay.destroy());
     process.once('SIGTERM', () => relay.destroy());
     try {

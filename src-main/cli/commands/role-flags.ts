@@ -20,7 +20,8 @@ export function modelBytesFlag(value: string | undefined): number {
 }
 
 export function saltFlag(value: string | undefined): string {
-  if (value === undefined) throw new UsageError('--salt HEX is required (32 hex characters, the same on every role)');
+  if (value === undefined)
+    throw new UsageError('--salt HEX is required (32 hex characters, the same on every role)');
   try {
     saltFromHex(value);
   } catch (e) {
@@ -37,7 +38,8 @@ export function portFlag(value: string | undefined, name: string, fallback: numb
 
 export function ranksFlag(value: string | undefined, worldSize: number): number[] {
   if (value === undefined) throw new UsageError('--ranks 0,1,2,3 is required');
-  if (!/^\d+(,\d+)*$/.test(value)) throw new UsageError(`--ranks must be a comma-separated list of ranks, got '${value}'`);
+  if (!/^\d+(,\d+)*$/.test(value))
+    throw new UsageError(`--ranks must be a comma-separated list of ranks, got '${value}'`);
   const ranks = value.split(',').map(Number);
   const bad = ranks.find((r) => r >= worldSize);
   if (bad !== undefined) throw new UsageError(`rank ${bad} must be < --world-size ${worldSize}`);
@@ -46,7 +48,11 @@ export function ranksFlag(value: string | undefined, worldSize: number): number[
 }
 
 /** ADDR:PORT (IPv6 in brackets). */
-export function hostPortFlag(value: string | undefined, name: string, fallback: string): { host: string; port: number } {
+export function hostPortFlag(
+  value: string | undefined,
+  name: string,
+  fallback: string,
+): { host: string; port: number } {
   const v = value ?? fallback;
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(v);
   if (!m) throw new UsageError(`--${name} must be ADDR:PORT, got '${v}'`);

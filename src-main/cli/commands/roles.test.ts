@@ -30,7 +30,9 @@ function role(args: string[]) {
   });
   return {
     waitFor: (re: RegExp) => new Promise<RegExpMatchArray>((r) => lineWaiters.push([re, r])),
-    done: new Promise<{ code: number | null; out: string; err: string }>((r) => child.on('exit', (code) => r({ code, out, err }))),
+    done: new Promise<{ code: number | null; out: string; err: string }>((r) =>
+      child.on('exit', (code) => r({ code, out, err })),
+    ),
   };
 }
 
@@ -38,10 +40,43 @@ describe('standalone roles', () => {
   it('controller + relay + two ranks reduce two rounds and every verdict is ok', async () => {
     const controller = role(['controller', '--port', '0', '--world-size', '2', '--salt', SALT, '--json']);
     const port = (await controller.waitFor(/listening on 127\.0\.0\.1:(\d+)/))[1];
-    const relay = role(['relay', '--host', 'h0', '--controller', `127.0.0.1:${port}`, '--ranks', '0,1', '--world-size', '2', '--salt', SALT, '--data-port', '0', '--control-port', '0']);
+    const relay = role([
+      'relay',
+      '--host',
+      'h0',
+      '--controller',
+      `127.0.0.1:${port}`,
+      '--ranks',
+      '0,1',
+      '--world-size',
+      '2',
+      '--salt',
+      SALT,
+      '--data-port',
+      '0',
+      '--control-port',
+      '0',
+    ]);
     const m = await relay.waitFor(/data 127\.0\.0\.1:(\d+) control 127\.0\.0\.1:(\d+)/);
     const rank = (r: number) =>
-      role(['rank', '--rank', String(r), '--world-size', '2', '--salt', SALT, '--data-port', m[1], '--control-port', m[2], '--rounds', '2', '--model-bytes', '1KiB', '--json']);
+      role([
+        'rank',
+        '--rank',
+        String(r),
+        '--world-size',
+        '2',
+        '--salt',
+        SALT,
+        '--data-port',
+        m[1],
+        '--control-port',
+        m[2],
+        '--rounds',
+        '2',
+        '--model-bytes',
+        '1KiB',
+        '--json',
+      ]);
     const ranks = [rank(0), rank(1)];
     for (const r of ranks) {
       const { code, out, err } = await r.done;
@@ -55,14 +90,41 @@ describe('standalone roles', () => {
     expect(c.code, c.err).toBe(0);
     const rep = JSON.parse(c.out);
     expect(rep).toMatchObject({ role: 'controller', roundsCompleted: 2, verdict: 'ok' });
-    expect(rep.links.map((l: { id: string }) => l.id).sort()).toEqual(['h0.uplink.control', 'h0.uplink.data']);
+    expect(rep.links.map((l: { id: string }) => l.id).sort()).toEqual([
+      'h0.uplink.control',
+      'h0.uplink.data',
+    ]);
   });
 
   it('a rank with an out-of-range id is refused locally with the flodl message (5.5 #4, #5)', async () => {
-    const a = await role(['rank', '--rank', '5', '--world-size', '3', '--salt', SALT, '--data-port', '1', '--control-port', '2']).done;
+    const a = await role([
+      'rank',
+      '--rank',
+      '5',
+      '--world-size',
+      '3',
+      '--salt',
+      SALT,
+      '--data-port',
+      '1',
+      '--control-port',
+      '2',
+    ]).done;
     expect(a.code).toBe(2);
     expect(a.err).toMatch(/rank_id 5 must be < world_size 3/);
-    const b = await role(['rank', '--rank', '0', '--world-size', '0', '--salt', SALT, '--data-port', '1', '--control-port', '2']).done;
+    const b = await role([
+      'rank',
+      '--rank',
+      '0',
+      '--world-size',
+      '0',
+      '--salt',
+      SALT,
+      '--data-port',
+      '1',
+      '--control-port',
+      '2',
+    ]).done;
     expect(b.code).toBe(2);
     expect(b.err).toMatch(/world_size must be at least 1/);
   });
@@ -71,7 +133,21 @@ describe('standalone roles', () => {
     const c = await role(['controller', '--port', '0', '--world-size', '9999999999999', '--salt', SALT]).done;
     expect(c.code).toBe(2);
     expect(c.err).toMatch(/--world-size must be at most 65536/);
-    const r = await role(['rank', '--rank', '0', '--world-size', '1', '--salt', SALT, '--model-bytes', '100GiB', '--data-port', '1', '--control-port', '2']).done;
+    const r = await role([
+      'rank',
+      '--rank',
+      '0',
+      '--world-size',
+      '1',
+      '--salt',
+      SALT,
+      '--model-bytes',
+      '100GiB',
+      '--data-port',
+      '1',
+      '--control-port',
+      '2',
+    ]).done;
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/--model-bytes must be 4 B \.\. 512 MiB/);
   });

@@ -17,7 +17,9 @@ function cli(args: string[]) {
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((r) => child.on('exit', (code) => r({ code, out, err })));
+  const done = new Promise<{ code: number | null; out: string; err: string }>((r) =>
+    child.on('exit', (code) => r({ code, out, err })),
+  );
   return { child, done };
 }
 
@@ -53,7 +55,8 @@ function rankChildren(pid: number): Proc[] {
     if (!f || Number(f[1]) !== pid) continue;
     try {
       if (fs.readlinkSync(`/proc/${d}/exe`) !== nodeBinary) continue;
-      if (fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('rank.mjs')) out.push({ pid: Number(d), start: f[19] });
+      if (fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes('rank.mjs'))
+        out.push({ pid: Number(d), start: f[19] });
     } catch {
       // the process went away while we looked
     }
@@ -73,11 +76,30 @@ function running(p: Proc): boolean {
 
 describe('relay-lab run', () => {
   it('prints the JSON report and exits 0 when the verdict is ok', async () => {
-    const { done } = cli(['run', '--hosts', '2', '--ranks-per-host', '1', '--rounds', '2', '--model-bytes', '2KiB', '--json']);
+    const { done } = cli([
+      'run',
+      '--hosts',
+      '2',
+      '--ranks-per-host',
+      '1',
+      '--rounds',
+      '2',
+      '--model-bytes',
+      '2KiB',
+      '--json',
+    ]);
     const { code, out, err } = await done;
     expect(code, err).toBe(0);
     const report = JSON.parse(out);
-    expect(report).toMatchObject({ mode: 'fold', hosts: 2, ranksPerHost: 1, modelBytes: 2048, roundsCompleted: 2, dead: [], verdict: 'ok' });
+    expect(report).toMatchObject({
+      mode: 'fold',
+      hosts: 2,
+      ranksPerHost: 1,
+      modelBytes: 2048,
+      roundsCompleted: 2,
+      dead: [],
+      verdict: 'ok',
+    });
     expect(report.rounds).toHaveLength(2);
     expect(report.uplinkBytesPerHost).toHaveLength(2);
     expect(report.links.map((l: { id: string }) => l.id)).toContain('h1.uplink.data');
@@ -99,12 +121,31 @@ describe('relay-lab run', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-run-trace-'));
     const file = path.join(dir, 'run.ndjson');
     try {
-      const run = await cli(['run', '--hosts', '2', '--ranks-per-host', '1', '--rounds', '2', '--model-bytes', '1KiB', '--trace', file, '--json']).done;
+      const run = await cli([
+        'run',
+        '--hosts',
+        '2',
+        '--ranks-per-host',
+        '1',
+        '--rounds',
+        '2',
+        '--model-bytes',
+        '1KiB',
+        '--trace',
+        file,
+        '--json',
+      ]).done;
       expect(run.code, run.err).toBe(0);
       const info = await cli(['trace', 'info', file, '--json']).done;
       expect(info.code, info.err).toBe(0);
       const t = JSON.parse(info.out);
-      expect(t).toMatchObject({ ranksPerHost: [1, 1], mode: 'fold', links: 8, complete: true, events: { round: 2 } });
+      expect(t).toMatchObject({
+        ranksPerHost: [1, 1],
+        mode: 'fold',
+        links: 8,
+        complete: true,
+        events: { round: 2 },
+      });
       expect(t.events.record).toBeGreaterThan(0);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -116,7 +157,10 @@ describe('relay-lab run', () => {
       [['run', '--hosts', '100000'], /BAD_CONFIG: at most 64 ranks in all/],
       [['run', '--model-bytes', '100GiB'], /BAD_CONFIG: modelBytes must be 4 B \.\. 512 MiB/],
       [['run', '--link-fault', 'h9.uplink.data@1:up:reset'], /no link 'h9.uplink.data' in this topology/],
-      [['run', '--kill-rank', '3@99', '--rounds', '2'], /kill-rank at round 99 never happens: rounds are 0\.\.1/],
+      [
+        ['run', '--kill-rank', '3@99', '--rounds', '2'],
+        /kill-rank at round 99 never happens: rounds are 0\.\.1/,
+      ],
     ];
     for (const [args, message] of cases) {
       const { code, out, err } = await cli(args).done;
@@ -128,9 +172,21 @@ describe('relay-lab run', () => {
 
   it('leaves no rank behind when its parent is killed with SIGKILL, even a stopped rank', async () => {
     if (process.platform !== 'linux') return;
-    const { child, done } = cli(['run', '--hosts', '1', '--ranks-per-host', '2', '--rounds', '100000', '--model-bytes', '1KiB']);
+    const { child, done } = cli([
+      'run',
+      '--hosts',
+      '1',
+      '--ranks-per-host',
+      '2',
+      '--rounds',
+      '100000',
+      '--model-bytes',
+      '1KiB',
+    ]);
     let ranks: Proc[] = [];
-    await expect.poll(() => (ranks = rankChildren(child.pid!)).length, { timeout: 20_000, interval: 50 }).toBe(2);
+    await expect
+      .poll(() => (ranks = rankChildren(child.pid!)).length, { timeout: 20_000, interval: 50 })
+      .toBe(2);
     process.kill(ranks[0].pid, 'SIGSTOP');
     child.kill('SIGKILL');
     await done;

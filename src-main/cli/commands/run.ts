@@ -30,7 +30,14 @@ function faults(values: string[] | undefined, action: FaultAction, flag: string)
   });
 }
 
-const NUMERIC_FAULT_KEYS = ['latencyMs', 'jitterMs', 'bandwidth', 'sliceBytes', 'sliceGapMs', 'stallMs'] as const;
+const NUMERIC_FAULT_KEYS = [
+  'latencyMs',
+  'jitterMs',
+  'bandwidth',
+  'sliceBytes',
+  'sliceGapMs',
+  'stallMs',
+] as const;
 const FLAG_FAULT_KEYS = ['corruptNext', 'reset', 'blackhole'] as const;
 
 /** --link-fault h0.uplink.data@2:up:sliceBytes=7,sliceGapMs=1 */
@@ -43,9 +50,18 @@ function linkFaults(values: string[] | undefined): Fault[] {
     for (const item of m[4].split(',')) {
       const [k, val] = item.split('=');
       if (k === 'clear' && val === undefined) clear = true;
-      else if ((FLAG_FAULT_KEYS as readonly string[]).includes(k) && val === undefined) (fault as unknown as Record<string, boolean>)[k] = true;
-      else if ((NUMERIC_FAULT_KEYS as readonly string[]).includes(k) && val !== undefined && /^\d+(\.\d+)?$/.test(val)) (fault as unknown as Record<string, number>)[k] = Number(val);
-      else throw new UsageError(`--link-fault: '${item}' is not one of ${[...NUMERIC_FAULT_KEYS.map((x) => `${x}=N`), ...FLAG_FAULT_KEYS, 'clear'].join(', ')}`);
+      else if ((FLAG_FAULT_KEYS as readonly string[]).includes(k) && val === undefined)
+        (fault as unknown as Record<string, boolean>)[k] = true;
+      else if (
+        (NUMERIC_FAULT_KEYS as readonly string[]).includes(k) &&
+        val !== undefined &&
+        /^\d+(\.\d+)?$/.test(val)
+      )
+        (fault as unknown as Record<string, number>)[k] = Number(val);
+      else
+        throw new UsageError(
+          `--link-fault: '${item}' is not one of ${[...NUMERIC_FAULT_KEYS.map((x) => `${x}=N`), ...FLAG_FAULT_KEYS, 'clear'].join(', ')}`,
+        );
     }
     return { action: 'link-fault', target: -1, round: Number(m[2]), link: m[1], fault: clear ? null : fault };
   });
@@ -95,8 +111,10 @@ export const runCommand: Command = {
     }
     let ranksPerHost: number[];
     if (values.topology !== undefined) {
-      if (values.hosts !== undefined || values['ranks-per-host'] !== undefined) throw new UsageError('--topology replaces --hosts and --ranks-per-host');
-      if (!/^\d+(,\d+)*$/.test(values.topology)) throw new UsageError(`--topology must be ranks per host like 4,2,1, got '${values.topology}'`);
+      if (values.hosts !== undefined || values['ranks-per-host'] !== undefined)
+        throw new UsageError('--topology replaces --hosts and --ranks-per-host');
+      if (!/^\d+(,\d+)*$/.test(values.topology))
+        throw new UsageError(`--topology must be ranks per host like 4,2,1, got '${values.topology}'`);
       ranksPerHost = values.topology.split(',').map(Number);
     } else {
       const hosts = intFlag(values.hosts, 'hosts', 2, 1);
@@ -119,7 +137,8 @@ export const runCommand: Command = {
       saltHex: values.salt,
     };
     if (config.modelBytes < 4) throw new UsageError('--model-bytes must be at least 4');
-    if (values.salt !== undefined && !/^\s*[0-9a-fA-F]{32}\s*$/.test(values.salt)) throw new UsageError('--salt must be 32 hex characters');
+    if (values.salt !== undefined && !/^\s*[0-9a-fA-F]{32}\s*$/.test(values.salt))
+      throw new UsageError('--salt must be 32 hex characters');
     // The engine's own limits (64 ranks, 512 MiB), checked before any process starts.
     try {
       validateConfig(config);
@@ -135,18 +154,28 @@ export const runCommand: Command = {
     ];
     const links = linkIds(ranksPerHost, config.mode);
     for (const f of schedule) {
-      if (f.round >= config.rounds) throw new UsageError(`${f.action} at round ${f.round} never happens: rounds are 0..${config.rounds - 1}`);
+      if (f.round >= config.rounds)
+        throw new UsageError(
+          `${f.action} at round ${f.round} never happens: rounds are 0..${config.rounds - 1}`,
+        );
       if (f.action === 'link-fault') {
-        if (!links.includes(f.link!)) throw new UsageError(`--link-fault: no link '${f.link}' in this topology (links: ${links.join(', ')})`);
+        if (!links.includes(f.link!))
+          throw new UsageError(
+            `--link-fault: no link '${f.link}' in this topology (links: ${links.join(', ')})`,
+          );
         continue;
       }
       const limit = f.action === 'kill-host' ? ranksPerHost.length : world;
-      if (f.target >= limit) throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
+      if (f.target >= limit)
+        throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
     }
-    if (config.mode !== 'fold') process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
-    const maxMs = values['timeout-ms'] === undefined ? undefined : intFlag(values['timeout-ms'], 'timeout-ms', 0, 1);
+    if (config.mode !== 'fold')
+      process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
+    const maxMs =
+      values['timeout-ms'] === undefined ? undefined : intFlag(values['timeout-ms'], 'timeout-ms', 0, 1);
     const tracePath = values.trace;
-    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath)))) throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
+    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
+      throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
     let session: LabSession | null = null;
     let recorder: TraceRecorder | null = null;
     const report = await runHeadless(config, {
@@ -156,7 +185,8 @@ export const runCommand: Command = {
       snapLen: tracePath === undefined ? 0 : 64 * 1024,
       onSession: (s) => (session = s),
       onRoundsStart: () => {
-        if (tracePath !== undefined && session) recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });
+        if (tracePath !== undefined && session)
+          recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });
       },
     });
     if (recorder) {

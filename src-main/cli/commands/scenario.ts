@@ -16,7 +16,11 @@ reproduced and the fix held, 1 otherwise, 2 on a usage error.`;
 export const scenarioCommand: Command = {
   summary: "reproduce one of the transport's incidents (historical vs flodl 0.7) and judge it",
   async run(argv) {
-    const { values, positionals } = parseFlags(argv, { list: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean' } }, true);
+    const { values, positionals } = parseFlags(
+      argv,
+      { list: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+      true,
+    );
     if (values.help) {
       process.stdout.write(USAGE + '\n');
       return 0;
@@ -25,13 +29,25 @@ export const scenarioCommand: Command = {
       if (positionals.length > 0) throw new UsageError('--list takes no scenario name');
       const list = scenarioInfos();
       if (values.json) printJson(list);
-      else for (const s of list) process.stdout.write(`${String(s.number).padStart(2)}  ${s.name.padEnd(18)} ${s.title} (${s.incident})\n`);
+      else
+        for (const s of list)
+          process.stdout.write(
+            `${String(s.number).padStart(2)}  ${s.name.padEnd(18)} ${s.title} (${s.incident})\n`,
+          );
       return 0;
     }
-    if (positionals.length !== 1) throw new UsageError(`give one scenario name (see relay-lab scenario --list)\n${USAGE}`);
+    if (positionals.length !== 1)
+      throw new UsageError(`give one scenario name (see relay-lab scenario --list)\n${USAGE}`);
     const s = findScenario(positionals[0]);
-    if (!s) throw new UsageError(`no scenario '${positionals[0]}'; known: ${scenarioInfos().map((x) => x.name).join(', ')}`);
-    const result = await runScenario(s, (phase, message) => process.stderr.write(`scenario ${s.name} [${phase}]: ${message}\n`));
+    if (!s)
+      throw new UsageError(
+        `no scenario '${positionals[0]}'; known: ${scenarioInfos()
+          .map((x) => x.name)
+          .join(', ')}`,
+      );
+    const result = await runScenario(s, (phase, message) =>
+      process.stderr.write(`scenario ${s.name} [${phase}]: ${message}\n`),
+    );
     if (values.json) printJson(result);
     else {
       process.stdout.write(

@@ -17,22 +17,36 @@ const MODEL_BYTES = 4 * 1024 * 1024;
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
   let scatterError: string | null = null;
   let brokeDuringScatter = false;
-  const { report } = await runCluster(ctx, { ranksPerHost: [1, 1, 1], modelBytes: MODEL_BYTES, rounds: ROUNDS }, {
-    historical,
-    maxMs: 20_000,
-    onCluster: (c) => {
-      c.controller.on((e) => {
-        if (e.type === 'round' && e.round === BREAK_AT_ROUND) {
-          // The consensus for h1 is queued on its connection right now: the host dies under the write.
-          brokeDuringScatter = true;
-          c.killHost(BROKEN_HOST);
-        }
-        if ((e.type === 'shutdown' || e.type === 'error') && /scatter/.test((e as { reason?: string; message?: string }).reason ?? (e as { message?: string }).message ?? '')) {
-          scatterError ??= (e as { reason?: string; message?: string }).reason ?? (e as { message?: string }).message ?? null;
-        }
-      });
+  const { report } = await runCluster(
+    ctx,
+    { ranksPerHost: [1, 1, 1], modelBytes: MODEL_BYTES, rounds: ROUNDS },
+    {
+      historical,
+      maxMs: 20_000,
+      onCluster: (c) => {
+        c.controller.on((e) => {
+          if (e.type === 'round' && e.round === BREAK_AT_ROUND) {
+            // The consensus for h1 is queued on its connection right now: the host dies under the write.
+            brokeDuringScatter = true;
+            c.killHost(BROKEN_HOST);
+          }
+          if (
+            (e.type === 'shutdown' || e.type === 'error') &&
+            /scatter/.test(
+              (e as { reason?: string; message?: string }).reason ??
+                (e as { message?: string }).message ??
+                '',
+            )
+          ) {
+            scatterError ??=
+              (e as { reason?: string; message?: string }).reason ??
+              (e as { message?: string }).message ??
+              null;
+          }
+        });
+      },
     },
-  });
+  );
   return {
     brokenHost: `h${BROKEN_HOST}`,
     brokenAtRound: BREAK_AT_ROUND,
@@ -60,13 +74,21 @@ export const brokenHost: Scenario = {
     `flodl 0.7 (elastic scatter): h${BROKEN_HOST}'s rank is declared dead and h0 and h2 finish all ${ROUNDS} rounds.`,
   async historical(ctx) {
     const ev = await run(ctx, { failFastScatter: true });
-    return { reproduced: ev.brokeDuringScatter && ev.scatterError !== null && ev.roundsCompleted < ROUNDS, evidence: ev };
+    return {
+      reproduced: ev.brokeDuringScatter && ev.scatterError !== null && ev.roundsCompleted < ROUNDS,
+      evidence: ev,
+    };
   },
   async current(ctx) {
     const ev = await run(ctx, {});
     const survivors = ev.rounds.filter((r) => r.round > BREAK_AT_ROUND);
     return {
-      held: ev.brokeDuringScatter && ev.roundsCompleted === ROUNDS && ev.dead.includes(BROKEN_HOST) && survivors.length > 0 && survivors.every((r) => !r.accepted.includes(BROKEN_HOST) && r.accepted.length === 2),
+      held:
+        ev.brokeDuringScatter &&
+        ev.roundsCompleted === ROUNDS &&
+        ev.dead.includes(BROKEN_HOST) &&
+        survivors.length > 0 &&
+        survivors.every((r) => !r.accepted.includes(BROKEN_HOST) && r.accepted.length === 2),
       evidence: ev,
     };
   },

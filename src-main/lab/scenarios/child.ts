@@ -27,10 +27,16 @@ export function runScript(script: string, args: string[]): ScriptProcess {
   env.ELECTRON_RUN_AS_NODE = '1';
   const nodeArgs = ['-e', script, '--', ...args];
   const child = fs.existsSync(SETPRIV)
-    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', process.execPath, ...nodeArgs], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn(SETPRIV, ['--pdeathsig', 'KILL', process.execPath, ...nodeArgs], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, nodeArgs, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
-  const waiters: { pred: (v: Record<string, unknown>) => boolean; resolve: (v: Record<string, unknown>) => void }[] = [];
+  const waiters: {
+    pred: (v: Record<string, unknown>) => boolean;
+    resolve: (v: Record<string, unknown>) => void;
+  }[] = [];
   let buf = '';
   child.stdout!.setEncoding('utf8');
   child.stdout!.on('data', (d: string) => {
@@ -66,9 +72,14 @@ export function runScript(script: string, args: string[]): ScriptProcess {
       const seen = lines.find(pred);
       if (seen) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(`child ${child.pid}: no expected report within ${timeoutMs} ms`)), timeoutMs);
+        const t = setTimeout(
+          () => reject(new Error(`child ${child.pid}: no expected report within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ pred, resolve: (v) => (clearTimeout(t), resolve(v)) });
-        void exited.then(() => setTimeout(() => reject(new Error(`child ${child.pid} exited without the expected report`)), 50));
+        void exited.then(() =>
+          setTimeout(() => reject(new Error(`child ${child.pid} exited without the expected report`)), 50),
+        );
       });
     },
     async kill() {

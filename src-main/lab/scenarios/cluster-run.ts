@@ -21,7 +21,11 @@ export interface ClusterRunOptions {
   onCluster?: (c: Cluster) => void;
 }
 
-export async function runCluster(ctx: ScenarioContext, config: Partial<TopologyConfig>, opts: ClusterRunOptions = {}): Promise<{ report: RunReport; records: UnitRecord[] }> {
+export async function runCluster(
+  ctx: ScenarioContext,
+  config: Partial<TopologyConfig>,
+  opts: ClusterRunOptions = {},
+): Promise<{ report: RunReport; records: UnitRecord[] }> {
   let session: LabSession | null = null;
   const records: UnitRecord[] = [];
   const report = await runHeadless(
@@ -35,7 +39,9 @@ export async function runCluster(ctx: ScenarioContext, config: Partial<TopologyC
         if (ctx.observe) s.subscribe(ctx.observe);
         if (opts.recordKinds) {
           s.subscribe((b) => {
-            for (const e of b.events) if (e.type === 'records') records.push(...e.records.filter((r) => opts.recordKinds!.includes(r.kind)));
+            for (const e of b.events)
+              if (e.type === 'records')
+                records.push(...e.records.filter((r) => opts.recordKinds!.includes(r.kind)));
           });
         }
       },
@@ -52,5 +58,8 @@ export async function runCluster(ctx: ScenarioContext, config: Partial<TopologyC
 
 /** The findings of a run as short lines ("stalled: round 1 barrier ..."). */
 export function findingLines(report: RunReport, kinds: string[], max = 4): string[] {
-  return report.findings.filter((f) => kinds.includes(f.kind)).slice(0, max).map((f) => `${f.kind}: ${f.message}`);
+  return report.findings
+    .filter((f) => kinds.includes(f.kind))
+    .slice(0, max)
+    .map((f) => `${f.kind}: ${f.message}`);
 }

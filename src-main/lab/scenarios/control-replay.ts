@@ -5,7 +5,13 @@
 // rejected with HMAC_MISMATCH. The capture and the replay cross a real socket.
 import { randomBytes } from 'node:crypto';
 import { CONTROL_FRAME_HEADER_LEN } from '@shared/wire/constants';
-import { decodeControlFrame, encodeControlFrame, MSG_KIND_CONTROL, MSG_KIND_HEARTBEAT, MSG_KIND_NAMES } from '@shared/wire/control-frame';
+import {
+  decodeControlFrame,
+  encodeControlFrame,
+  MSG_KIND_CONTROL,
+  MSG_KIND_HEARTBEAT,
+  MSG_KIND_NAMES,
+} from '@shared/wire/control-frame';
 import { encodeControlMsg } from '@shared/wire/control-msgs';
 import { isWireError } from '@shared/wire/errors';
 import { bytesToHex } from '@shared/wire/bytes';
@@ -31,7 +37,10 @@ async function overTheWire(bytes: Uint8Array): Promise<Uint8Array> {
 
 async function run(version: 1 | 2) {
   const mac = nodeMac(randomBytes(16));
-  const original = encodeControlFrame({ version, msgKind: MSG_KIND_CONTROL, payload: encodeControlMsg({ type: 'Shutdown' }) }, mac);
+  const original = encodeControlFrame(
+    { version, msgKind: MSG_KIND_CONTROL, payload: encodeControlMsg({ type: 'Shutdown' }) },
+    mac,
+  );
   const captured = await overTheWire(original);
   // The attacker rewrites msg_kind (bytes 16..20) and replays the frame.
   const tampered = new Uint8Array(captured);
@@ -48,7 +57,11 @@ async function run(version: 1 | 2) {
   return {
     controlVersion: version,
     macCovers: version === 1 ? 'payload' : 'kind || len || payload',
-    captured: { msgKind: MSG_KIND_NAMES[MSG_KIND_CONTROL], bytes: captured.length, headerHex: bytesToHex(captured.subarray(0, CONTROL_FRAME_HEADER_LEN)) },
+    captured: {
+      msgKind: MSG_KIND_NAMES[MSG_KIND_CONTROL],
+      bytes: captured.length,
+      headerHex: bytesToHex(captured.subarray(0, CONTROL_FRAME_HEADER_LEN)),
+    },
     replayedAs: MSG_KIND_NAMES[MSG_KIND_HEARTBEAT],
     accepted,
     rejected,
@@ -62,7 +75,7 @@ export const controlReplay: Scenario = {
   incident: 'WIRE.md 6.8',
   historicalBehaviour: 'lab-only historical behaviour: control protocol v1, MAC over the payload only',
   narrative:
-    "A Shutdown ControlFrame is captured on a socket, its msg_kind rewritten to Heartbeat, and replayed. " +
+    'A Shutdown ControlFrame is captured on a socket, its msg_kind rewritten to Heartbeat, and replayed. ' +
     'Historical (control protocol v1, MAC over the payload only): the tampered frame verifies and is accepted as a Heartbeat. ' +
     'flodl 0.7 (v2, MAC over kind || len || payload): HMAC_MISMATCH.',
   async historical() {

@@ -6,7 +6,14 @@
 // as soon as the length field is in, before buffering anything.
 import fs from 'node:fs';
 import type net from 'node:net';
-import { U32_MAX, MUX_HEADER_LEN, MUX_PROTOCOL_VERSION, MUX_RECORD_MAGIC, REC_HOST_FRAME, deriveFrameCeiling } from '@shared/wire/constants';
+import {
+  U32_MAX,
+  MUX_HEADER_LEN,
+  MUX_PROTOCOL_VERSION,
+  MUX_RECORD_MAGIC,
+  REC_HOST_FRAME,
+  deriveFrameCeiling,
+} from '@shared/wire/constants';
 import { isWireError } from '@shared/wire/errors';
 import { closeServer, listen, serverPort } from '../../engine/conn';
 import { MuxSplitter } from '../../engine/framing';
@@ -68,7 +75,8 @@ export const hostileLength: Scenario = {
   name: 'hostile-length',
   title: 'A hostile length (0xFFFFFFFF) and the frame ceiling',
   incident: 'WIRE.md 6.4',
-  historicalBehaviour: 'lab-only historical behaviour: a reader that allocates an unauthenticated length (its own process)',
+  historicalBehaviour:
+    'lab-only historical behaviour: a reader that allocates an unauthenticated length (its own process)',
   narrative:
     'One mux header declares a 4 GiB payload with a garbage MAC tag. ' +
     "Historical: a reader that trusts the length allocates it before the MAC can be checked; compare the reader process's arrayBuffers/VmSize before and after. " +
@@ -82,7 +90,13 @@ export const hostileLength: Scenario = {
       const sock = await accepted;
       sock.on('error', () => {});
       sock.write(hostileHeader());
-      const rep = (await reader.next((v) => 'declared' in v, 15_000)) as { declared: number; allocated: number; error: string | null; before: Record<string, number>; after: Record<string, number> };
+      const rep = (await reader.next((v) => 'declared' in v, 15_000)) as {
+        declared: number;
+        allocated: number;
+        error: string | null;
+        before: Record<string, number>;
+        after: Record<string, number>;
+      };
       sock.destroy();
       const grew = rep.after.arrayBuffers - rep.before.arrayBuffers;
       const evidence = {
@@ -92,10 +106,16 @@ export const hostileLength: Scenario = {
         readerMemoryBefore: rep.before,
         readerMemoryAfter: rep.after,
         arrayBuffersGrewBy: grew,
-        vmSizeGrewBy: rep.after.vmSize !== null && rep.before.vmSize !== null ? rep.after.vmSize - rep.before.vmSize : null,
+        vmSizeGrewBy:
+          rep.after.vmSize !== null && rep.before.vmSize !== null
+            ? rep.after.vmSize - rep.before.vmSize
+            : null,
       };
       // Reproduced: one unauthenticated header made the reader allocate (or fail to allocate) ~4 GiB.
-      return { reproduced: rep.declared === U32_MAX && (rep.allocated === U32_MAX || rep.error !== null), evidence };
+      return {
+        reproduced: rep.declared === U32_MAX && (rep.allocated === U32_MAX || rep.error !== null),
+        evidence,
+      };
     } finally {
       await reader.kill();
       await closeServer(server);
@@ -116,7 +136,11 @@ export const hostileLength: Scenario = {
         try {
           splitter.push(c.subarray(i, i + 1));
         } catch (e) {
-          rejected = { code: isWireError(e) ? e.code : 'ERROR', message: (e as Error).message, afterBytes: seen };
+          rejected = {
+            code: isWireError(e) ? e.code : 'ERROR',
+            message: (e as Error).message,
+            afterBytes: seen,
+          };
           pair.peer.destroy();
         }
       }
@@ -130,8 +154,19 @@ export const hostileLength: Scenario = {
     }
     const after = mem();
     const r = rejected as { code: string; message: string; afterBytes: number } | null;
-    const evidence = { ceilingBytes: ceiling, rejected: r, memoryBefore: before, memoryAfter: after, arrayBuffersGrewBy: after.arrayBuffers - before.arrayBuffers, rssGrewBy: after.rss - before.rss };
+    const evidence = {
+      ceilingBytes: ceiling,
+      rejected: r,
+      memoryBefore: before,
+      memoryAfter: after,
+      arrayBuffersGrewBy: after.arrayBuffers - before.arrayBuffers,
+      rssGrewBy: after.rss - before.rss,
+    };
     // Held: rejected by the ceiling within the header (17 bytes: magic, version, kind, rank, length), no large allocation.
-    return { held: r?.code === 'OVER_CEILING' && r.afterBytes <= 17 && evidence.arrayBuffersGrewBy < 16 * 1024 * 1024, evidence };
+    return {
+      held:
+        r?.code === 'OVER_CEILING' && r.afterBytes <= 17 && evidence.arrayBuffersGrewBy < 16 * 1024 * 1024,
+      evidence,
+    };
   },
 };

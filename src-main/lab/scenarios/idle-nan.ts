@@ -10,17 +10,30 @@ import type { HistoricalBehaviours } from '../../engine/cluster';
 const ROUNDS = 2;
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
-  const { report, records } = await runCluster(ctx, { ranksPerHost: [2, 1], modelBytes: 4096, rounds: ROUNDS, idleRanks: [1] }, { historical, maxMs: 15_000, recordKinds: ['RoundFrame'] });
+  const { report, records } = await runCluster(
+    ctx,
+    { ranksPerHost: [2, 1], modelBytes: 4096, rounds: ROUNDS, idleRanks: [1] },
+    { historical, maxMs: 15_000, recordKinds: ['RoundFrame'] },
+  );
   const fromIdle = records.filter((r) => r.rank === 1 && r.dir === 'up');
   return {
     idleRank: 1,
     idleRankFrameBytes: fromIdle[0]?.length ?? null,
     otherRankFrameBytes: records.find((r) => r.rank === 0 && r.dir === 'up')?.length ?? null,
     roundsCompleted: report.roundsCompleted,
-    rounds: report.rounds.map((r) => ({ round: r.round, verdict: r.verdict, maxRelError: r.maxRelError === undefined || Number.isFinite(r.maxRelError) ? r.maxRelError : String(r.maxRelError), ms: Math.round(r.durationMs) })),
+    rounds: report.rounds.map((r) => ({
+      round: r.round,
+      verdict: r.verdict,
+      maxRelError:
+        r.maxRelError === undefined || Number.isFinite(r.maxRelError) ? r.maxRelError : String(r.maxRelError),
+      ms: Math.round(r.durationMs),
+    })),
     mismatches: report.findings.filter((f) => f.kind === 'mismatch').length,
     poisonedRounds: report.findings.filter((f) => /holds NaN/.test(f.message)).length,
-    findings: report.findings.filter((f) => /holds NaN/.test(f.message)).slice(0, 2).map((f) => f.message),
+    findings: report.findings
+      .filter((f) => /holds NaN/.test(f.message))
+      .slice(0, 2)
+      .map((f) => f.message),
     verdict: report.verdict,
   };
 }
@@ -34,13 +47,20 @@ export const idleNaN: Scenario = {
   narrative:
     'Rank 1 is idle (mass 0) and its local state is NaN. ' +
     'Historical (no elision, labelled lab-only): it ships full tensors, 0 x NaN = NaN, and every rank adopts a consensus holding NaN (look for the "holds NaN" findings). ' +
-    "flodl 0.7 (zero-elision): its frame carries elided tensors (compare the frame sizes), the consensus is clean, every round verifies.",
+    'flodl 0.7 (zero-elision): its frame carries elided tensors (compare the frame sizes), the consensus is clean, every round verifies.',
   async historical(ctx) {
     const ev = await run(ctx, { noElision: true, idleNaN: true });
     return { reproduced: ev.verdict === 'mismatch' && ev.poisonedRounds === ROUNDS, evidence: ev };
   },
   async current(ctx) {
     const ev = await run(ctx, { idleNaN: true });
-    return { held: ev.verdict === 'ok' && ev.roundsCompleted === ROUNDS && ev.poisonedRounds === 0 && ev.rounds.every((r) => r.verdict === 'ok'), evidence: ev };
+    return {
+      held:
+        ev.verdict === 'ok' &&
+        ev.roundsCompleted === ROUNDS &&
+        ev.poisonedRounds === 0 &&
+        ev.rounds.every((r) => r.verdict === 'ok'),
+      evidence: ev,
+    };
   },
 };

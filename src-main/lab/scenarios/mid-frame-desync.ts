@@ -40,7 +40,11 @@ async function run(naive: boolean) {
         decoded++;
       }
     } catch (e) {
-      firstError = { code: isWireError(e) ? e.code : 'ERROR', message: (e as Error).message, atRecord: decoded };
+      firstError = {
+        code: isWireError(e) ? e.code : 'ERROR',
+        message: (e as Error).message,
+        atRecord: decoded,
+      };
     }
   });
   // The socket read timeout of the shutdown-flag poll.
@@ -54,7 +58,8 @@ async function run(naive: boolean) {
   }, 5);
   const t0 = performance.now();
   try {
-    for (let i = 0; i < RECORDS; i++) writer.send(encodeMuxRecord({ kind: 'Data', rank: i, payload: randomBytes(96) }, mac));
+    for (let i = 0; i < RECORDS; i++)
+      writer.send(encodeMuxRecord({ kind: 'Data', rank: i, payload: randomBytes(96) }, mac));
     await writer.writer.idle();
     const until = performance.now() + 2000;
     while (!firstError && decoded < RECORDS && performance.now() < until) await sleep(10);
@@ -62,7 +67,17 @@ async function run(naive: boolean) {
     clearInterval(poll);
     await pair.close();
   }
-  return { recordsSent: RECORDS, recordsDecoded: decoded, stallMs: STALL_MS, readTimeoutMs: READ_TIMEOUT_MS, readTimeoutsFired: timeouts, bytesDropped: dropped, timeoutsIgnoredWhileCommitted: ignoredWhileCommitted, firstError: firstError as { code: string; message: string; atRecord: number } | null, ms: Math.round(performance.now() - t0) };
+  return {
+    recordsSent: RECORDS,
+    recordsDecoded: decoded,
+    stallMs: STALL_MS,
+    readTimeoutMs: READ_TIMEOUT_MS,
+    readTimeoutsFired: timeouts,
+    bytesDropped: dropped,
+    timeoutsIgnoredWhileCommitted: ignoredWhileCommitted,
+    firstError: firstError as { code: string; message: string; atRecord: number } | null,
+    ms: Math.round(performance.now() - t0),
+  };
 }
 
 export const midFrameDesync: Scenario = {
@@ -77,10 +92,19 @@ export const midFrameDesync: Scenario = {
     'flodl 0.7 (committed read): timeouts after the first byte are ignored until the frame completes, so every record decodes and verifies.',
   async historical() {
     const ev = await run(true);
-    return { reproduced: ev.firstError !== null && ['BAD_MAGIC', 'HMAC_MISMATCH', 'BAD_VERSION', 'OVER_CEILING'].includes(ev.firstError.code) && ev.bytesDropped > 0, evidence: ev };
+    return {
+      reproduced:
+        ev.firstError !== null &&
+        ['BAD_MAGIC', 'HMAC_MISMATCH', 'BAD_VERSION', 'OVER_CEILING'].includes(ev.firstError.code) &&
+        ev.bytesDropped > 0,
+      evidence: ev,
+    };
   },
   async current() {
     const ev = await run(false);
-    return { held: ev.firstError === null && ev.recordsDecoded === RECORDS && ev.timeoutsIgnoredWhileCommitted > 0, evidence: ev };
+    return {
+      held: ev.firstError === null && ev.recordsDecoded === RECORDS && ev.timeoutsIgnoredWhileCommitted > 0,
+      evidence: ev,
+    };
   },
 };

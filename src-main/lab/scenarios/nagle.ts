@@ -15,7 +15,11 @@ const WARMUP = 2;
 const MIN_EXTRA_MS = 15;
 
 async function run(ctx: ScenarioContext, nagle: boolean) {
-  const { report } = await runCluster(ctx, { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS }, { historical: nagle ? { nagle: true } : {}, maxMs: 20_000 });
+  const { report } = await runCluster(
+    ctx,
+    { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS },
+    { historical: nagle ? { nagle: true } : {}, maxMs: 20_000 },
+  );
   const times = report.rounds.map((r) => r.durationMs);
   const measured = times.slice(WARMUP);
   return {
@@ -53,7 +57,10 @@ export const nagle: Scenario = {
     return {
       reproduced,
       // Held: the rounds verify and cost no Nagle stall (the median is below the historical one by the margin).
-      held: cur.verdict === 'ok' && cur.rounds === ROUNDS && cur.medianRoundMs + MIN_EXTRA_MS <= hist.medianRoundMs,
+      held:
+        cur.verdict === 'ok' &&
+        cur.rounds === ROUNDS &&
+        cur.medianRoundMs + MIN_EXTRA_MS <= hist.medianRoundMs,
       historical: {
         extraMsPerRound: extra,
         note: reproduced

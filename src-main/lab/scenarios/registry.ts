@@ -13,7 +13,19 @@ import { staleRelay } from './stale-relay';
 import { nagle } from './nagle';
 import { brokenHost } from './broken-host';
 
-export const SCENARIOS: readonly Scenario[] = [midFrameDesync, twoWriters, wedgedRank, hostileLength, slowUplink, controlReplay, idleNaN, brokenHost, nagle, staleRelay, vanishedPeer];
+export const SCENARIOS: readonly Scenario[] = [
+  midFrameDesync,
+  twoWriters,
+  wedgedRank,
+  hostileLength,
+  slowUplink,
+  controlReplay,
+  idleNaN,
+  brokenHost,
+  nagle,
+  staleRelay,
+  vanishedPeer,
+];
 
 /** By name ("mid-frame-desync") or number ("1"). */
 export function findScenario(key: string): Scenario | undefined {
@@ -22,5 +34,12 @@ export function findScenario(key: string): Scenario | undefined {
 }
 
 export function scenarioInfos(): ScenarioInfo[] {
-  return SCENARIOS.map(({ number, name, title, incident, narrative, historicalBehaviour }) => ({ number, name, title, incident, narrative, historicalBehaviour }));
+  return SCENARIOS.map(({ number, name, title, incident, narrative, historicalBehaviour }) => ({
+    number,
+    name,
+    title,
+    incident,
+    narrative,
+    historicalBehaviour,
+  }));
 }

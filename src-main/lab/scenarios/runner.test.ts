@@ -24,8 +24,13 @@ function scenario(over: Partial<Scenario>): Scenario {
 describe('scenario runner', () => {
   it('verdicts: ok, not-reproduced, not-held', async () => {
     expect((await runScenario(scenario({}))).verdict).toBe('ok');
-    expect((await runScenario(scenario({ historical: async () => ({ reproduced: false, evidence: {} }) }))).verdict).toBe('not-reproduced');
-    expect((await runScenario(scenario({ current: async () => ({ held: false, evidence: {} }) }))).verdict).toBe('not-held');
+    expect(
+      (await runScenario(scenario({ historical: async () => ({ reproduced: false, evidence: {} }) })))
+        .verdict,
+    ).toBe('not-reproduced');
+    expect(
+      (await runScenario(scenario({ current: async () => ({ held: false, evidence: {} }) }))).verdict,
+    ).toBe('not-held');
   });
 
   it('a side that throws is reported as an error with its message', async () => {
@@ -36,7 +41,11 @@ describe('scenario runner', () => {
   });
 
   it('a cross-run judge decides both sides and adds to their evidence', async () => {
-    const r = await runScenario(scenario({ judge: () => ({ reproduced: false, held: true, historical: { note: 'not on this machine' } }) }));
+    const r = await runScenario(
+      scenario({
+        judge: () => ({ reproduced: false, held: true, historical: { note: 'not on this machine' } }),
+      }),
+    );
     expect(r.verdict).toBe('not-reproduced');
     expect(r.historical.evidence).toEqual({ a: 1, note: 'not on this machine' });
   });

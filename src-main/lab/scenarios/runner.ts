@@ -8,7 +8,11 @@ import type { Scenario, ScenarioContext } from './types';
 
 const EXIT_GRACE_MS = 3000;
 
-export async function runScenario(s: Scenario, onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {}, observe?: (batch: LabBatch) => void): Promise<ScenarioResult> {
+export async function runScenario(
+  s: Scenario,
+  onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {},
+  observe?: (batch: LabBatch) => void,
+): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
   const ctx = (phase: 'historical' | 'current'): ScenarioContext => ({
@@ -29,7 +33,11 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
     historical = { reproduced: false, evidence: { error: (e as Error).message } };
   }
   const t1 = performance.now();
-  if (!s.judge) onProgress('historical', historical.reproduced ? 'the incident reproduced' : 'the incident did NOT reproduce');
+  if (!s.judge)
+    onProgress(
+      'historical',
+      historical.reproduced ? 'the incident reproduced' : 'the incident did NOT reproduce',
+    );
 
   onProgress('current', "running flodl 0.7's behaviour");
   let current: { held: boolean; evidence: ScenarioEvidence };
@@ -44,7 +52,12 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
     const j = s.judge(historical.evidence, current.evidence);
     historical = { reproduced: j.reproduced, evidence: { ...historical.evidence, ...j.historical } };
     current = { held: j.held, evidence: { ...current.evidence, ...j.current } };
-    onProgress('historical', historical.reproduced ? 'the incident reproduced (judged against the current run)' : 'the incident did NOT reproduce (judged against the current run)');
+    onProgress(
+      'historical',
+      historical.reproduced
+        ? 'the incident reproduced (judged against the current run)'
+        : 'the incident did NOT reproduce (judged against the current run)',
+    );
   }
   onProgress('current', current.held ? 'the fix held' : 'the fix did NOT hold');
 
@@ -59,7 +72,14 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
       }
     }
   }
-  const verdict: ScenarioVerdict = errors.length > 0 ? 'error' : !historical.reproduced ? 'not-reproduced' : !current.held ? 'not-held' : 'ok';
+  const verdict: ScenarioVerdict =
+    errors.length > 0
+      ? 'error'
+      : !historical.reproduced
+        ? 'not-reproduced'
+        : !current.held
+          ? 'not-held'
+          : 'ok';
   const result: ScenarioResult = {
     name: s.name,
     title: s.title,
@@ -69,7 +89,11 @@ export async function runScenario(s: Scenario, onProgress: (phase: 'historical' 
     historical,
     current,
     verdict,
-    timings: { historicalMs: Math.round(t1 - t0), currentMs: Math.round(t2 - t1), totalMs: Math.round(performance.now() - t0) },
+    timings: {
+      historicalMs: Math.round(t1 - t0),
+      currentMs: Math.round(t2 - t1),
+      totalMs: Math.round(performance.now() - t0),
+    },
     processes: { started, leftAlive },
   };
   if (errors.length > 0) result.error = errors.join('; ');

@@ -18,8 +18,14 @@ describe('scenarios through the lab contract', () => {
     expect(reply.scenario?.verdict).toBe('ok');
     expect(reply.scenario?.historical.evidence).toMatchObject({ accepted: { msgKind: 'Heartbeat' } });
     expect(reply.scenario?.current.evidence).toMatchObject({ rejected: { code: 'HMAC_MISMATCH' } });
-    await expect.poll(() => events.some((e) => e.type === 'log' && /scenario control-replay: verdict ok/.test(e.message))).toBe(true);
-    expect(events.some((e) => e.type === 'log' && /scenario control-replay \[historical\]/.test(e.message))).toBe(true);
+    await expect
+      .poll(() =>
+        events.some((e) => e.type === 'log' && /scenario control-replay: verdict ok/.test(e.message)),
+      )
+      .toBe(true);
+    expect(
+      events.some((e) => e.type === 'log' && /scenario control-replay \[historical\]/.test(e.message)),
+    ).toBe(true);
   });
 
   it("a topology scenario streams its topology's events to the window (findings, records, snapshots)", async () => {
@@ -27,15 +33,27 @@ describe('scenarios through the lab contract', () => {
     const events: LabEvent[] = [];
     session.subscribe((b) => events.push(...b.events));
     let done = false;
-    const running = session.command({ type: 'runScenario', name: 'stale-relay' }).finally(() => (done = true));
+    const running = session
+      .command({ type: 'runScenario', name: 'stale-relay' })
+      .finally(() => (done = true));
     // Read-only commands are answered while it runs (they do not queue behind it).
-    await expect.poll(() => events.some((e) => e.type === 'log' && /scenario stale-relay \[historical\]/.test(e.message))).toBe(true);
+    await expect
+      .poll(() =>
+        events.some((e) => e.type === 'log' && /scenario stale-relay \[historical\]/.test(e.message)),
+      )
+      .toBe(true);
     const snap = await session.command({ type: 'snapshot' });
     expect({ ok: snap.ok, scenarioStillRunning: !done }).toEqual({ ok: true, scenarioStillRunning: true });
     const reply = await running;
     expect(reply.ok && reply.scenario?.verdict).toBe('ok');
-    await expect.poll(() => events.some((e) => e.type === 'finding' && /mixed relay\/controller builds/.test(e.finding.message))).toBe(true);
-    expect(events.some((e) => e.type === 'records' && e.records.some((r) => r.kind === 'HostFrame'))).toBe(true);
+    await expect
+      .poll(() =>
+        events.some((e) => e.type === 'finding' && /mixed relay\/controller builds/.test(e.finding.message)),
+      )
+      .toBe(true);
+    expect(events.some((e) => e.type === 'records' && e.records.some((r) => r.kind === 'HostFrame'))).toBe(
+      true,
+    );
     expect(events.some((e) => e.type === 'snapshot' && e.snapshot.running)).toBe(true);
   });
 

@@ -79,7 +79,7 @@ export const slowUplink: Scenario = {
   name: 'slow-uplink',
   title: 'A slow uplink: unbounded vs bounded outbound queue',
   incident: 'WIRE.md 6.5',
-  historicalBehaviour: 'lab-only historical behaviour: the relay\'s upstream queue unbounded',
+  historicalBehaviour: "lab-only historical behaviour: the relay's upstream queue unbounded",
   narrative:
     `${RANKS} ranks each hand the relay's upstream writer a ${MODEL_BYTES / 1024} KiB frame per round for ${ROUNDS} rounds; the uplink drains ${UPLINK_BYTES_PER_S / (1024 * 1024)} MiB/s. ` +
     'Historical (unbounded queue): the queue swallows everything; peakQueueBytes approaches ranks x model bytes x rounds. ' +
@@ -87,10 +87,19 @@ export const slowUplink: Scenario = {
   async historical() {
     const ev = await run(true);
     // Reproduced: the queue held more than the bound allows, growing with ranks x model bytes.
-    return { reproduced: ev.peakQueueRecords > OUTBOUND_QUEUE_BOUND && ev.producerWaitsForRoom === 0, evidence: ev };
+    return {
+      reproduced: ev.peakQueueRecords > OUTBOUND_QUEUE_BOUND && ev.producerWaitsForRoom === 0,
+      evidence: ev,
+    };
   },
   async current() {
     const ev = await run(false);
-    return { held: ev.peakQueueRecords <= OUTBOUND_QUEUE_BOUND && ev.producerWaitsForRoom > 0 && ev.bytesDelivered === RANKS * ROUNDS * MODEL_BYTES, evidence: ev };
+    return {
+      held:
+        ev.peakQueueRecords <= OUTBOUND_QUEUE_BOUND &&
+        ev.producerWaitsForRoom > 0 &&
+        ev.bytesDelivered === RANKS * ROUNDS * MODEL_BYTES,
+      evidence: ev,
+    };
   },
 };

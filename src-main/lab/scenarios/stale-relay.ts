@@ -7,11 +7,17 @@ import { findingLines, runCluster } from './cluster-run';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
-  const { report, records } = await runCluster(ctx, { ranksPerHost: [2, 1], modelBytes: 4096, rounds: 1 }, { historical, maxMs: 8000, recordKinds: ['Data', 'HostFrame'] });
+  const { report, records } = await runCluster(
+    ctx,
+    { ranksPerHost: [2, 1], modelBytes: 4096, rounds: 1 },
+    { historical, maxMs: 8000, recordKinds: ['Data', 'HostFrame'] },
+  );
   const upData = records.filter((r) => r.link.endsWith('uplink.data') && r.dir === 'up');
   const refusal = report.findings.find((f) => /mixed relay\/controller builds/.test(f.message));
   return {
-    uplinkRecords: upData.slice(0, 4).map((r) => `${r.kind}${r.rank !== undefined ? ` r=${r.rank}` : ''} ${r.length} B ${r.verdict}`),
+    uplinkRecords: upData
+      .slice(0, 4)
+      .map((r) => `${r.kind}${r.rank !== undefined ? ` r=${r.rank}` : ''} ${r.length} B ${r.verdict}`),
     refusal: refusal ? `${refusal.kind}: ${refusal.message}` : null,
     findings: findingLines(report, ['rejected', 'hmac'], 2),
     roundsCompleted: report.roundsCompleted,

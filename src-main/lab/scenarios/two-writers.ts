@@ -25,7 +25,10 @@ async function run(twoWriters: boolean) {
   const b = twoWriters ? new OutboundWriter(pair.client) : a;
   let ok = 0;
   // Streamed as the controller reads HostFrames: each record's MAC is verified as it completes.
-  const reader = new MuxReader({ mac, sink: { onStart: () => {}, onChunk: () => {}, onEnd: () => void ok++ } });
+  const reader = new MuxReader({
+    mac,
+    sink: { onStart: () => {}, onChunk: () => {}, onEnd: () => void ok++ },
+  });
   let failed = 0;
   let firstError: { code: string; message: string; atRecord: number } | null = null;
   let received = 0;
@@ -45,7 +48,10 @@ async function run(twoWriters: boolean) {
   try {
     // Two producers (rank 0's and rank 1's), each with its own records, at the same time.
     for (let i = 0; i < PER_WRITER; i++) {
-      for (const [w, rank] of [[a, 0], [b, 1]] as const) {
+      for (const [w, rank] of [
+        [a, 0],
+        [b, 1],
+      ] as const) {
         const payload = new Uint8Array(PAYLOAD).fill(rank + 1);
         w.enqueue([encodeMuxHeader(REC_HOST_FRAME, rank, payload, mac), payload]);
       }
@@ -57,7 +63,15 @@ async function run(twoWriters: boolean) {
   } finally {
     await pair.close();
   }
-  return { writers: twoWriters ? 2 : 1, recordsSent: total, payloadBytes: PAYLOAD, recordsVerified: ok, recordsFailed: failed, firstError: firstError as { code: string; message: string; atRecord: number } | null, ms: Math.round(performance.now() - t0) };
+  return {
+    writers: twoWriters ? 2 : 1,
+    recordsSent: total,
+    payloadBytes: PAYLOAD,
+    recordsVerified: ok,
+    recordsFailed: failed,
+    firstError: firstError as { code: string; message: string; atRecord: number } | null,
+    ms: Math.round(performance.now() - t0),
+  };
 }
 
 export const twoWriters: Scenario = {
@@ -65,7 +79,8 @@ export const twoWriters: Scenario = {
   name: 'two-writers',
   title: 'Two writers on one socket: interleaved records fail their MAC',
   incident: 'WIRE.md 6.3',
-  historicalBehaviour: 'lab-only historical behaviour: two writers on one socket (pre single-writer discipline)',
+  historicalBehaviour:
+    'lab-only historical behaviour: two writers on one socket (pre single-writer discipline)',
   narrative:
     `Two producers each send ${PER_WRITER} HostFrame records of ${PAYLOAD} B on one socket. ` +
     'Historical: each producer has its own writer, so slices of one record land inside the other; the reader reports HMAC_MISMATCH (or garbage after it) at the first interleaved record. ' +

@@ -21,5 +21,8 @@ export interface Scenario extends ScenarioInfo {
    * For incidents judged by comparing the two runs (timings): decides both
    * sides from both evidences, and may add to each side's evidence.
    */
-  judge?(historical: ScenarioEvidence, current: ScenarioEvidence): { reproduced: boolean; held: boolean; historical?: ScenarioEvidence; current?: ScenarioEvidence };
+  judge?(
+    historical: ScenarioEvidence,
+    current: ScenarioEvidence,
+  ): { reproduced: boolean; held: boolean; historical?: ScenarioEvidence; current?: ScenarioEvidence };
 }

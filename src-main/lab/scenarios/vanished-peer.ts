@@ -42,7 +42,11 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
   try {
     const socket = await accepted;
     socket.on('error', () => {});
-    const splitter = new LenFrameSplitter(64 * 1024 * 1024, { onStart: () => {}, onChunk: (b) => (got += b.length), onEnd: () => {} });
+    const splitter = new LenFrameSplitter(64 * 1024 * 1024, {
+      onStart: () => {},
+      onChunk: (b) => (got += b.length),
+      onEnd: () => {},
+    });
     socket.on('data', (c: Buffer) => splitter.push(c));
     await peer.next((v) => typeof v.wrote === 'number', 10_000);
     // The peer is stopped now: connected, silent, never closing.
@@ -60,7 +64,16 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
     }
     const stillWaiting = splitter.committed && !error;
     socket.destroy();
-    return { frameLen: FRAME_LEN, bodyBytesReceived: got, peerState: 'stopped (SIGSTOP), socket open', starvationDeadlineMs: deadlineMs, observedMs: Math.round(performance.now() - stoppedAt), stillWaiting, error: error ? { code: (error as WireError).code, message: (error as WireError).message } : null, erroredAfterMs };
+    return {
+      frameLen: FRAME_LEN,
+      bodyBytesReceived: got,
+      peerState: 'stopped (SIGSTOP), socket open',
+      starvationDeadlineMs: deadlineMs,
+      observedMs: Math.round(performance.now() - stoppedAt),
+      stillWaiting,
+      error: error ? { code: (error as WireError).code, message: (error as WireError).message } : null,
+      erroredAfterMs,
+    };
   } finally {
     await peer.kill();
     await closeServer(server);
@@ -83,6 +96,9 @@ export const vanishedPeer: Scenario = {
   },
   async current(ctx) {
     const ev = await run(ctx, STARVATION_MS);
-    return { held: ev.error?.code === 'STARVED' && ev.erroredAfterMs !== null && ev.erroredAfterMs < OBSERVE_MS, evidence: ev };
+    return {
+      held: ev.error?.code === 'STARVED' && ev.erroredAfterMs !== null && ev.erroredAfterMs < OBSERVE_MS,
+      evidence: ev,
+    };
   },
 };

@@ -40,9 +40,15 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs
     deadlineMs: maxMs,
     roundsCompleted: report.roundsCompleted,
     roundsRequested: ROUNDS,
-    rounds: report.rounds.map((r) => ({ round: r.round, accepted: r.accepted, ms: Math.round(r.durationMs) })),
+    rounds: report.rounds.map((r) => ({
+      round: r.round,
+      accepted: r.accepted,
+      ms: Math.round(r.durationMs),
+    })),
     declaredDead: report.dead,
-    declareDeadRecords: records.filter((r) => r.rank === WEDGED || r.summary.endsWith(`rank=${WEDGED}`)).map((r) => `${r.link} ${r.summary}`),
+    declareDeadRecords: records
+      .filter((r) => r.rank === WEDGED || r.summary.endsWith(`rank=${WEDGED}`))
+      .map((r) => `${r.link} ${r.summary}`),
     checkerNamed: [...new Set(naming.flatMap((f) => f.ranks ?? []))],
     barrierWaitedFor: [...new Set(naming.filter((f) => f.kind === 'stalled').flatMap((f) => f.ranks ?? []))],
     findings: findingLines(report, ['stalled', 'dead'], 3),
@@ -63,13 +69,30 @@ export const wedgedRank: Scenario = {
     "flodl 0.7: the controller forwards DeclareDead to the rank's relay (see the DeclareDead record on h0's uplink), the barrier is released, every round completes without it, and the checker names it.",
   async historical(ctx) {
     const ev = await run(ctx, { noDeclareDead: true }, HISTORICAL_DEADLINE_MS);
-    const stillWaiting = /deadline/.test(ev.ended) && ev.roundsCompleted < ROUNDS && (ev.relayBarrierWaitingForAtDeadline ?? []).includes(WEDGED);
-    return { reproduced: stillWaiting && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length === 0 && ev.barrierWaitedFor.includes(WEDGED), evidence: { ...ev, barrierStillWaitingAtDeadline: stillWaiting } };
+    const stillWaiting =
+      /deadline/.test(ev.ended) &&
+      ev.roundsCompleted < ROUNDS &&
+      (ev.relayBarrierWaitingForAtDeadline ?? []).includes(WEDGED);
+    return {
+      reproduced:
+        stillWaiting &&
+        ev.declaredDead.includes(WEDGED) &&
+        ev.declareDeadRecords.length === 0 &&
+        ev.barrierWaitedFor.includes(WEDGED),
+      evidence: { ...ev, barrierStillWaitingAtDeadline: stillWaiting },
+    };
   },
   async current(ctx) {
     const ev = await run(ctx, {}, 15_000);
     // The round the wedge bit, released once the staleness declared the rank dead (the longest round after the pause).
     const releasedAfterMs = Math.max(0, ...ev.rounds.filter((r) => r.round >= 1).map((r) => r.ms));
-    return { held: ev.roundsCompleted === ROUNDS && ev.declaredDead.includes(WEDGED) && ev.declareDeadRecords.length > 0 && ev.checkerNamed.includes(WEDGED), evidence: { ...ev, releasedAfterMs } };
+    return {
+      held:
+        ev.roundsCompleted === ROUNDS &&
+        ev.declaredDead.includes(WEDGED) &&
+        ev.declareDeadRecords.length > 0 &&
+        ev.checkerNamed.includes(WEDGED),
+      evidence: { ...ev, releasedAfterMs },
+    };
   },
 };

@@ -39,7 +39,13 @@ describe('relay-lab trace', () => {
     expect(code).toBe(0);
     const report = JSON.parse(out);
     const units = sampleUnits();
-    expect(report).toMatchObject({ version: 1, saltHex: sampleHeader().saltHex, links: 4, complete: true, truncatedTail: false });
+    expect(report).toMatchObject({
+      version: 1,
+      saltHex: sampleHeader().saltHex,
+      links: 4,
+      complete: true,
+      truncatedTail: false,
+    });
     expect(report.events.record).toBe(units.length);
     expect(report.bytesOnWire).toBe(units.reduce((n, u) => n + u.bytes.length, 0));
     expect(report.bytesCaptured).toBe(units.reduce((n, u) => n + (u.captured ?? u.bytes.length), 0));
@@ -54,7 +60,15 @@ describe('relay-lab trace', () => {
     const pcap = readPcapng(Uint8Array.from(readFileSync(result.pcapng)));
     expect(pcap.packets.length).toBe(result.packets);
     expect(result.units).toBe(sampleUnits().length);
-    const small = await run(['export', path, '-o', join(dir, 'small.pcapng'), '--mss', '100', '--no-comments']);
+    const small = await run([
+      'export',
+      path,
+      '-o',
+      join(dir, 'small.pcapng'),
+      '--mss',
+      '100',
+      '--no-comments',
+    ]);
     expect(small.code).toBe(0);
     const smallPcap = readPcapng(Uint8Array.from(readFileSync(join(dir, 'small.pcapng'))));
     expect(smallPcap.packets.length).toBeGreaterThan(pcap.packets.length);

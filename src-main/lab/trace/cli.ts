@@ -37,7 +37,13 @@ async function info(path: string, json: boolean): Promise<number> {
       }
     }
   }
-  const h = header as { version: number; startedAt: number; saltHex: string; links: unknown[]; config: { ranksPerHost: number[]; mode: string } };
+  const h = header as {
+    version: number;
+    startedAt: number;
+    saltHex: string;
+    links: unknown[];
+    config: { ranksPerHost: number[]; mode: string };
+  };
   const report = {
     path,
     version: h.version,
@@ -57,7 +63,9 @@ async function info(path: string, json: boolean): Promise<number> {
   else {
     process.stdout.write(
       `${path}: trace v${report.version}, started ${report.startedAt}, ${report.ranksPerHost.join('+')} ranks (${report.mode}), ${report.links} links, ${report.durationMs.toFixed(1)} ms\n` +
-        `  ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}\n` +
+        `  ${Object.entries(counts)
+          .map(([k, v]) => `${v} ${k}`)
+          .join(', ')}\n` +
         `  ${bytesOnWire} bytes on the wire, ${bytesCaptured} captured${complete ? '' : truncatedTail ? '; cut short (last line truncated)' : '; no end line (not closed)'}\n`,
     );
   }
@@ -69,7 +77,13 @@ export const traceCommand: Command = {
   async run(argv) {
     const { values, positionals } = parseFlags(
       argv,
-      { out: { type: 'string', short: 'o' }, mss: { type: 'string' }, 'no-comments': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      {
+        out: { type: 'string', short: 'o' },
+        mss: { type: 'string' },
+        'no-comments': { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
       true,
     );
     if (values.help) {
@@ -77,7 +91,8 @@ export const traceCommand: Command = {
       return 0;
     }
     const [sub, path, ...extra] = positionals;
-    if (!sub || !path || extra.length > 0 || (sub !== 'info' && sub !== 'export')) throw new UsageError(`expected 'info' or 'export' and one trace file\n${USAGE}`);
+    if (!sub || !path || extra.length > 0 || (sub !== 'info' && sub !== 'export'))
+      throw new UsageError(`expected 'info' or 'export' and one trace file\n${USAGE}`);
     try {
       if (sub === 'info') return await info(path, values.json ?? false);
       const out = values.out ?? path.replace(/(\.trace)?\.ndjson$/, '') + '.pcapng';
@@ -85,7 +100,10 @@ export const traceCommand: Command = {
       if (mss > MAX_TCP_PAYLOAD) throw new UsageError(`--mss must be at most ${MAX_TCP_PAYLOAD}`);
       const stats = await exportTraceFileToPcapng(path, out, { mss, comments: !values['no-comments'] });
       if (values.json) printJson({ pcapng: out, ...stats });
-      else process.stdout.write(`${out}: ${stats.units} units in ${stats.packets} packets over ${stats.connections} connections${stats.shortUnits ? `, ${stats.shortUnits} captured short` : ''}${stats.truncatedTail ? ' (the trace was cut short)' : ''}\n`);
+      else
+        process.stdout.write(
+          `${out}: ${stats.units} units in ${stats.packets} packets over ${stats.connections} connections${stats.shortUnits ? `, ${stats.shortUnits} captured short` : ''}${stats.truncatedTail ? ' (the trace was cut short)' : ''}\n`,
+        );
       return 0;
     } catch (e) {
       if (isTraceError(e)) {

@@ -127,5 +127,6 @@ export interface EndEvent {
   events: number;
 }
 
-export type TraceEvent = RecordEvent | RoundEvent | FindingEvent | LifecycleEvent | LinkEvent | LinksEvent | LogEvent | EndEvent;
+export type TraceEvent =
+  RecordEvent | RoundEvent | FindingEvent | LifecycleEvent | LinkEvent | LinksEvent | LogEvent | EndEvent;
 export type TraceEventType = TraceEvent['type'];

@@ -17,7 +17,8 @@ export const TCP_ACK = 0x10;
 export function parseIpv4(addr: string): Uint8Array {
   const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(addr);
   const parts = m ? m.slice(1).map(Number) : [];
-  if (parts.length !== 4 || parts.some((p) => p > 255)) throw new TraceError('BAD_LINK', `'${addr}' is not an IPv4 address`);
+  if (parts.length !== 4 || parts.some((p) => p > 255))
+    throw new TraceError('BAD_LINK', `'${addr}' is not an IPv4 address`);
   return Uint8Array.from(parts);
 }
 

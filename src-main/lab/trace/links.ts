@@ -11,8 +11,19 @@ export interface Endpoints {
   serverPort: number;
 }
 
-export function traceLink(view: Pick<LinkView, 'id' | 'from' | 'to' | 'channel' | 'kind' | 'host' | 'rank'>, ends: Endpoints): TraceLink {
-  const link: TraceLink = { id: view.id, channel: view.channel, kind: view.kind, from: view.from, to: view.to, host: view.host, ...ends };
+export function traceLink(
+  view: Pick<LinkView, 'id' | 'from' | 'to' | 'channel' | 'kind' | 'host' | 'rank'>,
+  ends: Endpoints,
+): TraceLink {
+  const link: TraceLink = {
+    id: view.id,
+    channel: view.channel,
+    kind: view.kind,
+    from: view.from,
+    to: view.to,
+    host: view.host,
+    ...ends,
+  };
   if (view.rank !== undefined) link.rank = view.rank;
   return link;
 }
@@ -23,11 +34,26 @@ export function traceLink(view: Pick<LinkView, 'id' | 'from' | 'to' | 'channel' 
  * 10 per host (the lab runs every host on one machine), clients get
  * 40000 + their index. Marked syntheticEndpoints.
  */
-export function syntheticTraceLinks(views: readonly LinkView[], controllerPort = 1337, firstIndex = 0): TraceLink[] {
+export function syntheticTraceLinks(
+  views: readonly LinkView[],
+  controllerPort = 1337,
+  firstIndex = 0,
+): TraceLink[] {
   return views.map((v, j) => {
     const i = firstIndex + j;
-    const serverPort = v.kind === 'uplink' ? controllerPort : controllerPort + (v.channel === 'data' ? 4 : 5) + 10 * Math.max(0, v.host);
-    return { ...traceLink(v, { clientAddr: '127.0.0.1', clientPort: 40000 + i, serverAddr: '127.0.0.1', serverPort }), syntheticEndpoints: true };
+    const serverPort =
+      v.kind === 'uplink'
+        ? controllerPort
+        : controllerPort + (v.channel === 'data' ? 4 : 5) + 10 * Math.max(0, v.host);
+    return {
+      ...traceLink(v, {
+        clientAddr: '127.0.0.1',
+        clientPort: 40000 + i,
+        serverAddr: '127.0.0.1',
+        serverPort,
+      }),
+      syntheticEndpoints: true,
+    };
   });
 }
 
@@ -37,8 +63,17 @@ export function linkViewFromId(id: string): LinkView | null {
   if (!m) return null;
   const channel = m[6] as 'data' | 'control';
   const base = { id, channel, bytesUp: 0, bytesDown: 0, units: 0 };
-  if (m[1] !== undefined && m[2]) return { ...base, from: `h${m[1]}`, to: 'controller', kind: 'uplink', host: Number(m[1]) };
-  if (m[1] !== undefined) return { ...base, from: `r${m[3]}`, to: `h${m[1]}`, kind: 'loopback', host: Number(m[1]), rank: Number(m[3]) };
+  if (m[1] !== undefined && m[2])
+    return { ...base, from: `h${m[1]}`, to: 'controller', kind: 'uplink', host: Number(m[1]) };
+  if (m[1] !== undefined)
+    return {
+      ...base,
+      from: `r${m[3]}`,
+      to: `h${m[1]}`,
+      kind: 'loopback',
+      host: Number(m[1]),
+      rank: Number(m[3]),
+    };
   return { ...base, from: `r${m[4]}`, to: 'controller', kind: 'uplink', host: -1, rank: Number(m[4]) };
 }
 

@@ -53,7 +53,8 @@ async function talk(port: number): Promise<void> {
     await once(sock, 'connect');
     const c = { sock, read: 0 };
     sock.on('data', (d: Buffer) => (c.read += d.length));
-    while (accepted.length === 0 || accepted.at(-1)!.sock.remotePort !== sock.localPort) await new Promise((r) => setTimeout(r, 2));
+    while (accepted.length === 0 || accepted.at(-1)!.sock.remotePort !== sock.localPort)
+      await new Promise((r) => setTimeout(r, 2));
     return c;
   };
 
@@ -61,12 +62,17 @@ async function talk(port: number): Promise<void> {
   const up = await dial();
   const upPeer = accepted.at(-1)!;
   const host = muxRecord(3, 0, bigRoundFrame(120_000, 3));
-  await send(up.sock, () => upPeer.read, [Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1), vectorBytes('mux control hello')]);
+  await send(up.sock, () => upPeer.read, [
+    Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1),
+    vectorBytes('mux control hello'),
+  ]);
   await send(upPeer.sock, () => up.read, [vectorBytes('mux control helloack')]);
   await send(up.sock, () => upPeer.read, [host.subarray(0, 25), host.subarray(25)]);
   await send(upPeer.sock, () => up.read, [muxRecord(4, 0, vectorBytes('roundframe elided 57 bytes'))]);
   // Two small records in one write: one segment, two units.
-  await send(up.sock, () => upPeer.read, [Uint8Array.from(Buffer.concat([vectorBytes('mux control rankexit'), vectorBytes('mux data rank 7')]))]);
+  await send(up.sock, () => upPeer.read, [
+    Uint8Array.from(Buffer.concat([vectorBytes('mux control rankexit'), vectorBytes('mux data rank 7')])),
+  ]);
 
   // A rank leg: data handshake, ack, a len-framed RoundFrame written as prefix then body.
   const leg = await dial();
@@ -83,45 +89,73 @@ async function talk(port: number): Promise<void> {
   server.close();
 }
 
-describe.skipIf(!hasDumpcap())('relay_lab.lua on a real loopback capture (skipped without dumpcap or capture rights on lo)', () => {
-  it('decodes units as the kernel segmented them', { timeout: 60_000 }, async (ctx) => {
-    // A free port, then a capture filtered to it.
-    const probe = net.createServer().listen(0, '127.0.0.1');
-    await once(probe, 'listening');
-    const port = (probe.address() as net.AddressInfo).port;
-    await new Promise((r) => probe.close(r));
-    const file = join(mkdtempSync(join(tmpdir(), 'relay-lab-live-')), 'lo.pcapng');
-    const cap = spawn('dumpcap', ['-i', 'lo', '-f', `tcp port ${port}`, '-w', file], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    cap.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    while (!stderr.includes('Capturing on')) {
-      if (cap.exitCode !== null) {
-        if (/permission|not permitted|privileges/i.test(stderr)) {
-          console.warn(`no capture rights on lo: skipped (${stderr.trim()})`);
-          ctx.skip();
+describe.skipIf(!hasDumpcap())(
+  'relay_lab.lua on a real loopback capture (skipped without dumpcap or capture rights on lo)',
+  () => {
+    it('decodes units as the kernel segmented them', { timeout: 60_000 }, async (ctx) => {
+      // A free port, then a capture filtered to it.
+      const probe = net.createServer().listen(0, '127.0.0.1');
+      await once(probe, 'listening');
+      const port = (probe.address() as net.AddressInfo).port;
+      await new Promise((r) => probe.close(r));
+      const file = join(mkdtempSync(join(tmpdir(), 'relay-lab-live-')), 'lo.pcapng');
+      const cap = spawn('dumpcap', ['-i', 'lo', '-f', `tcp port ${port}`, '-w', file], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      cap.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      while (!stderr.includes('Capturing on')) {
+        if (cap.exitCode !== null) {
+          if (/permission|not permitted|privileges/i.test(stderr)) {
+            console.warn(`no capture rights on lo: skipped (${stderr.trim()})`);
+            ctx.skip();
+          }
+          throw new Error(`dumpcap exited: ${stderr}`);
         }
-        throw new Error(`dumpcap exited: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 20));
       }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    try {
-      await talk(port);
-      // Stop once the capture holds the last packets: the four FINs that close both connections.
-      for (let polls = 0; polls < 100 && finsIn(file) < 4; polls++) await new Promise((r) => setTimeout(r, 50));
-    } finally {
-      cap.kill('SIGINT');
-      if (cap.exitCode === null) await once(cap, 'exit');
-    }
+      try {
+        await talk(port);
+        // Stop once the capture holds the last packets: the four FINs that close both connections.
+        for (let polls = 0; polls < 100 && finsIn(file) < 4; polls++)
+          await new Promise((r) => setTimeout(r, 50));
+      } finally {
+        cap.kill('SIGINT');
+        if (cap.exitCode === null) await once(cap, 'exit');
+      }
 
-    const rows = tsharkFields(file, ['frame.number', 'relaylab.unit', 'relaylab.mux.kind', 'relaylab.rc.msg', 'relaylab.mux.rank', 'relaylab.rf.dim', 'relaylab.rf.weight', 'relaylab.hs.magic', 'relaylab.len.length', 'relaylab.length_mismatch']);
-    const all = (f: string): string[] => rows.flatMap((r) => r[f] ?? []);
-    expect(all('relaylab.unit')).toEqual(['channelMagic', 'mux', 'mux', 'mux', 'mux', 'mux', 'mux', 'handshake', 'handshake', 'lenframe']);
-    expect(all('relaylab.mux.kind')).toEqual(['2', '2', '3', '4', '2', '1']);
-    expect(all('relaylab.rc.msg')).toEqual(['0', '1', '2']);
-    expect(all('relaylab.mux.rank')).toEqual(['0', '0', '0', '0', '0', '7']);
-    expect(all('relaylab.rf.dim')).toEqual(['120000', '64', '128', '512', '2', '2']);
-    expect(all('relaylab.rf.weight')).toEqual(['3', '0', '4']);
-    expect(all('relaylab.len.length')).toEqual([String(vectorBytes('roundframe bf16').length)]);
-    expect(all('relaylab.length_mismatch')).toEqual([]);
-  });
-});
+      const rows = tsharkFields(file, [
+        'frame.number',
+        'relaylab.unit',
+        'relaylab.mux.kind',
+        'relaylab.rc.msg',
+        'relaylab.mux.rank',
+        'relaylab.rf.dim',
+        'relaylab.rf.weight',
+        'relaylab.hs.magic',
+        'relaylab.len.length',
+        'relaylab.length_mismatch',
+      ]);
+      const all = (f: string): string[] => rows.flatMap((r) => r[f] ?? []);
+      expect(all('relaylab.unit')).toEqual([
+        'channelMagic',
+        'mux',
+        'mux',
+        'mux',
+        'mux',
+        'mux',
+        'mux',
+        'handshake',
+        'handshake',
+        'lenframe',
+      ]);
+      expect(all('relaylab.mux.kind')).toEqual(['2', '2', '3', '4', '2', '1']);
+      expect(all('relaylab.rc.msg')).toEqual(['0', '1', '2']);
+      expect(all('relaylab.mux.rank')).toEqual(['0', '0', '0', '0', '0', '7']);
+      expect(all('relaylab.rf.dim')).toEqual(['120000', '64', '128', '512', '2', '2']);
+      expect(all('relaylab.rf.weight')).toEqual(['3', '0', '4']);
+      expect(all('relaylab.len.length')).toEqual([String(vectorBytes('roundframe bf16').length)]);
+      expect(all('relaylab.length_mismatch')).toEqual([]);
+    });
+  },
+);

@@ -35,7 +35,12 @@ export function encodeHeaderLine(header: TraceHeader): string {
 export function encodeEventLine(event: TraceEvent): string {
   if (event.type === 'record') {
     const { bytes, ...rest } = event;
-    return JSON.stringify({ ...rest, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64') }) + '\n';
+    return (
+      JSON.stringify({
+        ...rest,
+        bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64'),
+      }) + '\n'
+    );
   }
   return JSON.stringify(event) + '\n';
 }
@@ -47,7 +52,8 @@ function parseJson(text: string, line: number): Record<string, unknown> {
   } catch (e) {
     throw new TraceError('BAD_JSON', (e as Error).message, line);
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TraceError('BAD_EVENT', 'a line must be a JSON object', line);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new TraceError('BAD_EVENT', 'a line must be a JSON object', line);
   return v as Record<string, unknown>;
 }
 
@@ -68,7 +74,8 @@ class Fields {
   }
   int(field: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
     const v = this.obj[field];
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) this.fail(field, `an integer in [${min}, ${max}]`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+      this.fail(field, `an integer in [${min}, ${max}]`);
     return v;
   }
   optInt(field: string, min = 0, max = Number.MAX_SAFE_INTEGER): void {
@@ -97,7 +104,8 @@ class Fields {
 }
 
 function checkLink(v: unknown, where: string, line: number): TraceLink {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new TraceError('BAD_EVENT', `${where} must be an object`, line);
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw new TraceError('BAD_EVENT', `${where} must be an object`, line);
   const f = new Fields(v as Record<string, unknown>, where, line);
   f.str('id');
   f.oneOf('channel', new Set(['data', 'control']));
@@ -118,13 +126,22 @@ export function decodeHeaderLine(text: string, line = 1): TraceHeader {
   try {
     obj = parseJson(text, line);
   } catch (e) {
-    throw new TraceError('NOT_A_TRACE', `the first line is not a relay-lab trace header (${(e as Error).message})`, line);
+    throw new TraceError(
+      'NOT_A_TRACE',
+      `the first line is not a relay-lab trace header (${(e as Error).message})`,
+      line,
+    );
   }
-  if (obj.format !== TRACE_FORMAT) throw new TraceError('NOT_A_TRACE', `header.format must be '${TRACE_FORMAT}'`, line);
+  if (obj.format !== TRACE_FORMAT)
+    throw new TraceError('NOT_A_TRACE', `header.format must be '${TRACE_FORMAT}'`, line);
   const f = new Fields(obj, 'header', line);
   const version = f.int('version', 1);
   if (version > TRACE_VERSION) {
-    throw new TraceError('UNSUPPORTED_VERSION', `trace version ${version} is newer than this reader (${TRACE_VERSION})`, line);
+    throw new TraceError(
+      'UNSUPPORTED_VERSION',
+      `trace version ${version} is newer than this reader (${TRACE_VERSION})`,
+      line,
+    );
   }
   f.num('startedAt');
   if (!/^[0-9a-f]{32}$/.test(f.str('saltHex'))) f.fail('saltHex', '32 lowercase hex chars');
@@ -135,10 +152,15 @@ export function decodeHeaderLine(text: string, line = 1): TraceHeader {
 }
 
 function decodeBytes(text: unknown, captured: number, line: number): Uint8Array {
-  if (typeof text !== 'string' || !BASE64.test(text)) throw new TraceError('BAD_BYTES', 'record.bytes must be base64', line);
+  if (typeof text !== 'string' || !BASE64.test(text))
+    throw new TraceError('BAD_BYTES', 'record.bytes must be base64', line);
   const buf = Buffer.from(text, 'base64');
   if (buf.length !== captured) {
-    throw new TraceError('BAD_BYTES', `record.bytes holds ${buf.length} bytes but record.captured says ${captured}`, line);
+    throw new TraceError(
+      'BAD_BYTES',
+      `record.bytes holds ${buf.length} bytes but record.captured says ${captured}`,
+      line,
+    );
   }
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
@@ -162,7 +184,10 @@ export function decodeEventLine(text: string, line: number): TraceEvent {
       if (captured > length) rec.fail('captured', `at most length (${length})`);
       rec.str('verdict');
       rec.str('summary');
-      return { ...(obj as unknown as TraceEvent & { type: 'record' }), bytes: decodeBytes(obj.bytes, captured, line) };
+      return {
+        ...(obj as unknown as TraceEvent & { type: 'record' }),
+        bytes: decodeBytes(obj.bytes, captured, line),
+      };
     }
     case 'round': {
       const r = new Fields(f.obj_('report'), 'report', line);

@@ -47,9 +47,15 @@ describe('trace NDJSON', () => {
       expect(back.complete).toBe(true);
       expect(back.truncatedTail).toBe(false);
       const end = back.events.at(-1)!;
-      expect(end).toEqual({ type: 'end', t: expect.any(Number), records: events.filter((e) => e.type === 'record').length, events: events.length });
+      expect(end).toEqual({
+        type: 'end',
+        t: expect.any(Number),
+        records: events.filter((e) => e.type === 'record').length,
+        events: events.length,
+      });
       // Bytes compare by content (as hex: fast on the model-sized unit).
-      const norm = (e: TraceEvent): unknown => (e.type === 'record' ? { ...e, bytes: Buffer.from(e.bytes).toString('hex') } : e);
+      const norm = (e: TraceEvent): unknown =>
+        e.type === 'record' ? { ...e, bytes: Buffer.from(e.bytes).toString('hex') } : e;
       expect(back.events.slice(0, -1).map(norm)).toEqual(events.map(norm));
     }
   });
@@ -64,11 +70,22 @@ describe('trace NDJSON', () => {
     const lines = (await writeSample()).split('\n');
     expect(lines.at(-1)).toBe('');
     const header = JSON.parse(lines[0]!);
-    expect(header).toMatchObject({ format: 'relay-lab-trace', version: 1, saltHex: '0102030405060708090a0b0c0d0e0f10' });
+    expect(header).toMatchObject({
+      format: 'relay-lab-trace',
+      version: 1,
+      saltHex: '0102030405060708090a0b0c0d0e0f10',
+    });
     const firstRecord = JSON.parse(lines.find((l) => l.includes('"type":"record"'))!);
     // The data handshake vector, base64.
     expect(Buffer.from(firstRecord.bytes, 'base64').toString('hex')).toBe('c0170df1030000000000000001000000');
-    expect(firstRecord.record).toMatchObject({ seq: 1, link: 'h0.r0.data', dir: 'up', layer: 'handshake', length: 16, captured: 16 });
+    expect(firstRecord.record).toMatchObject({
+      seq: 1,
+      link: 'h0.r0.data',
+      dir: 'up',
+      layer: 'handshake',
+      length: 16,
+      captured: 16,
+    });
   });
 
   it('streams through a real file with backpressure', async () => {
@@ -79,7 +96,14 @@ describe('trace NDJSON', () => {
     let records = 0;
     for (let i = 0; i < 3; i++) {
       const e = sampleEvents().find((x) => x.type === 'record')!;
-      if (!w.write({ ...e, record: { ...e.record, seq: 100 + i, length: big.length, captured: big.length }, bytes: big })) await w.drained();
+      if (
+        !w.write({
+          ...e,
+          record: { ...e.record, seq: 100 + i, length: big.length, captured: big.length },
+          bytes: big,
+        })
+      )
+        await w.drained();
       records += 1;
     }
     await w.close();
@@ -99,7 +123,8 @@ describe('trace NDJSON', () => {
     const lines = text.split('\n');
     // Cut a line in half and drop what follows it, as a writer killed mid-line leaves the file.
     const cutLine = lines[lines.length - 4]!;
-    const cut = lines.slice(0, lines.length - 4).join('\n') + '\n' + cutLine.slice(0, Math.floor(cutLine.length / 2));
+    const cut =
+      lines.slice(0, lines.length - 4).join('\n') + '\n' + cutLine.slice(0, Math.floor(cutLine.length / 2));
     const back = await loadTrace(chunked(cut, 100));
     expect(back.truncatedTail).toBe(true);
     expect(back.complete).toBe(false);
@@ -115,28 +140,52 @@ describe('trace NDJSON', () => {
 
   it('names malformed lines with their line number', async () => {
     const ok = encodeEventLine({ type: 'log', t: 1, level: 'info', message: 'x' });
-    expect(await errorOf(headerLine + ok + '{"type": "log", t: 2}\n' + ok)).toMatchObject({ code: 'BAD_JSON', line: 3 });
-    expect(await errorOf(headerLine + '{"type":"nope","t":1}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
-    expect(await errorOf(headerLine + '{"type":"log","t":"soon","level":"info","message":"m"}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+    expect(await errorOf(headerLine + ok + '{"type": "log", t: 2}\n' + ok)).toMatchObject({
+      code: 'BAD_JSON',
+      line: 3,
+    });
+    expect(await errorOf(headerLine + '{"type":"nope","t":1}\n')).toMatchObject({
+      code: 'BAD_EVENT',
+      line: 2,
+    });
+    expect(
+      await errorOf(headerLine + '{"type":"log","t":"soon","level":"info","message":"m"}\n'),
+    ).toMatchObject({ code: 'BAD_EVENT', line: 2 });
     expect(await errorOf(headerLine + '[1,2]\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
-    expect(await errorOf(headerLine + '{"type":"lifecycle","t":1,"action":"explode"}\n')).toMatchObject({ code: 'BAD_EVENT' });
-    expect(await errorOf(headerLine + '{"type":"link","t":1,"link":{"id":"h1.uplink.data"}}\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+    expect(await errorOf(headerLine + '{"type":"lifecycle","t":1,"action":"explode"}\n')).toMatchObject({
+      code: 'BAD_EVENT',
+    });
+    expect(
+      await errorOf(headerLine + '{"type":"link","t":1,"link":{"id":"h1.uplink.data"}}\n'),
+    ).toMatchObject({ code: 'BAD_EVENT', line: 2 });
   });
 
   it('rejects record bytes that are not base64 or disagree with captured', async () => {
     const rec = sampleEvents().find((e) => e.type === 'record')!;
     const line = JSON.parse(encodeEventLine(rec));
-    expect(await errorOf(headerLine + JSON.stringify({ ...line, bytes: 'not base64!' }) + '\n')).toMatchObject({ code: 'BAD_BYTES', line: 2 });
-    expect(await errorOf(headerLine + JSON.stringify({ ...line, bytes: 'AAAA' }) + '\n')).toMatchObject({ code: 'BAD_BYTES', line: 2 });
+    expect(
+      await errorOf(headerLine + JSON.stringify({ ...line, bytes: 'not base64!' }) + '\n'),
+    ).toMatchObject({ code: 'BAD_BYTES', line: 2 });
+    expect(await errorOf(headerLine + JSON.stringify({ ...line, bytes: 'AAAA' }) + '\n')).toMatchObject({
+      code: 'BAD_BYTES',
+      line: 2,
+    });
     const over = { ...line, record: { ...line.record, captured: line.record.length + 1 } };
-    expect(await errorOf(headerLine + JSON.stringify(over) + '\n')).toMatchObject({ code: 'BAD_EVENT', line: 2 });
+    expect(await errorOf(headerLine + JSON.stringify(over) + '\n')).toMatchObject({
+      code: 'BAD_EVENT',
+      line: 2,
+    });
   });
 
   it('rejects what is not a trace, a newer version, and an empty input', async () => {
     expect(await errorOf('{"hello":1}\n')).toMatchObject({ code: 'NOT_A_TRACE', line: 1 });
     expect(await errorOf('garbage\n')).toMatchObject({ code: 'NOT_A_TRACE', line: 1 });
-    expect(await errorOf(JSON.stringify({ ...sampleHeader(), version: 2 }) + '\n')).toMatchObject({ code: 'UNSUPPORTED_VERSION' });
-    expect(await errorOf(JSON.stringify({ ...sampleHeader(), saltHex: 'XYZ' }) + '\n')).toMatchObject({ code: 'BAD_EVENT' });
+    expect(await errorOf(JSON.stringify({ ...sampleHeader(), version: 2 }) + '\n')).toMatchObject({
+      code: 'UNSUPPORTED_VERSION',
+    });
+    expect(await errorOf(JSON.stringify({ ...sampleHeader(), saltHex: 'XYZ' }) + '\n')).toMatchObject({
+      code: 'BAD_EVENT',
+    });
     const badLink = { ...sampleHeader(), links: [{ ...sampleHeader().links[0], clientPort: 70000 }] };
     expect(await errorOf(JSON.stringify(badLink) + '\n')).toMatchObject({ code: 'BAD_EVENT' });
     expect(await errorOf('')).toMatchObject({ code: 'EMPTY' });

@@ -48,7 +48,10 @@ export class TraceWriter {
    * copy of the first `bytes` bytes plus `end` is a complete trace.
    */
   position(): { bytes: number; end: EndEvent } {
-    return { bytes: this.byteCount, end: { type: 'end', t: this.lastT, records: this.records, events: this.events } };
+    return {
+      bytes: this.byteCount,
+      end: { type: 'end', t: this.lastT, records: this.records, events: this.events },
+    };
   }
 
   /** Resolves once everything written so far has reached the stream's destination. */
@@ -124,7 +127,10 @@ async function* lines(source: TraceSource, maxLineBytes: number): AsyncGenerator
   let partLen = 0;
   let lineNo = 0;
   for await (const chunk of source) {
-    let buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    let buf =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
     for (;;) {
       const nl = buf.indexOf(0x0a);
       if (nl < 0) break;
@@ -139,7 +145,8 @@ async function* lines(source: TraceSource, maxLineBytes: number): AsyncGenerator
     if (buf.length > 0) {
       parts.push(Buffer.from(buf));
       partLen += buf.length;
-      if (partLen > maxLineBytes) throw new TraceError('BAD_EVENT', `line longer than ${maxLineBytes} bytes`, lineNo + 1);
+      if (partLen > maxLineBytes)
+        throw new TraceError('BAD_EVENT', `line longer than ${maxLineBytes} bytes`, lineNo + 1);
     }
   }
   if (partLen > 0) yield [Buffer.concat(parts).toString('utf8'), false];
@@ -154,7 +161,8 @@ export async function* readTrace(source: TraceSource, opts: ReadOptions = {}): A
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') continue;
     if (!sawHeader) {
-      if (!terminated && !text.trimEnd().endsWith('}')) throw new TraceError('EMPTY', 'the trace ends inside its header line', line);
+      if (!terminated && !text.trimEnd().endsWith('}'))
+        throw new TraceError('EMPTY', 'the trace ends inside its header line', line);
       yield { kind: 'header', header: decodeHeaderLine(text, line), line };
       sawHeader = true;
       continue;

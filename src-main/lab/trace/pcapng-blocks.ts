@@ -42,7 +42,12 @@ function writeOptions(dv: DataView, bytes: Uint8Array, at: number, opts: Option[
 }
 
 /** A block: type, total length, body, options, total length again. */
-function block(type: number, bodyLen: number, opts: Option[], fillBody: (dv: DataView, bytes: Uint8Array) => void): Uint8Array {
+function block(
+  type: number,
+  bodyLen: number,
+  opts: Option[],
+  fillBody: (dv: DataView, bytes: Uint8Array) => void,
+): Uint8Array {
   const total = 12 + pad4(bodyLen) + optionsLength(opts);
   const bytes = new Uint8Array(total);
   const dv = new DataView(bytes.buffer);
@@ -77,7 +82,13 @@ export function interfaceDescriptionBlock(linkType: number, snapLen: number, nam
   });
 }
 
-export function enhancedPacketBlock(interfaceId: number, timestampUs: number, data: Uint8Array, origLen: number, comment?: string): Uint8Array {
+export function enhancedPacketBlock(
+  interfaceId: number,
+  timestampUs: number,
+  data: Uint8Array,
+  origLen: number,
+  comment?: string,
+): Uint8Array {
   const opts = comment ? [{ code: OPT_COMMENT, value: utf8.encode(comment) }] : [];
   return block(BLOCK_EPB, 20 + data.length, opts, (dv, bytes) => {
     const ts = Math.max(0, Math.round(timestampUs));

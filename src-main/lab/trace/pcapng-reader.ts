@@ -65,8 +65,10 @@ export function readPcapng(file: Uint8Array): PcapngFile {
       throw new TraceError('BAD_PCAPNG', 'a pcapng file starts with a Section Header Block');
     }
     const total = dv.getUint32(at + 4, le);
-    if (total < 12 || total % 4 !== 0 || at + total > file.length) throw new TraceError('BAD_PCAPNG', `block at ${at} has bad length ${total}`);
-    if (dv.getUint32(at + total - 4, le) !== total) throw new TraceError('BAD_PCAPNG', `block at ${at}: trailing length differs`);
+    if (total < 12 || total % 4 !== 0 || at + total > file.length)
+      throw new TraceError('BAD_PCAPNG', `block at ${at} has bad length ${total}`);
+    if (dv.getUint32(at + total - 4, le) !== total)
+      throw new TraceError('BAD_PCAPNG', `block at ${at}: trailing length differs`);
     const body = file.subarray(at + 8, at + total - 4);
     const bdv = new DataView(body.buffer, body.byteOffset, body.byteLength);
     if (type === BLOCK_SHB) {
@@ -77,13 +79,22 @@ export function readPcapng(file: Uint8Array): PcapngFile {
       const res = opts.get(9)?.[0]?.[0] ?? 6;
       const tsPerSecond = res & 0x80 ? 2 ** (res & 0x7f) : 10 ** res;
       const name = opts.get(2)?.[0];
-      result.interfaces.push({ linkType: bdv.getUint16(0, le), snapLen: bdv.getUint32(4, le), tsPerSecond, name: name && utf8.decode(name) });
+      result.interfaces.push({
+        linkType: bdv.getUint16(0, le),
+        snapLen: bdv.getUint32(4, le),
+        tsPerSecond,
+        name: name && utf8.decode(name),
+      });
     } else if (type === BLOCK_EPB) {
       const capLen = bdv.getUint32(12, le);
-      if (20 + capLen > body.length) throw new TraceError('BAD_PCAPNG', `packet at ${at} claims ${capLen} bytes past its block`);
+      if (20 + capLen > body.length)
+        throw new TraceError('BAD_PCAPNG', `packet at ${at} claims ${capLen} bytes past its block`);
       const interfaceId = bdv.getUint32(0, le);
-      if (interfaceId >= result.interfaces.length) throw new TraceError('BAD_PCAPNG', `packet at ${at} names interface ${interfaceId}, not described`);
-      const comments = (options(body.subarray(20 + ((capLen + 3) & ~3)), le).get(1) ?? []).map((c) => utf8.decode(c));
+      if (interfaceId >= result.interfaces.length)
+        throw new TraceError('BAD_PCAPNG', `packet at ${at} names interface ${interfaceId}, not described`);
+      const comments = (options(body.subarray(20 + ((capLen + 3) & ~3)), le).get(1) ?? []).map((c) =>
+        utf8.decode(c),
+      );
       result.packets.push({
         interfaceId,
         timestamp: (BigInt(bdv.getUint32(4, le)) << 32n) | BigInt(bdv.getUint32(8, le)),
@@ -119,7 +130,8 @@ const dotted = (b: Uint8Array): string => Array.from(b).join('.');
 /** Decodes a LINKTYPE_IPV4 packet carrying TCP. */
 export function decodeIpv4Tcp(data: Uint8Array): DecodedTcp {
   const dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
-  if (data.length < 40 || data[0]! >> 4 !== 4 || data[9] !== 6) throw new TraceError('BAD_PCAPNG', 'not an IPv4/TCP packet');
+  if (data.length < 40 || data[0]! >> 4 !== 4 || data[9] !== 6)
+    throw new TraceError('BAD_PCAPNG', 'not an IPv4/TCP packet');
   const ihl = (data[0]! & 0x0f) * 4;
   const total = dv.getUint16(2);
   const tcpLen = (data[ihl + 12]! >> 4) * 4;

@@ -12,7 +12,10 @@ import { LINKS, sampleEvents, sampleHeader, sampleUnits, STARTED_AT } from './te
 /** The sample without its model-sized unit, for exports at tiny MSS. */
 const smallEvents = (): TraceEvent[] => sampleEvents(sampleUnits().filter((u) => u.bytes.length < 100_000));
 
-function exportSample(events: TraceEvent[] = sampleEvents(), opts?: PcapngOptions): { file: Uint8Array; stats: PcapngExporter['stats'] } {
+function exportSample(
+  events: TraceEvent[] = sampleEvents(),
+  opts?: PcapngOptions,
+): { file: Uint8Array; stats: PcapngExporter['stats'] } {
   const chunks: Uint8Array[] = [];
   const ex = new PcapngExporter(sampleHeader(), (c) => chunks.push(c), opts);
   for (const e of events) ex.event(e);
@@ -28,8 +31,16 @@ interface Packet extends DecodedTcp {
 
 function packetsOf(file: Uint8Array): Packet[] {
   const pcap = readPcapng(file);
-  expect(pcap.interfaces).toEqual([{ linkType: 228, snapLen: 65535, tsPerSecond: 1_000_000, name: 'relay-lab loopback' }]);
-  return pcap.packets.map((p) => ({ ...decodeIpv4Tcp(p.data), ts: p.timestamp, origLen: p.origLen, capLen: p.data.length, comments: p.comments }));
+  expect(pcap.interfaces).toEqual([
+    { linkType: 228, snapLen: 65535, tsPerSecond: 1_000_000, name: 'relay-lab loopback' },
+  ]);
+  return pcap.packets.map((p) => ({
+    ...decodeIpv4Tcp(p.data),
+    ts: p.timestamp,
+    origLen: p.origLen,
+    capLen: p.data.length,
+    comments: p.comments,
+  }));
 }
 
 /** The bytes each direction of a link carried, in order, rebuilt from the packets by sequence number. */
@@ -38,7 +49,8 @@ function streams(packets: Packet[], clientPort: number): { up: Buffer; down: Buf
   const down = packets.filter((p) => p.dstPort === clientPort && p.payloadLen > 0);
   const join = (ps: Packet[]): Buffer => {
     // Each segment's sequence number must be the previous one's plus its length.
-    for (let i = 1; i < ps.length; i++) expect(ps[i]!.seq).toBe((ps[i - 1]!.seq + ps[i - 1]!.payloadLen) >>> 0);
+    for (let i = 1; i < ps.length; i++)
+      expect(ps[i]!.seq).toBe((ps[i - 1]!.seq + ps[i - 1]!.payloadLen) >>> 0);
     return Buffer.concat(ps.map((p) => p.payload));
   };
   return { up: join(up), down: join(down) };
@@ -67,8 +79,17 @@ describe('pcapng export', () => {
     for (const link of LINKS) {
       const mine = packets.filter((p) => p.srcPort === link.clientPort || p.dstPort === link.clientPort);
       const [syn, synAck, ack, first] = mine;
-      expect(syn).toMatchObject({ flags: TCP_SYN, srcPort: link.clientPort, dstPort: link.serverPort, payloadLen: 0 });
-      expect(synAck).toMatchObject({ flags: TCP_SYN | TCP_ACK, srcPort: link.serverPort, ack: (syn!.seq + 1) >>> 0 });
+      expect(syn).toMatchObject({
+        flags: TCP_SYN,
+        srcPort: link.clientPort,
+        dstPort: link.serverPort,
+        payloadLen: 0,
+      });
+      expect(synAck).toMatchObject({
+        flags: TCP_SYN | TCP_ACK,
+        srcPort: link.serverPort,
+        ack: (syn!.seq + 1) >>> 0,
+      });
       expect(ack).toMatchObject({ flags: TCP_ACK, seq: (syn!.seq + 1) >>> 0, ack: (synAck!.seq + 1) >>> 0 });
       expect(first!.seq).toBe((syn!.seq + 1) >>> 0);
       // The handshake sits just before the first unit.
@@ -79,8 +100,11 @@ describe('pcapng export', () => {
   it('carries every unit byte for byte, in order, per direction', () => {
     const packets = packetsOf(exportSample(smallEvents(), { mss: 13 }).file);
     for (const link of LINKS) {
-      const units = sampleUnits().filter((u) => u.link === link.id && u.captured === undefined && u.bytes.length < 100_000);
-      const want = (dir: string): Buffer => Buffer.concat(units.filter((u) => u.dir === dir).map((u) => u.bytes));
+      const units = sampleUnits().filter(
+        (u) => u.link === link.id && u.captured === undefined && u.bytes.length < 100_000,
+      );
+      const want = (dir: string): Buffer =>
+        Buffer.concat(units.filter((u) => u.dir === dir).map((u) => u.bytes));
       const got = streams(packets, link.clientPort);
       if (link.id === 'h0.uplink.data') {
         // The short Broadcast went down this link: compare the up direction only.
@@ -95,7 +119,9 @@ describe('pcapng export', () => {
   it('acknowledges what the other side has sent so far', () => {
     const packets = packetsOf(exportSample().file);
     const link = LINKS.find((l) => l.id === 'h0.r0.data')!;
-    const mine = packets.filter((p) => (p.srcPort === link.clientPort || p.dstPort === link.clientPort) && p.payloadLen > 0);
+    const mine = packets.filter(
+      (p) => (p.srcPort === link.clientPort || p.dstPort === link.clientPort) && p.payloadLen > 0,
+    );
     // Unit 2 (the ack, down) acknowledges the 16-byte handshake sent up.
     expect(mine[1]!.ack).toBe((mine[0]!.seq + 16) >>> 0);
     expect(mine[2]!.ack).toBe((mine[1]!.seq + 8) >>> 0);
@@ -103,7 +129,9 @@ describe('pcapng export', () => {
 
   it('splits a unit into MSS-sized segments, PSH on the last', () => {
     const big = sampleUnits().find((u) => u.bytes.length > 100_000)!;
-    const packets = packetsOf(exportSample().file).filter((p) => p.srcPort === 47003 && p.payloadLen > MAX_TCP_PAYLOAD - 1);
+    const packets = packetsOf(exportSample().file).filter(
+      (p) => p.srcPort === 47003 && p.payloadLen > MAX_TCP_PAYLOAD - 1,
+    );
     const segs = Math.ceil(big.bytes.length / MAX_TCP_PAYLOAD);
     expect(packets.length).toBe(segs - 1);
     for (const p of packets) {
@@ -145,15 +173,21 @@ describe('pcapng export', () => {
 
   it('timestamps packets at startedAt + t in microseconds, with a comment per unit', () => {
     const packets = packetsOf(exportSample().file);
-    const hello = packets.find((p) => p.comments.some((c) => c.startsWith('relay-lab #6 h0.uplink.data up mux/Hello')))!;
-    const t = (sampleEvents().find((e) => e.type === 'record' && e.record.seq === 6) as TraceEvent & { type: 'record' }).t;
+    const hello = packets.find((p) =>
+      p.comments.some((c) => c.startsWith('relay-lab #6 h0.uplink.data up mux/Hello')),
+    )!;
+    const t = (
+      sampleEvents().find((e) => e.type === 'record' && e.record.seq === 6) as TraceEvent & { type: 'record' }
+    ).t;
     expect(hello.ts).toBe(BigInt(Math.round((STARTED_AT + t) * 1000)));
     expect(packets.filter((p) => p.comments.length > 0).length).toBe(sampleUnits().length);
   });
 
   it('closes links with FIN or RST, and reopens on later traffic', () => {
     const events = sampleEvents();
-    const reopen = events.find((e) => e.type === 'record' && e.record.link === 'h0.r0.data')! as TraceEvent & { type: 'record' };
+    const reopen = events.find(
+      (e) => e.type === 'record' && e.record.link === 'h0.r0.data',
+    )! as TraceEvent & { type: 'record' };
     const last = events.at(-1)!.t;
     events.push({ ...reopen, t: last + 1, record: { ...reopen.record, seq: 999, t: last + 1 } });
     const { file, stats } = exportSample(events);
@@ -174,7 +208,9 @@ describe('pcapng export', () => {
   it('names a record on an unknown link and an unusable address', () => {
     const rec = sampleEvents().find((e) => e.type === 'record')! as TraceEvent & { type: 'record' };
     const ex = new PcapngExporter(sampleHeader(), () => {});
-    expect(() => ex.event({ ...rec, record: { ...rec.record, link: 'h9.nowhere' } }, 7)).toThrow(expect.objectContaining({ code: 'UNKNOWN_LINK', line: 7 }));
+    expect(() => ex.event({ ...rec, record: { ...rec.record, link: 'h9.nowhere' } }, 7)).toThrow(
+      expect.objectContaining({ code: 'UNKNOWN_LINK', line: 7 }),
+    );
     const bad = new PcapngExporter(sampleHeader([{ ...LINKS[0]!, clientAddr: '::1' }]), () => {});
     expect(() => bad.event(rec)).toThrow(expect.objectContaining({ code: 'BAD_LINK' }));
   });
@@ -183,7 +219,9 @@ describe('pcapng export', () => {
     // RFC 1071 section 3: 00 01 f2 03 f4 f5 f6 f7 sums to 0xddf2, so the checksum is 0x220d.
     expect(internetChecksum(Uint8Array.of(0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7))).toBe(0x220d);
     // The same split at an odd boundary.
-    expect(internetChecksum(Uint8Array.of(0x00, 0x01, 0xf2), Uint8Array.of(0x03, 0xf4, 0xf5, 0xf6, 0xf7))).toBe(0x220d);
+    expect(
+      internetChecksum(Uint8Array.of(0x00, 0x01, 0xf2), Uint8Array.of(0x03, 0xf4, 0xf5, 0xf6, 0xf7)),
+    ).toBe(0x220d);
   });
 
   it('exports a trace file to a pcapng file', async () => {
@@ -194,12 +232,18 @@ describe('pcapng export', () => {
     await w.close();
     const stats = await exportTraceFileToPcapng(trace, join(dir, 's.pcapng'));
     expect(stats).toMatchObject({ units: sampleUnits().length, truncatedTail: false });
-    expect(Buffer.from(readFileSync(join(dir, 's.pcapng'))).equals(Buffer.from(exportSample().file))).toBe(true);
+    expect(Buffer.from(readFileSync(join(dir, 's.pcapng'))).equals(Buffer.from(exportSample().file))).toBe(
+      true,
+    );
   });
 
   it('rejects a file that is not pcapng', () => {
-    expect(() => readPcapng(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))).toThrow(expect.objectContaining({ code: 'BAD_PCAPNG' }));
+    expect(() => readPcapng(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))).toThrow(
+      expect.objectContaining({ code: 'BAD_PCAPNG' }),
+    );
     const { file } = exportSample();
-    expect(() => readPcapng(file.subarray(0, file.length - 2))).toThrow(expect.objectContaining({ code: 'BAD_PCAPNG' }));
+    expect(() => readPcapng(file.subarray(0, file.length - 2))).toThrow(
+      expect.objectContaining({ code: 'BAD_PCAPNG' }),
+    );
   });
 });

@@ -13,7 +13,12 @@ import { once } from 'node:events';
 import { TraceError } from './errors';
 import type { TraceEvent, TraceHeader, TraceLink } from './format';
 import { readTraceFile, type TraceItem } from './ndjson';
-import { enhancedPacketBlock, interfaceDescriptionBlock, LINKTYPE_IPV4, sectionHeaderBlock } from './pcapng-blocks';
+import {
+  enhancedPacketBlock,
+  interfaceDescriptionBlock,
+  LINKTYPE_IPV4,
+  sectionHeaderBlock,
+} from './pcapng-blocks';
 import { MAX_TCP_PAYLOAD } from './ipv4-tcp';
 import { TcpConversation } from './tcp-synth';
 
@@ -58,7 +63,12 @@ export class PcapngExporter {
     let c = this.conversations.get(linkId);
     if (!c) {
       const link = this.links.get(linkId);
-      if (!link) throw new TraceError('UNKNOWN_LINK', `record on link '${linkId}', which the trace header does not list`, line);
+      if (!link)
+        throw new TraceError(
+          'UNKNOWN_LINK',
+          `record on link '${linkId}', which the trace header does not list`,
+          line,
+        );
       c = new TcpConversation(link, this.mss);
       this.conversations.set(linkId, c);
     }
@@ -129,15 +139,23 @@ export async function exportPcapng(
 }
 
 /** `relay-lab trace export` in one call: NDJSON trace file in, pcapng file out. */
-export async function exportTraceFileToPcapng(tracePath: string, pcapngPath: string, opts?: PcapngOptions): Promise<ExportStats & { truncatedTail: boolean }> {
+export async function exportTraceFileToPcapng(
+  tracePath: string,
+  pcapngPath: string,
+  opts?: PcapngOptions,
+): Promise<ExportStats & { truncatedTail: boolean }> {
   const out = createWriteStream(pcapngPath);
   const failed = once(out, 'error').then(([e]) => Promise.reject(e as Error));
   failed.catch(() => {});
   try {
     const stats = await Promise.race([
-      exportPcapng(readTraceFile(tracePath), async (chunk) => {
-        if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
-      }, opts),
+      exportPcapng(
+        readTraceFile(tracePath),
+        async (chunk) => {
+          if (!out.write(chunk)) await Promise.race([once(out, 'drain'), failed]);
+        },
+        opts,
+      ),
       failed,
     ]);
     out.end();

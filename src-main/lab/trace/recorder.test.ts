@@ -25,7 +25,12 @@ async function recordSession(snapLen = 64) {
   const out = new PassThrough();
   const chunks: Buffer[] = [];
   out.on('data', (c: Buffer) => chunks.push(c));
-  const header = makeTraceHeader({ startedAt: 1_700_000_000_000, saltHex: '0102030405060708090a0b0c0d0e0f10', config: { ...DEFAULT_TOPOLOGY, ranksPerHost: [1] }, links: syntheticTraceLinks(tap.linkViews()) });
+  const header = makeTraceHeader({
+    startedAt: 1_700_000_000_000,
+    saltHex: '0102030405060708090a0b0c0d0e0f10',
+    config: { ...DEFAULT_TOPOLOGY, ranksPerHost: [1] },
+    links: syntheticTraceLinks(tap.linkViews()),
+  });
   const rec = new TraceRecorder(new TraceWriter(out, header), () => clock).attachTap(tap);
   let listener: ((b: LabBatch) => void) | null = null;
   rec.attachEvents((l) => {
@@ -35,25 +40,94 @@ async function recordSession(snapLen = 64) {
 
   rec.command({ type: 'start' });
   clock = 1;
-  tap.unit({ link: links[1]!, dir: 'up', layer: 'handshake', kind: 'dataHandshake', length: 16, summary: 'hs', bytes: [vectorBytes('handshake data v3')] });
+  tap.unit({
+    link: links[1]!,
+    dir: 'up',
+    layer: 'handshake',
+    kind: 'dataHandshake',
+    length: 16,
+    summary: 'hs',
+    bytes: [vectorBytes('handshake data v3')],
+  });
   clock = 2;
   const magic = Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1);
-  tap.unit({ link: links[0]!, dir: 'up', layer: 'channelMagic', kind: 'DATA magic', length: 4, summary: 'magic', bytes: [magic] });
+  tap.unit({
+    link: links[0]!,
+    dir: 'up',
+    layer: 'channelMagic',
+    kind: 'DATA magic',
+    length: 4,
+    summary: 'magic',
+    bytes: [magic],
+  });
   clock = 3;
   // A model-sized HostFrame delivered in two pieces: the tap keeps snapLen bytes.
   const host = muxRecord(3, 0, new Uint8Array(300).fill(7));
-  tap.unit({ link: links[0]!, dir: 'up', layer: 'mux', kind: 'HostFrame', length: host.length, summary: 'HostFrame', bytes: [host.subarray(0, 25), host.subarray(25)] });
+  tap.unit({
+    link: links[0]!,
+    dir: 'up',
+    layer: 'mux',
+    kind: 'HostFrame',
+    length: host.length,
+    summary: 'HostFrame',
+    bytes: [host.subarray(0, 25), host.subarray(25)],
+  });
   // A link that appears after the header (a late leg): declared in the trace before its first record.
-  const late = tap.link({ id: 'h1.uplink.data', from: 'h1', to: 'controller', channel: 'data', kind: 'uplink', host: 1 });
-  tap.unit({ link: late, dir: 'up', layer: 'channelMagic', kind: 'DATA magic', length: 4, summary: 'magic', bytes: [magic] });
+  const late = tap.link({
+    id: 'h1.uplink.data',
+    from: 'h1',
+    to: 'controller',
+    channel: 'data',
+    kind: 'uplink',
+    host: 1,
+  });
+  tap.unit({
+    link: late,
+    dir: 'up',
+    layer: 'channelMagic',
+    kind: 'DATA magic',
+    length: 4,
+    summary: 'magic',
+    bytes: [magic],
+  });
   // And a record handed over directly for a link no tap knows: its shape comes from its id.
-  rec.record({ seq: 50, t: 3, link: 'h2.r5.control', dir: 'down', layer: 'handshake', kind: 'controlAck', length: 16, captured: 16, verdict: 'ok', summary: 'ack' }, vectorBytes('handshake control ack v2'));
+  rec.record(
+    {
+      seq: 50,
+      t: 3,
+      link: 'h2.r5.control',
+      dir: 'down',
+      layer: 'handshake',
+      kind: 'controlAck',
+      length: 16,
+      captured: 16,
+      verdict: 'ok',
+      summary: 'ack',
+    },
+    vectorBytes('handshake control ack v2'),
+  );
   clock = 4;
-  listener!({ events: [{ type: 'round', report: { round: 0, accepted: [0], verdict: 'ok', durationMs: 3, uplinkBytesPerHost: [329] } }, { type: 'records', records: [], droppedBefore: 0 }] });
+  listener!({
+    events: [
+      {
+        type: 'round',
+        report: { round: 0, accepted: [0], verdict: 'ok', durationMs: 3, uplinkBytesPerHost: [329] },
+      },
+      { type: 'records', records: [], droppedBefore: 0 },
+    ],
+  });
   rec.command({ type: 'pauseRank', rank: 0 });
   rec.command({ type: 'getRecordBytes', seq: 0 });
   clock = 5;
-  listener!({ events: [{ type: 'finding', finding: { id: 1, t: 5, severity: 'warn', kind: 'stalled', message: 'rank 0 stalled', ranks: [0] } }, { type: 'links', links: tap.linkViews() }] });
+  listener!({
+    events: [
+      {
+        type: 'finding',
+        finding: { id: 1, t: 5, severity: 'warn', kind: 'stalled', message: 'rank 0 stalled', ranks: [0] },
+      },
+      { type: 'links', links: tap.linkViews() },
+    ],
+  });
   rec.lifecycle({ action: 'faultApplied', link: 'h0.uplink.data', fault: { kind: 'slicer', pieceBytes: 3 } });
   clock = 6;
   await rec.close();
@@ -65,10 +139,39 @@ describe('TraceRecorder and TraceReplay', () => {
   it('records tap units with their captured bytes, rounds, findings and lifecycle events', async () => {
     const { trace, host } = await recordSession();
     expect(trace.complete).toBe(true);
-    expect(trace.events.map((e) => e.type)).toEqual(['lifecycle', 'record', 'record', 'record', 'link', 'record', 'link', 'record', 'round', 'lifecycle', 'finding', 'links', 'lifecycle', 'end']);
+    expect(trace.events.map((e) => e.type)).toEqual([
+      'lifecycle',
+      'record',
+      'record',
+      'record',
+      'link',
+      'record',
+      'link',
+      'record',
+      'round',
+      'lifecycle',
+      'finding',
+      'links',
+      'lifecycle',
+      'end',
+    ]);
     const declared = trace.events.filter((e) => e.type === 'link').map((e) => e.link);
-    expect(declared[0]).toMatchObject({ id: 'h1.uplink.data', kind: 'uplink', host: 1, serverPort: 1337, syntheticEndpoints: true });
-    expect(declared[1]).toMatchObject({ id: 'h2.r5.control', kind: 'loopback', channel: 'control', host: 2, rank: 5, from: 'r5', to: 'h2' });
+    expect(declared[0]).toMatchObject({
+      id: 'h1.uplink.data',
+      kind: 'uplink',
+      host: 1,
+      serverPort: 1337,
+      syntheticEndpoints: true,
+    });
+    expect(declared[1]).toMatchObject({
+      id: 'h2.r5.control',
+      kind: 'loopback',
+      channel: 'control',
+      host: 2,
+      rank: 5,
+      from: 'r5',
+      to: 'h2',
+    });
     expect(new Set([...trace.header.links, ...declared].map((l) => l.clientPort)).size).toBe(4);
     const recs = trace.events.filter((e) => e.type === 'record');
     const big = recs[2]!;
@@ -88,16 +191,25 @@ describe('TraceRecorder and TraceReplay', () => {
 
     const early = replay.seek(2.5);
     expect(seen).toHaveLength(1);
-    expect(early.events[0]).toMatchObject({ type: 'snapshot', snapshot: { running: false, roundsCompleted: 0, ranks: [{ rank: 0, state: 'alive' }] } });
+    expect(early.events[0]).toMatchObject({
+      type: 'snapshot',
+      snapshot: { running: false, roundsCompleted: 0, ranks: [{ rank: 0, state: 'alive' }] },
+    });
     expect(early.events[1]).toMatchObject({ type: 'records', records: [{ seq: 0 }, { seq: 1 }] });
     // The session's own link counters win where the trace has them.
-    expect(replay.snapshotAt(100).links.map((l) => l.id)).toEqual(['h0.uplink.data', 'h0.r0.data', 'h1.uplink.data']);
+    expect(replay.snapshotAt(100).links.map((l) => l.id)).toEqual([
+      'h0.uplink.data',
+      'h0.r0.data',
+      'h1.uplink.data',
+    ]);
     const snap = (early.events[0] as { snapshot: { links: LinkView[] } }).snapshot;
     expect(snap.links.find((l) => l.id === 'h0.uplink.data')).toMatchObject({ bytesUp: 4, units: 1 });
 
     const late = replay.seek(100);
     expect(replay.time).toBe(6);
-    expect(late.events[0]).toMatchObject({ snapshot: { roundsCompleted: 1, round: 1, ranks: [{ state: 'paused' }] } });
+    expect(late.events[0]).toMatchObject({
+      snapshot: { roundsCompleted: 1, round: 1, ranks: [{ state: 'paused' }] },
+    });
     expect(late.events.map((e) => e.type)).toEqual(['snapshot', 'records', 'round', 'finding', 'links']);
     // Without a links event, the counters come from the records, late links included.
     const noCounters = new TraceReplay({ ...trace, events: trace.events.filter((e) => e.type !== 'links') });
@@ -109,9 +221,24 @@ describe('TraceRecorder and TraceReplay', () => {
     ]);
     expect(replay.lifecycleUntil(6).map((e) => e.action)).toEqual(['start', 'pauseRank', 'faultApplied']);
 
-    expect(await replay.command({ type: 'getRecordBytes', seq: 1 })).toEqual({ ok: true, bytes: { seq: 1, hex: Buffer.from(magic).toString('hex'), length: 4, captured: 4, saltHex: '0102030405060708090a0b0c0d0e0f10' } });
-    expect(await replay.command({ type: 'getRecordBytes', seq: 99 })).toMatchObject({ ok: false, error: 'NOT_FOUND' });
-    expect(await replay.command({ type: 'killRank', rank: 0 })).toMatchObject({ ok: false, error: 'OFFLINE' });
+    expect(await replay.command({ type: 'getRecordBytes', seq: 1 })).toEqual({
+      ok: true,
+      bytes: {
+        seq: 1,
+        hex: Buffer.from(magic).toString('hex'),
+        length: 4,
+        captured: 4,
+        saltHex: '0102030405060708090a0b0c0d0e0f10',
+      },
+    });
+    expect(await replay.command({ type: 'getRecordBytes', seq: 99 })).toMatchObject({
+      ok: false,
+      error: 'NOT_FOUND',
+    });
+    expect(await replay.command({ type: 'killRank', rank: 0 })).toMatchObject({
+      ok: false,
+      error: 'OFFLINE',
+    });
   });
 
   it('exports a recorded session to pcapng on the synthetic endpoints', async () => {
@@ -119,7 +246,9 @@ describe('TraceRecorder and TraceReplay', () => {
     const chunks: Uint8Array[] = [];
     const ex = new PcapngExporter(trace.header, (c) => chunks.push(c));
     for (const e of trace.events) ex.event(e);
-    const packets = readPcapng(Uint8Array.from(Buffer.concat(chunks))).packets.map((p) => decodeIpv4Tcp(p.data));
+    const packets = readPcapng(Uint8Array.from(Buffer.concat(chunks))).packets.map((p) =>
+      decodeIpv4Tcp(p.data),
+    );
     const uplink = trace.header.links.find((l) => l.id === 'h0.uplink.data')!;
     expect(uplink.serverPort).toBe(1337);
     const hostSeg = packets.find((p) => p.payloadLen === host.length)!;
@@ -133,9 +262,27 @@ describe('TraceRecorder and TraceReplay', () => {
 describe('linkViewFromId', () => {
   it('reads the three link id shapes and refuses others', async () => {
     const { linkViewFromId } = await import('./links');
-    expect(linkViewFromId('h0.uplink.control')).toMatchObject({ kind: 'uplink', channel: 'control', host: 0, from: 'h0', to: 'controller' });
-    expect(linkViewFromId('h3.r12.data')).toMatchObject({ kind: 'loopback', channel: 'data', host: 3, rank: 12, from: 'r12', to: 'h3' });
-    expect(linkViewFromId('r7.uplink.data')).toMatchObject({ kind: 'uplink', rank: 7, from: 'r7', to: 'controller' });
+    expect(linkViewFromId('h0.uplink.control')).toMatchObject({
+      kind: 'uplink',
+      channel: 'control',
+      host: 0,
+      from: 'h0',
+      to: 'controller',
+    });
+    expect(linkViewFromId('h3.r12.data')).toMatchObject({
+      kind: 'loopback',
+      channel: 'data',
+      host: 3,
+      rank: 12,
+      from: 'r12',
+      to: 'h3',
+    });
+    expect(linkViewFromId('r7.uplink.data')).toMatchObject({
+      kind: 'uplink',
+      rank: 7,
+      from: 'r7',
+      to: 'controller',
+    });
     expect(linkViewFromId('h0.uplink')).toBeNull();
     expect(linkViewFromId('x.r1.data')).toBeNull();
   });

@@ -54,7 +54,8 @@ export class TraceRecorder {
     const view = this.tap?.linkViews().find((v) => v.id === id) ?? linkViewFromId(id);
     if (!view) return;
     const controllerPort = this.writer.header.links.find((l) => l.kind === 'uplink')?.serverPort ?? 1337;
-    const link = this.opts.linkFor?.(view) ?? syntheticTraceLinks([view], controllerPort, this.known.size)[0]!;
+    const link =
+      this.opts.linkFor?.(view) ?? syntheticTraceLinks([view], controllerPort, this.known.size)[0]!;
     this.known.add(id);
     this.writer.write({ type: 'link', t, link });
   }
@@ -87,7 +88,12 @@ export class TraceRecorder {
     if (!this.known.has(r.link)) this.declareLink(r.link, r.t);
     // The bytes still held decide what was captured (the tap may have let them go).
     const kept = (bytes ?? new Uint8Array(0)).subarray(0, r.length);
-    this.writer.write({ type: 'record', t: r.t, record: kept.length === r.captured ? r : { ...r, captured: kept.length }, bytes: kept });
+    this.writer.write({
+      type: 'record',
+      t: r.t,
+      record: kept.length === r.captured ? r : { ...r, captured: kept.length },
+      bytes: kept,
+    });
   }
 
   labEvent(e: LabEvent): void {

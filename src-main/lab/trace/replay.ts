@@ -14,7 +14,17 @@ import { loadTraceFile, type LoadedTrace } from './ndjson';
 const RECORDS_PER_EVENT = 5000;
 
 function emptyView(l: TraceLink): LinkView {
-  const v: LinkView = { id: l.id, from: l.from, to: l.to, channel: l.channel, kind: l.kind, host: l.host, bytesUp: 0, bytesDown: 0, units: 0 };
+  const v: LinkView = {
+    id: l.id,
+    from: l.from,
+    to: l.to,
+    channel: l.channel,
+    kind: l.kind,
+    host: l.host,
+    bytesUp: 0,
+    bytesDown: 0,
+    units: 0,
+  };
   if (l.rank !== undefined) v.rank = l.rank;
   return v;
 }
@@ -66,15 +76,33 @@ export class TraceReplay implements LabApi {
     if (cmd.type === 'getRecordBytes') {
       const e = this.bySeq.get(cmd.seq);
       if (!e) return { ok: false, error: 'NOT_FOUND', message: `record ${cmd.seq} is not in this trace` };
-      return { ok: true, bytes: { seq: cmd.seq, hex: Buffer.from(e.bytes).toString('hex'), length: e.record.length, captured: e.bytes.length, saltHex: this.header.saltHex } };
+      return {
+        ok: true,
+        bytes: {
+          seq: cmd.seq,
+          hex: Buffer.from(e.bytes).toString('hex'),
+          length: e.record.length,
+          captured: e.bytes.length,
+          saltHex: this.header.saltHex,
+        },
+      };
     }
-    return { ok: false, error: 'OFFLINE', message: `'${cmd.type}' needs a running session; this is a saved trace` };
+    return {
+      ok: false,
+      error: 'OFFLINE',
+      message: `'${cmd.type}' needs a running session; this is a saved trace`,
+    };
   }
 
   /** Moves the timeline to t and sends every front end the state at t. */
   seek(t: number): LabBatch {
     this.position = Math.max(0, Math.min(t, this.duration));
-    const batch = { events: [{ type: 'snapshot', snapshot: this.snapshotAt(this.position) } as LabEvent, ...this.labEventsUntil(this.position)] };
+    const batch = {
+      events: [
+        { type: 'snapshot', snapshot: this.snapshotAt(this.position) } as LabEvent,
+        ...this.labEventsUntil(this.position),
+      ],
+    };
     for (const l of this.listeners) l(batch);
     return batch;
   }
@@ -136,7 +164,8 @@ export class TraceReplay implements LabApi {
         else if (e.action === 'resumeRounds') paused = false;
       } else if (e.type === 'finding' && (e.finding.kind === 'dead' || e.finding.kind === 'exit')) {
         // As in the live session, a killed (dead) rank stays dead when its process exit is reported after.
-        for (const r of e.finding.ranks ?? []) states[r] = e.finding.kind === 'dead' || states[r] === 'dead' ? 'dead' : 'exited';
+        for (const r of e.finding.ranks ?? [])
+          states[r] = e.finding.kind === 'dead' || states[r] === 'dead' ? 'dead' : 'exited';
       } else if (e.type === 'round') {
         roundsCompleted += 1;
         lastRound = Math.max(lastRound, e.report.round);
@@ -153,8 +182,15 @@ export class TraceReplay implements LabApi {
         }
       }
     }
-    const hosts: HostView[] = hostRanks.map((ranks, h) => ({ host: h, name: hostName(h), ranks, state: hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead')) ? 'dead' : 'up' }));
-    const ranks: RankView[] = hostRanks.flatMap((rs, h) => rs.map((rank) => ({ rank, host: h, state: states[rank]!, roundsCompleted })));
+    const hosts: HostView[] = hostRanks.map((ranks, h) => ({
+      host: h,
+      name: hostName(h),
+      ranks,
+      state: hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead')) ? 'dead' : 'up',
+    }));
+    const ranks: RankView[] = hostRanks.flatMap((rs, h) =>
+      rs.map((rank) => ({ rank, host: h, state: states[rank]!, roundsCompleted })),
+    );
     return {
       running: false,
       config,

@@ -24,7 +24,11 @@ export interface RecordSessionOptions extends RecorderOptions {
   links?: TraceLink[];
 }
 
-export function recordSession(session: RecordableSession, out: string | Writable, opts: RecordSessionOptions = {}): TraceRecorder {
+export function recordSession(
+  session: RecordableSession,
+  out: string | Writable,
+  opts: RecordSessionOptions = {},
+): TraceRecorder {
   const cluster = session.activeCluster;
   if (!cluster) throw new Error('recordSession: the session has no running cluster (start it first)');
   const snap = session.snapshot();

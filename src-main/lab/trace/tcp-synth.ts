@@ -2,7 +2,17 @@
 // 3-way handshake before the first unit, each unit's bytes as MSS-sized
 // segments with per-direction sequence and acknowledgement numbers that
 // match the bytes, and a FIN or RST exchange when the link closes.
-import { buildIpv4Tcp, MAX_TCP_PAYLOAD, parseIpv4, TCP_ACK, TCP_FIN, TCP_PSH, TCP_RST, TCP_SYN, type BuiltPacket } from './ipv4-tcp';
+import {
+  buildIpv4Tcp,
+  MAX_TCP_PAYLOAD,
+  parseIpv4,
+  TCP_ACK,
+  TCP_FIN,
+  TCP_PSH,
+  TCP_RST,
+  TCP_SYN,
+  type BuiltPacket,
+} from './ipv4-tcp';
 import type { TraceLink } from './format';
 import { TraceError } from './errors';
 
@@ -47,15 +57,24 @@ export class TcpConversation {
     private readonly link: TraceLink,
     private readonly mss: number,
   ) {
-    if (!Number.isInteger(mss) || mss < 1 || mss > MAX_TCP_PAYLOAD) throw new RangeError(`mss must be in [1, ${MAX_TCP_PAYLOAD}], got ${mss}`);
+    if (!Number.isInteger(mss) || mss < 1 || mss > MAX_TCP_PAYLOAD)
+      throw new RangeError(`mss must be in [1, ${MAX_TCP_PAYLOAD}], got ${mss}`);
     for (const p of [link.clientPort, link.serverPort]) {
-      if (!Number.isInteger(p) || p < 1 || p > 65535) throw new TraceError('BAD_LINK', `link ${link.id}: port ${p} is not in [1, 65535]`);
+      if (!Number.isInteger(p) || p < 1 || p > 65535)
+        throw new TraceError('BAD_LINK', `link ${link.id}: port ${p} is not in [1, 65535]`);
     }
     this.client = { addr: parseIpv4(link.clientAddr), port: link.clientPort, next: 0, ipId: 0 };
     this.server = { addr: parseIpv4(link.serverAddr), port: link.serverPort, next: 0, ipId: 0 };
   }
 
-  private packet(from: Side, to: Side, flags: number, payload: Uint8Array, payloadLen: number, options?: Uint8Array): BuiltPacket {
+  private packet(
+    from: Side,
+    to: Side,
+    flags: number,
+    payload: Uint8Array,
+    payloadLen: number,
+    options?: Uint8Array,
+  ): BuiltPacket {
     const built = buildIpv4Tcp({
       src: from.addr,
       dst: to.addr,
@@ -98,7 +117,9 @@ export class TcpConversation {
     if (!this.open) {
       // The handshake sits just before the first unit, a microsecond apart.
       const hs = this.handshake();
-      hs.forEach((p, i) => out.push({ ...p, offsetUs: i - hs.length, firstOfUnit: false, opensConnection: i === 0 }));
+      hs.forEach((p, i) =>
+        out.push({ ...p, offsetUs: i - hs.length, firstOfUnit: false, opensConnection: i === 0 }),
+      );
     }
     const [from, to] = dir === 'up' ? [this.client, this.server] : [this.server, this.client];
     // Segments of one unit share the unit's timestamp (offset 0); file order keeps them in order.

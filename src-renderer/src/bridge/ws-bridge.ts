@@ -45,9 +45,14 @@ export class WebSocketLabApi implements LabApi {
   async uploadTrace(file: Blob, name: string): Promise<string> {
     const token = new URL(this.url).searchParams.get('token') ?? '';
     const url = `/traces?token=${encodeURIComponent(token)}&name=${encodeURIComponent(name)}`;
-    const res = await fetch(url, { method: 'POST', body: file, headers: { 'Content-Type': 'application/x-ndjson' } });
+    const res = await fetch(url, {
+      method: 'POST',
+      body: file,
+      headers: { 'Content-Type': 'application/x-ndjson' },
+    });
     const body = (await res.json().catch(() => ({}))) as { name?: string; error?: string; message?: string };
-    if (!res.ok || !body.name) throw new Error(`${body.error ?? res.status}: ${body.message ?? 'upload failed'}`);
+    if (!res.ok || !body.name)
+      throw new Error(`${body.error ?? res.status}: ${body.message ?? 'upload failed'}`);
     return body.name;
   }
 

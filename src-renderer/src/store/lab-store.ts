@@ -1,7 +1,15 @@
 // The lab's data as React sees it (zustand), fed once per animation frame
 // from the transport. The records themselves stay in the ring.
 import { create } from 'zustand';
-import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, CompareRow, TraceCommand } from '@shared/lab/contract';
+import type {
+  LabApi,
+  LabBatch,
+  LabCommand,
+  LabEvent,
+  LabReply,
+  CompareRow,
+  TraceCommand,
+} from '@shared/lab/contract';
 import { applyBatches, emptyLabData, type LabData } from './apply-batch';
 import { RecordRing } from './record-ring';
 import type { UnitRecord } from '@shared/lab/records';

@@ -24,26 +24,38 @@ export interface TraceState {
   error: string | null;
 }
 
-export const useTraces = create<TraceState>(() => ({ dialogOpen: false, list: null, busy: null, saved: null, error: null }));
+export const useTraces = create<TraceState>(() => ({
+  dialogOpen: false,
+  list: null,
+  busy: null,
+  saved: null,
+  error: null,
+}));
 
 export async function saveTrace(format: 'ndjson' | 'pcapng'): Promise<void> {
   useTraces.setState({ busy: format === 'ndjson' ? 'Saving trace…' : 'Exporting pcapng…', error: null });
   const reply = await send({ type: 'saveTrace', format });
   useTraces.setState(
-    reply.ok ? { busy: null, saved: reply.trace ?? null } : { busy: null, error: `${reply.error}: ${reply.message}` },
+    reply.ok
+      ? { busy: null, saved: reply.trace ?? null }
+      : { busy: null, error: `${reply.error}: ${reply.message}` },
   );
 }
 
 export async function openTraceDialog(): Promise<void> {
   useTraces.setState({ dialogOpen: true, error: null });
   const reply = await send({ type: 'listTraces' });
-  useTraces.setState(reply.ok ? { list: reply.traces ?? [] } : { list: [], error: `${reply.error}: ${reply.message}` });
+  useTraces.setState(
+    reply.ok ? { list: reply.traces ?? [] } : { list: [], error: `${reply.error}: ${reply.message}` },
+  );
 }
 
 export async function openTrace(name?: string): Promise<void> {
   useTraces.setState({ busy: 'Opening trace…', error: null });
   const reply = await send(name === undefined ? { type: 'openTrace' } : { type: 'openTrace', name });
-  useTraces.setState(reply.ok ? { busy: null, dialogOpen: false } : { busy: null, error: `${reply.error}: ${reply.message}` });
+  useTraces.setState(
+    reply.ok ? { busy: null, dialogOpen: false } : { busy: null, error: `${reply.error}: ${reply.message}` },
+  );
 }
 
 export async function uploadAndOpen(api: LabApi & TraceUploader, file: File): Promise<void> {

@@ -39,7 +39,11 @@ export function TraceButtons() {
       >
         Export pcapng
       </button>
-      <button type="button" onClick={() => void openTraceDialog()} title="Open a saved trace for offline inspection">
+      <button
+        type="button"
+        onClick={() => void openTraceDialog()}
+        title="Open a saved trace for offline inspection"
+      >
         Open trace
       </button>
     </>
@@ -49,12 +53,22 @@ export function TraceButtons() {
 /** The outcome of the last save, with a download link where the transport offers one. */
 export function TraceNotice() {
   const { saved, busy, error } = useTraces();
-  if (busy) return <div className="notice-bar" role="status">{busy}</div>;
+  if (busy)
+    return (
+      <div className="notice-bar" role="status">
+        {busy}
+      </div>
+    );
   if (error && !useTraces.getState().dialogOpen)
     return (
       <div className="error-bar" role="alert">
         {error}
-        <button type="button" className="link" aria-label="Dismiss error" onClick={() => useTraces.setState({ error: null })}>
+        <button
+          type="button"
+          className="link"
+          aria-label="Dismiss error"
+          onClick={() => useTraces.setState({ error: null })}
+        >
           ×
         </button>
       </div>
@@ -62,14 +76,19 @@ export function TraceNotice() {
   if (!saved) return null;
   return (
     <div className="notice-bar" role="status" aria-label="Saved trace">
-      Saved <span className="mono">{saved.name}</span> ({formatBytes(saved.bytes)}, {saved.records} records) to{' '}
-      <span className="mono">{saved.path}</span>
+      Saved <span className="mono">{saved.name}</span> ({formatBytes(saved.bytes)}, {saved.records} records)
+      to <span className="mono">{saved.path}</span>
       {saved.download && (
         <a className="push-right" href={saved.download} download={saved.name}>
           Download
         </a>
       )}
-      <button type="button" className="link" aria-label="Dismiss" onClick={() => useTraces.setState({ saved: null })}>
+      <button
+        type="button"
+        className="link"
+        aria-label="Dismiss"
+        onClick={() => useTraces.setState({ saved: null })}
+      >
         ×
       </button>
     </div>
@@ -148,7 +167,13 @@ export function OpenTraceDialog() {
   }, []);
   return (
     <div className="overlay" onClick={close}>
-      <div className="help traces-dialog" role="dialog" aria-modal="true" aria-label="Open trace" onClick={(e) => e.stopPropagation()}>
+      <div
+        className="help traces-dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-label="Open trace"
+        onClick={(e) => e.stopPropagation()}
+      >
         <header className="scenarios-head">
           <h2>Open trace</h2>
           <span className="muted small">the traces folder, newest first</span>
@@ -167,7 +192,12 @@ export function OpenTraceDialog() {
           {list?.length === 0 && <li className="muted">No saved traces yet.</li>}
           {list?.map((t) => (
             <li key={t.name}>
-              <button type="button" aria-label={`trace ${t.name}`} disabled={busy !== null} onClick={() => void openTrace(t.name)}>
+              <button
+                type="button"
+                aria-label={`trace ${t.name}`}
+                disabled={busy !== null}
+                onClick={() => void openTrace(t.name)}
+              >
                 <span className="mono">{t.name}</span>
                 <span className="muted small">
                   {' '}

@@ -18,7 +18,9 @@ interface Vector {
   expect: string;
 }
 
-const vectors: Vector[] = JSON.parse(readFileSync(new URL('../fixtures/wire-vectors.json', import.meta.url), 'utf8'));
+const vectors: Vector[] = JSON.parse(
+  readFileSync(new URL('../fixtures/wire-vectors.json', import.meta.url), 'utf8'),
+);
 
 export function vectorBytes(name: string): Uint8Array {
   const v = vectors.find((x) => x.name === name);
@@ -59,15 +61,70 @@ export function bigRoundFrame(count: number, weight: number): Uint8Array {
   new DataView(w.buffer).setFloat64(0, weight, true);
   const nbytes = new Uint8Array(8);
   new DataView(nbytes.buffer).setBigUint64(0, BigInt(count * 4), true);
-  const body = cat(u32(0xf10d17f1), u32(1), Uint8Array.of(0), w, Uint8Array.of(0, 1), u32(count), nbytes, new Uint8Array(data.buffer));
+  const body = cat(
+    u32(0xf10d17f1),
+    u32(1),
+    Uint8Array.of(0),
+    w,
+    Uint8Array.of(0, 1),
+    u32(count),
+    nbytes,
+    new Uint8Array(data.buffer),
+  );
   return cat(body, tag(body));
 }
 
 export const LINKS: TraceLink[] = [
-  { id: 'h0.r0.data', channel: 'data', kind: 'loopback', from: 'r0', to: 'h0', host: 0, rank: 0, clientAddr: '127.0.0.1', clientPort: 47001, serverAddr: '127.0.0.1', serverPort: 1341 },
-  { id: 'h0.r0.control', channel: 'control', kind: 'loopback', from: 'r0', to: 'h0', host: 0, rank: 0, clientAddr: '127.0.0.1', clientPort: 47002, serverAddr: '127.0.0.1', serverPort: 1342 },
-  { id: 'h0.uplink.data', channel: 'data', kind: 'uplink', from: 'h0', to: 'controller', host: 0, clientAddr: '127.0.0.1', clientPort: 47003, serverAddr: '127.0.0.1', serverPort: 1337 },
-  { id: 'h0.uplink.control', channel: 'control', kind: 'uplink', from: 'h0', to: 'controller', host: 0, clientAddr: '127.0.0.1', clientPort: 47004, serverAddr: '127.0.0.1', serverPort: 1337 },
+  {
+    id: 'h0.r0.data',
+    channel: 'data',
+    kind: 'loopback',
+    from: 'r0',
+    to: 'h0',
+    host: 0,
+    rank: 0,
+    clientAddr: '127.0.0.1',
+    clientPort: 47001,
+    serverAddr: '127.0.0.1',
+    serverPort: 1341,
+  },
+  {
+    id: 'h0.r0.control',
+    channel: 'control',
+    kind: 'loopback',
+    from: 'r0',
+    to: 'h0',
+    host: 0,
+    rank: 0,
+    clientAddr: '127.0.0.1',
+    clientPort: 47002,
+    serverAddr: '127.0.0.1',
+    serverPort: 1342,
+  },
+  {
+    id: 'h0.uplink.data',
+    channel: 'data',
+    kind: 'uplink',
+    from: 'h0',
+    to: 'controller',
+    host: 0,
+    clientAddr: '127.0.0.1',
+    clientPort: 47003,
+    serverAddr: '127.0.0.1',
+    serverPort: 1337,
+  },
+  {
+    id: 'h0.uplink.control',
+    channel: 'control',
+    kind: 'uplink',
+    from: 'h0',
+    to: 'controller',
+    host: 0,
+    clientAddr: '127.0.0.1',
+    clientPort: 47004,
+    serverAddr: '127.0.0.1',
+    serverPort: 1337,
+  },
 ];
 
 export interface SampleUnit {
@@ -87,31 +144,170 @@ export function sampleUnits(): SampleUnit[] {
   const startEpoch = vectorBytes('controlframe v2 StartEpoch');
   const requestParams = vectorBytes('controlframe v2 RequestParams');
   return [
-    { link: 'h0.r0.data', dir: 'up', layer: 'handshake', kind: 'dataHandshake', bytes: vectorBytes('handshake data v3') },
-    { link: 'h0.r0.data', dir: 'down', layer: 'handshake', kind: 'dataAck', bytes: vectorBytes('handshake data ack v3') },
-    { link: 'h0.r0.control', dir: 'up', layer: 'handshake', kind: 'controlHandshake', bytes: vectorBytes('handshake control v2') },
-    { link: 'h0.r0.control', dir: 'down', layer: 'handshake', kind: 'controlAck', bytes: vectorBytes('handshake control ack v2') },
-    { link: 'h0.uplink.data', dir: 'up', layer: 'channelMagic', kind: 'DATA magic', bytes: Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1) },
-    { link: 'h0.uplink.data', dir: 'up', layer: 'mux', kind: 'Hello', bytes: vectorBytes('mux control hello') },
-    { link: 'h0.uplink.data', dir: 'down', layer: 'mux', kind: 'HelloAck', bytes: vectorBytes('mux control helloack') },
-    { link: 'h0.uplink.control', dir: 'up', layer: 'channelMagic', kind: 'CONTROL magic', bytes: Uint8Array.of(0xe2, 0x17, 0x0d, 0xf1) },
-    { link: 'h0.uplink.control', dir: 'up', layer: 'mux', kind: 'Hello', bytes: vectorBytes('mux control hello pascal') },
-    { link: 'h0.uplink.control', dir: 'down', layer: 'mux', kind: 'Data', bytes: muxRecord(1, 1, startEpoch) },
-    { link: 'h0.r0.control', dir: 'down', layer: 'lenframe', kind: 'ControlFrame', bytes: lenFrame(startEpoch) },
-    { link: 'h0.r0.control', dir: 'up', layer: 'lenframe', kind: 'ControlFrame', bytes: lenFrame(requestParams) },
-    { link: 'h0.r0.data', dir: 'up', layer: 'lenframe', kind: 'RoundFrame', bytes: lenFrame(vectorBytes('roundframe f32 model weight 2')) },
-    { link: 'h0.uplink.data', dir: 'up', layer: 'mux', kind: 'HostFrame', bytes: muxRecord(3, 0, vectorBytes('roundframe bf16')) },
-    { link: 'h0.uplink.data', dir: 'down', layer: 'mux', kind: 'Broadcast', bytes: muxRecord(4, 0, vectorBytes('roundframe elided 57 bytes')) },
-    { link: 'h0.r0.data', dir: 'down', layer: 'lenframe', kind: 'RoundFrame', bytes: lenFrame(vectorBytes('roundframe elided 57 bytes')) },
+    {
+      link: 'h0.r0.data',
+      dir: 'up',
+      layer: 'handshake',
+      kind: 'dataHandshake',
+      bytes: vectorBytes('handshake data v3'),
+    },
+    {
+      link: 'h0.r0.data',
+      dir: 'down',
+      layer: 'handshake',
+      kind: 'dataAck',
+      bytes: vectorBytes('handshake data ack v3'),
+    },
+    {
+      link: 'h0.r0.control',
+      dir: 'up',
+      layer: 'handshake',
+      kind: 'controlHandshake',
+      bytes: vectorBytes('handshake control v2'),
+    },
+    {
+      link: 'h0.r0.control',
+      dir: 'down',
+      layer: 'handshake',
+      kind: 'controlAck',
+      bytes: vectorBytes('handshake control ack v2'),
+    },
+    {
+      link: 'h0.uplink.data',
+      dir: 'up',
+      layer: 'channelMagic',
+      kind: 'DATA magic',
+      bytes: Uint8Array.of(0xe1, 0x17, 0x0d, 0xf1),
+    },
+    {
+      link: 'h0.uplink.data',
+      dir: 'up',
+      layer: 'mux',
+      kind: 'Hello',
+      bytes: vectorBytes('mux control hello'),
+    },
+    {
+      link: 'h0.uplink.data',
+      dir: 'down',
+      layer: 'mux',
+      kind: 'HelloAck',
+      bytes: vectorBytes('mux control helloack'),
+    },
+    {
+      link: 'h0.uplink.control',
+      dir: 'up',
+      layer: 'channelMagic',
+      kind: 'CONTROL magic',
+      bytes: Uint8Array.of(0xe2, 0x17, 0x0d, 0xf1),
+    },
+    {
+      link: 'h0.uplink.control',
+      dir: 'up',
+      layer: 'mux',
+      kind: 'Hello',
+      bytes: vectorBytes('mux control hello pascal'),
+    },
+    {
+      link: 'h0.uplink.control',
+      dir: 'down',
+      layer: 'mux',
+      kind: 'Data',
+      bytes: muxRecord(1, 1, startEpoch),
+    },
+    {
+      link: 'h0.r0.control',
+      dir: 'down',
+      layer: 'lenframe',
+      kind: 'ControlFrame',
+      bytes: lenFrame(startEpoch),
+    },
+    {
+      link: 'h0.r0.control',
+      dir: 'up',
+      layer: 'lenframe',
+      kind: 'ControlFrame',
+      bytes: lenFrame(requestParams),
+    },
+    {
+      link: 'h0.r0.data',
+      dir: 'up',
+      layer: 'lenframe',
+      kind: 'RoundFrame',
+      bytes: lenFrame(vectorBytes('roundframe f32 model weight 2')),
+    },
+    {
+      link: 'h0.uplink.data',
+      dir: 'up',
+      layer: 'mux',
+      kind: 'HostFrame',
+      bytes: muxRecord(3, 0, vectorBytes('roundframe bf16')),
+    },
+    {
+      link: 'h0.uplink.data',
+      dir: 'down',
+      layer: 'mux',
+      kind: 'Broadcast',
+      bytes: muxRecord(4, 0, vectorBytes('roundframe elided 57 bytes')),
+    },
+    {
+      link: 'h0.r0.data',
+      dir: 'down',
+      layer: 'lenframe',
+      kind: 'RoundFrame',
+      bytes: lenFrame(vectorBytes('roundframe elided 57 bytes')),
+    },
     // A model-sized HostFrame: several full 64 KiB segments to reassemble.
-    { link: 'h0.uplink.data', dir: 'up', layer: 'mux', kind: 'HostFrame', bytes: muxRecord(3, 0, bigRoundFrame(BIG_COUNT, 3)) },
+    {
+      link: 'h0.uplink.data',
+      dir: 'up',
+      layer: 'mux',
+      kind: 'HostFrame',
+      bytes: muxRecord(3, 0, bigRoundFrame(BIG_COUNT, 3)),
+    },
     // Captured short: the tap kept 40 of its bytes; the next unit must still line up.
-    { link: 'h0.uplink.data', dir: 'down', layer: 'mux', kind: 'Broadcast', bytes: muxRecord(4, 0, bigRoundFrame(1000, 3)), captured: 40 },
-    { link: 'h0.uplink.data', dir: 'up', layer: 'mux', kind: 'Control', bytes: vectorBytes('mux control rankexit') },
-    { link: 'h0.uplink.control', dir: 'up', layer: 'mux', kind: 'Data', bytes: vectorBytes('mux data rank 7') },
-    { link: 'h0.uplink.control', dir: 'down', layer: 'mux', kind: 'Control', bytes: vectorBytes('mux control declaredead') },
-    { link: 'h0.r0.control', dir: 'up', layer: 'lenframe', kind: 'blob', bytes: vectorBytes('lenframe 5 bytes') },
-    { link: 'h0.r0.control', dir: 'up', layer: 'lenframe', kind: 'blob', bytes: vectorBytes('lenframe empty') },
+    {
+      link: 'h0.uplink.data',
+      dir: 'down',
+      layer: 'mux',
+      kind: 'Broadcast',
+      bytes: muxRecord(4, 0, bigRoundFrame(1000, 3)),
+      captured: 40,
+    },
+    {
+      link: 'h0.uplink.data',
+      dir: 'up',
+      layer: 'mux',
+      kind: 'Control',
+      bytes: vectorBytes('mux control rankexit'),
+    },
+    {
+      link: 'h0.uplink.control',
+      dir: 'up',
+      layer: 'mux',
+      kind: 'Data',
+      bytes: vectorBytes('mux data rank 7'),
+    },
+    {
+      link: 'h0.uplink.control',
+      dir: 'down',
+      layer: 'mux',
+      kind: 'Control',
+      bytes: vectorBytes('mux control declaredead'),
+    },
+    {
+      link: 'h0.r0.control',
+      dir: 'up',
+      layer: 'lenframe',
+      kind: 'blob',
+      bytes: vectorBytes('lenframe 5 bytes'),
+    },
+    {
+      link: 'h0.r0.control',
+      dir: 'up',
+      layer: 'lenframe',
+      kind: 'blob',
+      bytes: vectorBytes('lenframe empty'),
+    },
   ];
 }
 
@@ -151,13 +347,49 @@ export function sampleEvents(units: SampleUnit[] = sampleUnits()): TraceEvent[] 
   units.forEach((u, i) => events.push(unitRecord(u, i + 1, 1 + i * 1.5)));
   const t = 1 + units.length * 1.5;
   events.push(
-    { type: 'round', t, report: { round: 0, accepted: [0], verdict: 'ok', maxRelError: 0, durationMs: 12.5, uplinkBytesPerHost: [1234] } },
-    { type: 'finding', t, finding: { id: 1, t, severity: 'warn', kind: 'fault', message: 'latency on h0.uplink.data', recordSeq: 3 } },
-    { type: 'lifecycle', t: t + 1, action: 'faultApplied', link: 'h0.uplink.data', dir: 'up', fault: { kind: 'latency', ms: 20, jitterMs: 5 } },
+    {
+      type: 'round',
+      t,
+      report: {
+        round: 0,
+        accepted: [0],
+        verdict: 'ok',
+        maxRelError: 0,
+        durationMs: 12.5,
+        uplinkBytesPerHost: [1234],
+      },
+    },
+    {
+      type: 'finding',
+      t,
+      finding: {
+        id: 1,
+        t,
+        severity: 'warn',
+        kind: 'fault',
+        message: 'latency on h0.uplink.data',
+        recordSeq: 3,
+      },
+    },
+    {
+      type: 'lifecycle',
+      t: t + 1,
+      action: 'faultApplied',
+      link: 'h0.uplink.data',
+      dir: 'up',
+      fault: { kind: 'latency', ms: 20, jitterMs: 5 },
+    },
     { type: 'lifecycle', t: t + 2, action: 'pauseRank', rank: 0 },
     { type: 'log', t: t + 3, level: 'info', message: 'ünïcode ok ✓' },
     { type: 'lifecycle', t: t + 4, action: 'linkClosed', link: 'h0.r0.data', by: 'client', reset: false },
-    { type: 'lifecycle', t: t + 5, action: 'linkClosed', link: 'h0.uplink.control', by: 'server', reset: true },
+    {
+      type: 'lifecycle',
+      t: t + 5,
+      action: 'linkClosed',
+      link: 'h0.uplink.control',
+      by: 'server',
+      reset: true,
+    },
   );
   return events;
 }

@@ -31,9 +31,27 @@ export function writeTemp(name: string, bytes: Uint8Array): string {
 export type TsharkLayers = Record<string, string[]>;
 
 /** `tshark -r file -T json -e ...`: one layers object per packet shown. */
-export function tsharkFields(file: string, fields: string[], extra: string[] = [], withDissector = true): TsharkLayers[] {
-  const args = ['-r', file, ...(withDissector ? ['-X', `lua_script:${DISSECTOR}`] : []), ...extra, '-T', 'json', ...fields.flatMap((f) => ['-e', f])];
-  const out = execFileSync('tshark', args, { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
+export function tsharkFields(
+  file: string,
+  fields: string[],
+  extra: string[] = [],
+  withDissector = true,
+): TsharkLayers[] {
+  const args = [
+    '-r',
+    file,
+    ...(withDissector ? ['-X', `lua_script:${DISSECTOR}`] : []),
+    ...extra,
+    '-T',
+    'json',
+    ...fields.flatMap((f) => ['-e', f]),
+  ];
+  const out = execFileSync('tshark', args, {
+    env,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const docs = JSON.parse(out) as { _source: { layers: TsharkLayers } }[];
   return docs.map((d) => d._source.layers);
 }
@@ -46,6 +64,9 @@ export function tsharkStderr(file: string): string {
 
 /** `tshark -r file args -T fields -e field` lines, read even from a file still being written (tshark then exits non-zero). */
 export function tsharkFieldLines(file: string, field: string, extra: string[] = []): string[] {
-  const r = spawnSync('tshark', ['-r', file, ...extra, '-T', 'fields', '-e', field], { env, encoding: 'utf8' });
+  const r = spawnSync('tshark', ['-r', file, ...extra, '-T', 'fields', '-e', field], {
+    env,
+    encoding: 'utf8',
+  });
   return r.stdout.split('\n').filter((l) => l.trim() !== '');
 }
