@@ -1,14 +1,20 @@
 // The subset of bincode 2 `config::standard()` the protocol uses (WIRE.md
 // 3.3): little-endian, unsigned varints with the 0xFB/0xFC/0xFD markers,
 // zigzag signed ints, strings, Vec, Option, enum indices, f32/f64.
-// Every decoding failure is a WireError BAD_PAYLOAD.
+// The reader mirrors bincode 2.0's decoder (src/varint/decode_unsigned.rs,
+// de/mod.rs, features/serde/de_owned.rs) rule for rule: every integer is read
+// for its target type, and a marker wider than the target is rejected as
+// bincode's InvalidIntegerType even when the value would fit; u8 is one raw
+// byte; a variant index is a u32 varint; a Vec/HashMap length a usize varint;
+// a String length a u64 varint. Every failure is a BincodeError (a WireError
+// BAD_PAYLOAD) whose `bincode` field is bincode's own error text (its Display,
+// which is its Debug form), e.g. `InvalidIntegerType { expected: U32, found: U64 }`.
 import { WireError } from './errors';
-import { utf8Decode, utf8Encode } from './utf8';
+import { rustUtf8Error, utf8Decode, utf8Encode } from './utf8';
 
 const U16_MARK = 0xfb;
 const U32_MARK = 0xfc;
 const U64_MARK = 0xfd;
-const U128_MARK = 0xfe;
 
 export class BincodeWriter {
   private buf = new Uint8Array(64);
@@ -102,6 +108,34 @@ function checkUnsigned(v: number): number {
   return v;
 }
 
+/** A bincode decoding failure; `bincode` is bincode 2's error text for it (also `flodlMessage`). */
+export class BincodeError extends WireError {
+  constructor(
+    readonly bincode: string,
+    readable: string,
+  ) {
+    super('BAD_PAYLOAD', `bincode: ${readable} (${bincode})`, bincode);
+  }
+}
+
+export function isBincodeError(e: unknown): e is BincodeError {
+  return e instanceof BincodeError;
+}
+
+/** Target integer types of bincode's varint decoders (IntegerType names). */
+export type VarintTarget = 'U16' | 'U32' | 'U64' | 'Usize';
+
+/** Bytes the varint fast path peeks (marker + widest payload it accepts). */
+const PEEK: Record<VarintTarget, number> = { U16: 3, U32: 5, U64: 9, Usize: 9 };
+const MARK_NAME: Record<number, string> = {
+  0xfb: 'U16',
+  0xfc: 'U32',
+  0xfd: 'U64',
+  0xfe: 'U128',
+  0xff: 'Reserved',
+};
+const WIDTH_OF: Record<string, number> = { U16: 2, U32: 4, U64: 8, Usize: 8 };
+
 export class BincodeReader {
   offset = 0;
   private readonly dv: DataView;
@@ -114,11 +148,12 @@ export class BincodeReader {
     return this.bytes.length - this.offset;
   }
 
+  /** SliceReader::read: `n` bytes or UnexpectedEnd { additional: missing }. */
   private need(n: number, what: string): number {
     if (this.remaining < n) {
-      throw new WireError(
-        'BAD_PAYLOAD',
-        `bincode: unexpected end of input reading ${what} at byte ${this.offset}`,
+      throw new BincodeError(
+        `UnexpectedEnd { additional: ${n - this.remaining} }`,
+        `unexpected end of input reading ${what} at byte ${this.offset}`,
       );
     }
     const at = this.offset;
@@ -126,41 +161,87 @@ export class BincodeReader {
     return at;
   }
 
+  /** u8 (and i8): one raw byte, never a varint. */
   u8(): number {
     return this.bytes[this.need(1, 'u8')];
   }
 
   bool(): boolean {
     const b = this.u8();
-    if (b > 1) throw new WireError('BAD_PAYLOAD', `bincode: invalid bool byte ${b}`);
+    if (b > 1) throw new BincodeError(`InvalidBooleanValue(${b})`, `invalid bool byte ${b}`);
     return b === 1;
   }
 
-  /** Unsigned varint as a bigint (any u64). */
-  varintBig(): bigint {
-    const m = this.u8();
-    if (m < 251) return BigInt(m);
-    if (m === U16_MARK) return BigInt(this.dv.getUint16(this.need(2, 'u16 varint'), true));
-    if (m === U32_MARK) return BigInt(this.dv.getUint32(this.need(4, 'u32 varint'), true));
-    if (m === U64_MARK) return this.dv.getBigUint64(this.need(8, 'u64 varint'), true);
-    if (m === U128_MARK) throw new WireError('BAD_PAYLOAD', 'bincode: u128 varint where at most u64 fits');
-    throw new WireError('BAD_PAYLOAD', `bincode: invalid varint marker 0x${m.toString(16)}`);
+  /**
+   * An unsigned varint decoded for `target` exactly as bincode 2.0 does:
+   * 0..=250 is the value; 0xFB/0xFC/0xFD carry u16/u32/u64 LE; a marker wider
+   * than the target, 0xFE (u128) and 0xFF (reserved) are InvalidIntegerType.
+   * Non-minimal encodings (fb 05 00) are accepted, as bincode does. bincode's
+   * u64 fast path (taken when 9 bytes are left from the marker) names the
+   * expected type U32 for 0xFE/0xFF; its slow path names U64: mirrored.
+   */
+  uvarint(target: VarintTarget): bigint {
+    const at = this.offset;
+    const m = this.bytes[this.need(1, `${target.toLowerCase()} varint`)];
+    if (m <= 250) return BigInt(m);
+    const found = MARK_NAME[m];
+    const width = WIDTH_OF[found];
+    if (width === undefined || width > WIDTH_OF[target]) {
+      const fast = this.bytes.length - at >= PEEK[target];
+      const expected = target === 'U64' && fast && width === undefined ? 'U32' : target;
+      this.offset = at;
+      throw new BincodeError(
+        `InvalidIntegerType { expected: ${expected}, found: ${found} }`,
+        `varint marker 0x${m.toString(16)} (${found}) where a ${target === 'Usize' ? 'usize' : target.toLowerCase()} is expected`,
+      );
+    }
+    const p = this.need(width, `${found.toLowerCase()} varint payload`);
+    if (width === 2) return BigInt(this.dv.getUint16(p, true));
+    if (width === 4) return BigInt(this.dv.getUint32(p, true));
+    return this.dv.getBigUint64(p, true);
   }
 
-  /** Unsigned varint that must fit `max` (u32 by default) as a JS number. */
+  u16(): number {
+    return Number(this.uvarint('U16'));
+  }
+
+  u32(): number {
+    return Number(this.uvarint('U32'));
+  }
+
+  u64(): bigint {
+    return this.uvarint('U64');
+  }
+
+  /** An enum variant index: a u32 varint (serde's variant_seed). */
+  variant(): number {
+    return this.u32();
+  }
+
+  /**
+   * Unsigned varint that must fit `max` as a JS number, read for the
+   * narrowest bincode type holding `max` (u16, u32, else u64).
+   */
   varint(max: number = 0xffff_ffff): number {
-    const v = this.varintBig();
-    if (v > BigInt(max)) throw new WireError('BAD_PAYLOAD', `bincode: integer ${v} exceeds ${max}`);
+    const target: VarintTarget = max <= 0xffff ? 'U16' : max <= 0xffff_ffff ? 'U32' : 'U64';
+    const v = this.uvarint(target);
+    if (v > BigInt(max))
+      throw new WireError('BAD_PAYLOAD', `bincode: integer ${v} exceeds ${max} (a lab limit, not bincode's)`);
     return Number(v);
   }
 
-  /** u64 / usize values the lab keeps as numbers: must be a safe integer. */
+  /** Any u64 as a bigint. */
+  varintBig(): bigint {
+    return this.uvarint('U64');
+  }
+
+  /** u64 values the lab keeps as numbers: u64 rules, then a safe integer (a lab limit). */
   varintU64(): number {
     return this.varint(Number.MAX_SAFE_INTEGER);
   }
 
   svarint(): number {
-    const z = this.varintBig();
+    const z = this.uvarint('U64');
     const v = z & 1n ? -((z + 1n) >> 1n) : z >> 1n;
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
       throw new WireError('BAD_PAYLOAD', `bincode: signed integer ${v} is not a safe integer`);
@@ -176,18 +257,31 @@ export class BincodeReader {
     return this.dv.getFloat64(this.need(8, 'f64'), true);
   }
 
-  /** A length prefix, checked against what is left so a hostile length never allocates. */
-  length(elementMinBytes = 1): number {
-    const n = this.varintU64();
-    if (n * elementMinBytes > this.remaining) {
-      throw new WireError('BAD_PAYLOAD', `bincode: length ${n} exceeds the ${this.remaining} bytes left`);
-    }
-    return n;
+  /** A Vec/HashMap length: a usize varint (serde's deserialize_seq/map). */
+  length(): number {
+    const n = this.uvarint('Usize');
+    return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
   }
 
+  /** String: a u64 varint length (decode_slice_len), the bytes, then UTF-8 as String::from_utf8. */
   string(): string {
-    const n = this.length();
-    return utf8Decode(this.raw(n));
+    const n = this.uvarint('U64');
+    if (n > BigInt(this.remaining)) {
+      throw new BincodeError(
+        `UnexpectedEnd { additional: ${n - BigInt(this.remaining)} }`,
+        `string of ${n} bytes with ${this.remaining} bytes left`,
+      );
+    }
+    const b = this.raw(Number(n));
+    const bad = rustUtf8Error(b);
+    if (bad) {
+      const el = bad.errorLen === null ? 'None' : `Some(${bad.errorLen})`;
+      throw new BincodeError(
+        `Utf8 { inner: Utf8Error { valid_up_to: ${bad.validUpTo}, error_len: ${el} } }`,
+        `string is not valid UTF-8 (byte ${bad.validUpTo})`,
+      );
+    }
+    return utf8Decode(b);
   }
 
   raw(n: number): Uint8Array {
@@ -195,17 +289,52 @@ export class BincodeReader {
     return this.bytes.subarray(at, at + n);
   }
 
-  vec<T>(each: (r: this) => T, elementMinBytes = 1): T[] {
-    const n = this.length(elementMinBytes);
+  /** [u8; N]: N raw bytes read as a tuple of u8, so a short input misses exactly one byte. */
+  array(n: number): Uint8Array {
+    if (this.remaining < n) {
+      this.offset = this.bytes.length;
+      this.need(1, `[u8; ${n}]`);
+    }
+    return this.raw(n);
+  }
+
+  /**
+   * Vec<T>: a usize length, then the elements, read one by one as serde does
+   * (no up-front check of the length against the bytes left, so a short input
+   * fails where bincode fails, on the first element that does not fit; every
+   * element takes at least one byte, so the loop is bounded by the input).
+   */
+  vec<T>(each: (r: this) => T): T[] {
+    const n = this.length();
     const out: T[] = [];
-    for (let i = 0; i < n; i++) out.push(each(this));
+    for (let i = 0; i < n; i++) {
+      const before = this.offset;
+      out.push(each(this));
+      if (this.offset === before)
+        throw new WireError('BAD_PAYLOAD', 'bincode: zero-size Vec elements are not supported');
+    }
     return out;
   }
 
+  /** Option<T>: a raw u8 tag, 0 None, 1 Some, else UnexpectedVariant (decode_option_variant). */
   option<T>(some: (r: this) => T): T | null {
     const tag = this.u8();
     if (tag === 0) return null;
     if (tag === 1) return some(this);
-    throw new WireError('BAD_PAYLOAD', `bincode: invalid Option tag ${tag}`);
+    throw new BincodeError(
+      `UnexpectedVariant { type_name: "Option<T>", allowed: Range { min: 0, max: 1 }, found: ${tag} }`,
+      `invalid Option tag ${tag}`,
+    );
   }
+}
+
+/**
+ * The error serde_derive raises through bincode for a variant index the enum
+ * does not have (bincode's DecodeError::custom -> OtherString).
+ */
+export function unknownVariantError(index: number, variantCount: number, enumName: string): BincodeError {
+  return new BincodeError(
+    `OtherString("invalid value: integer \`${index}\`, expected variant index 0 <= i < ${variantCount}")`,
+    `unknown ${enumName} variant ${index}`,
+  );
 }

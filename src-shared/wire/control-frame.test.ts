@@ -171,10 +171,11 @@ describe('ControlMsgWire and TimingMsgWire (v2 indices)', () => {
     expect(decodeTimingMsg(encodeTimingMsg(m))).toEqual(m);
   });
 
-  it('rejects unknown variants, truncation and trailing bytes', () => {
+  it('rejects unknown variants and truncation; ignores trailing bytes as flodl does (issue 16 item 6)', () => {
     expect(codeOf(() => decodeControlMsg(hexToBytes('10')))).toBe('BAD_PAYLOAD');
     expect(codeOf(() => decodeControlMsg(hexToBytes('0307')))).toBe('BAD_PAYLOAD');
-    expect(codeOf(() => decodeControlMsg(hexToBytes('0000')))).toBe('TRAILING_BYTES');
+    expect(decodeControlMsg(hexToBytes('0000'))).toEqual({ type: 'RequestParams' });
+    expect(decodeControlMsg(hexToBytes('0d00'))).toEqual({ type: 'Shutdown' });
     expect(codeOf(() => decodeTimingMsg(hexToBytes('0e00')))).toBe('BAD_PAYLOAD');
   });
 });

@@ -55,9 +55,14 @@ export function controlFrameTag(version: number, msgKind: number, payload: Uint8
   return mac.tag(kl, payload);
 }
 
+/** The 16 MiB payload cap exists from control protocol v2 on; flodl's v1 reader has none. */
+export function controlPayloadCapApplies(version: number): boolean {
+  return version >= 2;
+}
+
 export function encodeControlFrame(frame: ControlFrame, mac: Mac): Uint8Array {
   const version = frame.version ?? DEFAULT_CONTROL_VERSION;
-  if (frame.payload.length > MAX_CONTROL_PAYLOAD) {
+  if (controlPayloadCapApplies(version) && frame.payload.length > MAX_CONTROL_PAYLOAD) {
     throw new WireError(
       'OVER_CEILING',
       `ControlFrame payload of ${frame.payload.length} bytes exceeds MAX_CONTROL_PAYLOAD ${MAX_CONTROL_PAYLOAD}`,
@@ -74,9 +79,12 @@ export function encodeControlFrame(frame: ControlFrame, mac: Mac): Uint8Array {
 }
 
 /**
- * Header checks in flodl's reader order on whatever prefix is available:
- * magic (4), version (8), kind (20), length cap (24). Returns the payload
- * length once the whole header is in, else null.
+ * Header checks in flodl's reader order: magic, version, kind, length cap
+ * (v2+ only). flodl reads the whole 24-byte header before checking anything
+ * (an EOF inside it is a clean None), so decoders call this on a complete
+ * header; on a shorter prefix it runs the checks that prefix allows, an early
+ * look for the dissector, never the verdict. Returns the payload length once
+ * the whole header is in, else null.
  */
 export function checkControlHeaderPrefix(
   bytes: Uint8Array,
@@ -106,7 +114,7 @@ export function checkControlHeaderPrefix(
   }
   if (bytes.length < CONTROL_FRAME_HEADER_LEN) return null;
   const len = readU32LE(bytes, 20);
-  if (len > MAX_CONTROL_PAYLOAD) {
+  if (controlPayloadCapApplies(readU32LE(bytes, 4)) && len > MAX_CONTROL_PAYLOAD) {
     throw new WireError(
       'OVER_CEILING',
       `ControlFrame payload_len ${len} exceeds MAX_CONTROL_PAYLOAD ${MAX_CONTROL_PAYLOAD}`,
@@ -115,18 +123,21 @@ export function checkControlHeaderPrefix(
   return len;
 }
 
-/** Decodes exactly one whole frame: magic, version, kind, length cap, payload (TRUNCATED), MAC, trailing bytes. */
+/**
+ * Decodes exactly one whole frame: header complete (TRUNCATED), magic,
+ * version, kind, length cap (v2+), payload (TRUNCATED), MAC, trailing bytes.
+ */
 export function decodeControlFrame(
   bytes: Uint8Array,
   mac: Mac,
   opts: ControlFrameDecodeOptions = {},
 ): ControlFrame & { tag: Uint8Array } {
-  const len = checkControlHeaderPrefix(bytes, opts);
-  if (len === null)
+  if (bytes.length < CONTROL_FRAME_HEADER_LEN)
     throw new WireError(
       'TRUNCATED',
       `ControlFrame header needs ${CONTROL_FRAME_HEADER_LEN} bytes, got ${bytes.length}`,
     );
+  const len = checkControlHeaderPrefix(bytes.subarray(0, CONTROL_FRAME_HEADER_LEN), opts)!;
   const end = CONTROL_FRAME_HEADER_LEN + len;
   if (bytes.length < end)
     throw new WireError(

@@ -86,13 +86,9 @@ describe('dissect', () => {
     );
     const d = dissect('mux', encodeMuxRecord({ kind: 'Data', rank: 3, payload: cf }, mac), { mac });
     expect(d.inner?.kind).toBe('ControlFrame Control');
-    const msg = d.inner!.fields.find((f) => f.name === 'payload')!.children![0];
-    expect(JSON.parse(msg.value)).toEqual({
-      type: 'StartEpoch',
-      epoch: 7,
-      partitionOffset: 100,
-      partitionSize: 256,
-    });
+    const [variant, plan] = d.inner!.fields.find((f) => f.name === 'payload')!.children!;
+    expect(variant.value).toMatch(/^3 \(StartEpoch, ControlMsgWire table v2\)/);
+    expect(plan.value).toBe('{"epoch":7,"partitionOffset":100,"partitionSize":256} [plan]');
     const l = dissect('lenframe', encodeLenFrame(cf), { mac });
     expect(l).toMatchObject({
       verdict: 'ok',

@@ -4,7 +4,6 @@
 // its message) and a verdict with the stable code of the real decoder.
 // Used by the app's inspector and `relay-lab decode`. Never throws: a short
 // or malformed unit yields the fields that exist plus a failing verdict.
-import { bytesToHex } from './bytes';
 import { channelOfMagic } from './channel';
 import {
   CONTROL_FRAME_MAGIC,
@@ -17,22 +16,16 @@ import {
   ROUND_FRAME_MAGIC,
 } from './constants';
 import { MSG_KIND_CONTROL, MSG_KIND_NAMES, MSG_KIND_TIMING } from './control-frame';
-import { decodeControlMsg, decodeTimingMsg } from './control-msgs';
+import { DEFAULT_CONTROL_INDEX_TABLE, type ControlIndexTable } from './control-msg-tables';
+import { messageFields, relayControlFields } from './dissect-msg';
+import { Walker, hex32, preview, shift, type Field } from './dissect-walker';
 import { isWireError, type WireErrorCode } from './errors';
 import { nobleMac, type Mac } from './mac';
-import { muxKindOfByte } from './mux';
-import { decodeRelayControl } from './relay-control';
+import { muxHeaderHints, muxKindOfByte } from './mux';
 import { dtypeName } from './tensor';
-import { decodeUnit, type Layer } from './units-json';
+import { decodeUnit, roundFrameTrailingNote, type Layer } from './units-json';
 
-export interface Field {
-  name: string;
-  /** Byte offset within the dissected unit. */
-  offset: number;
-  length: number;
-  value: string;
-  children?: Field[];
-}
+export type { Field } from './dissect-walker';
 
 export interface Dissection {
   layer: Layer;
@@ -41,6 +34,14 @@ export interface Dissection {
   fields: Field[];
   verdict: 'ok' | WireErrorCode;
   message?: string;
+  /** flodl's own text for the rejection, where flodl's source words it. */
+  flodlMessage?: string;
+  /**
+   * Information that is not the verdict: what a prefix already shows (flodl
+   * itself judges a mux header only at its 25th byte), bytes flodl ignores
+   * after a footer or a message, fields whose type WIRE.md does not give.
+   */
+  notes?: string[];
   /** The dissection of a nested unit (a mux payload, a len-framed blob), offsets relative to it. */
   inner?: Dissection;
   /** Byte offset of `inner` within this unit. */
@@ -52,93 +53,35 @@ export interface DissectOptions {
   mac?: Mac;
   ceiling?: number;
   controlVersion?: number;
+  /** The ControlFrame message index table (default v2). */
+  indexTable?: ControlIndexTable;
 }
 
-const hex32 = (v: number) => `0x${v.toString(16).padStart(8, '0')}`;
-
-/** Walks fixed-size fields, stopping (with a "truncated" field) when bytes run out. */
-class Walker {
-  readonly fields: Field[] = [];
-  pos = 0;
-  truncated = false;
-  private readonly dv: DataView;
-
-  constructor(
-    readonly bytes: Uint8Array,
-    private readonly base = 0,
-  ) {
-    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  /** Adds a field of `len` bytes; returns its start offset, or -1 (and marks truncation) if it does not fit. */
-  field(name: string, len: number, show: (at: number) => string, into: Field[] = this.fields): number {
-    if (this.truncated) return -1;
-    const at = this.pos;
-    if (at + len > this.bytes.length) {
-      const have = this.bytes.length - at;
-      into.push({ name, offset: this.base + at, length: have, value: `truncated: ${have} of ${len} bytes` });
-      this.truncated = true;
-      this.pos = this.bytes.length;
-      return -1;
-    }
-    into.push({ name, offset: this.base + at, length: len, value: show(at) });
-    this.pos += len;
-    return at;
-  }
-
-  u8(at: number): number {
-    return this.bytes[at];
-  }
-  u32(at: number): number {
-    return this.dv.getUint32(at, true);
-  }
-  u64(at: number): bigint {
-    return this.dv.getBigUint64(at, true);
-  }
-  f64(at: number): number {
-    return this.dv.getFloat64(at, true);
-  }
-  hex(at: number, len: number): string {
-    return bytesToHex(this.bytes.subarray(at, at + len));
-  }
-  /** Remaining bytes as one field. */
-  rest(name: string, show: (b: Uint8Array) => string): Field | null {
-    if (this.pos >= this.bytes.length) return null;
-    const f = {
-      name,
-      offset: this.base + this.pos,
-      length: this.bytes.length - this.pos,
-      value: show(this.bytes.subarray(this.pos)),
-    };
-    this.fields.push(f);
-    this.pos = this.bytes.length;
-    return f;
-  }
-}
-
-const preview = (b: Uint8Array, max = 32) =>
-  b.length <= max ? bytesToHex(b) : `${bytesToHex(b.subarray(0, max))}… (${b.length} bytes)`;
+type Body = Omit<Dissection, 'verdict' | 'message' | 'flodlMessage' | 'layer'>;
 
 function verdictOf(
   layer: Layer,
   bytes: Uint8Array,
   mac: Mac,
   opts: DissectOptions,
-): Pick<Dissection, 'verdict' | 'message'> {
+): Pick<Dissection, 'verdict' | 'message' | 'flodlMessage'> {
   try {
-    decodeUnit(layer, bytes, mac, { ceiling: opts.ceiling, controlVersion: opts.controlVersion });
+    decodeUnit(layer, bytes, mac, {
+      ceiling: opts.ceiling,
+      controlVersion: opts.controlVersion,
+      indexTable: opts.indexTable,
+    });
     return { verdict: 'ok' };
   } catch (e) {
-    if (isWireError(e)) return { verdict: e.code, message: e.message };
+    if (isWireError(e))
+      return e.flodlMessage
+        ? { verdict: e.code, message: e.message, flodlMessage: e.flodlMessage }
+        : { verdict: e.code, message: e.message };
     return { verdict: 'BAD_PAYLOAD', message: e instanceof Error ? e.message : String(e) };
   }
 }
 
-function dissectMux(
-  bytes: Uint8Array,
-  mac: Mac,
-  opts: DissectOptions,
-): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Body {
   const w = new Walker(bytes);
   w.field('magic', 4, (a) => hex32(w.u32(a)));
   w.field('version', 4, (a) => String(w.u32(a)));
@@ -147,7 +90,14 @@ function dissectMux(
   w.field('rank', 4, (a) => String(w.u32(a)));
   const l = w.field('payload_len', 4, (a) => String(w.u32(a)));
   w.field('auth_tag', 8, (a) => w.hex(a, 8));
-  const out: Omit<Dissection, 'verdict' | 'message' | 'layer'> = { kind, fields: w.fields };
+  const out: Body = { kind, fields: w.fields };
+  if (bytes.length < MUX_HEADER_LEN) {
+    const hints = muxHeaderHints(bytes, opts.ceiling ?? DEFAULT_FRAME_CEILING);
+    out.notes = [
+      `header incomplete: ${bytes.length} of ${MUX_HEADER_LEN} bytes; flodl waits for the rest (peer closed mid-frame if the stream ends, STARVED after 60 s without a byte)`,
+      ...hints,
+    ];
+  }
   if (l < 0 || w.truncated) return out;
   const declared = w.u32(l);
   const payload = bytes.subarray(
@@ -173,25 +123,9 @@ function dissectMux(
   // as far as the kept bytes go; only a relay Control message needs it whole.
   if (payload.length < declared && kind === 'Control') return out;
   if (kind === 'Control') {
-    try {
-      pf.children = [
-        {
-          name: 'msg',
-          offset: MUX_HEADER_LEN,
-          length: payload.length,
-          value: JSON.stringify(decodeRelayControl(payload)),
-        },
-      ];
-    } catch (e) {
-      pf.children = [
-        {
-          name: 'msg',
-          offset: MUX_HEADER_LEN,
-          length: payload.length,
-          value: `undecodable: ${(e as Error).message}`,
-        },
-      ];
-    }
+    const notes: string[] = [];
+    pf.children = relayControlFields(payload, MUX_HEADER_LEN, notes);
+    if (notes.length) out.notes = [...(out.notes ?? []), ...notes];
   } else if (payload.length >= 4) {
     const innerLayer = innerLayerOf(payload);
     if (innerLayer) {
@@ -212,18 +146,7 @@ function innerLayerOf(payload: Uint8Array): Layer | null {
   return null;
 }
 
-function shift(fields: Field[], by: number): Field[] {
-  return fields.map((f) => ({
-    ...f,
-    offset: f.offset + by,
-    children: f.children ? shift(f.children, by) : undefined,
-  }));
-}
-
-function dissectRoundFrame(
-  bytes: Uint8Array,
-  opts: DissectOptions,
-): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectRoundFrame(bytes: Uint8Array, opts: DissectOptions): Body {
   const w = new Walker(bytes);
   w.field('magic', 4, (a) => hex32(w.u32(a)));
   const n = w.field('num_tensors', 4, (a) => String(w.u32(a)));
@@ -233,7 +156,7 @@ function dissectRoundFrame(
     (a) => `${w.u8(a)} (${w.u8(a) === 0 ? 'Model' : w.u8(a) === 1 ? 'Control' : 'invalid'})`,
   );
   w.field('weight', 8, (a) => String(w.f64(a)));
-  const out = { kind: 'RoundFrame', fields: w.fields };
+  const out: Body = { kind: 'RoundFrame', fields: w.fields };
   if (n < 0 || w.truncated) return out;
   const count = w.u32(n);
   // Never walk more entries than the limit or than the bytes could hold (10 bytes minimum each).
@@ -286,19 +209,20 @@ function dissectRoundFrame(
   }
   if (!w.truncated && count <= limit) {
     w.field('footer', 8, (a) => w.hex(a, 8));
-    w.rest('trailing', (b) => preview(b));
+    const t = w.rest('trailing', (b) => `${preview(b)} (ignored by flodl's RoundFrame reader)`);
+    if (t) out.notes = [roundFrameTrailingNote(t.length)];
   }
   return out;
 }
 
-function dissectControlFrame(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectControlFrame(bytes: Uint8Array, opts: DissectOptions): Body {
   const w = new Walker(bytes);
   w.field('magic', 4, (a) => hex32(w.u32(a)));
   w.field('version', 4, (a) => String(w.u32(a)));
   w.field('auth_tag', 8, (a) => w.hex(a, 8));
   const k = w.field('msg_kind', 4, (a) => `${w.u32(a)} (${MSG_KIND_NAMES[w.u32(a)] ?? 'unknown MsgKind'})`);
   const l = w.field('payload_len', 4, (a) => String(w.u32(a)));
-  const out = {
+  const out: Body = {
     kind: k >= 0 ? `ControlFrame ${MSG_KIND_NAMES[w.u32(k)] ?? ''}`.trim() : 'ControlFrame',
     fields: w.fields,
   };
@@ -308,28 +232,28 @@ function dissectControlFrame(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'm
   if (p >= 0) {
     const payload = bytes.subarray(p, p + len);
     const kind = w.u32(k);
-    let msg: string | null = null;
-    try {
-      if (kind === MSG_KIND_CONTROL) msg = JSON.stringify(decodeControlMsg(payload));
-      else if (kind === MSG_KIND_TIMING) msg = JSON.stringify(decodeTimingMsg(payload));
-    } catch (e) {
-      msg = `undecodable: ${(e as Error).message}`;
+    const family =
+      kind === MSG_KIND_CONTROL ? 'ControlMsgWire' : kind === MSG_KIND_TIMING ? 'TimingMsgWire' : null;
+    if (family) {
+      const notes: string[] = [];
+      w.fields[w.fields.length - 1].children = messageFields(
+        family,
+        payload,
+        p,
+        opts.indexTable ?? DEFAULT_CONTROL_INDEX_TABLE,
+        notes,
+      );
+      if (notes.length) out.notes = notes;
     }
-    if (msg !== null)
-      w.fields[w.fields.length - 1].children = [{ name: 'msg', offset: p, length: len, value: msg }];
     w.rest('trailing', (b) => preview(b));
   }
   return out;
 }
 
-function dissectLenFrame(
-  bytes: Uint8Array,
-  mac: Mac,
-  opts: DissectOptions,
-): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectLenFrame(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Body {
   const w = new Walker(bytes);
   const l = w.field('len', 4, (a) => String(w.u32(a)));
-  const out: Omit<Dissection, 'verdict' | 'message' | 'layer'> = { kind: 'LenFrame', fields: w.fields };
+  const out: Body = { kind: 'LenFrame', fields: w.fields };
   if (l < 0) return out;
   const len = w.u32(l);
   if (len > (opts.ceiling ?? DEFAULT_FRAME_CEILING)) {
@@ -354,7 +278,7 @@ function dissectLenFrame(
   return out;
 }
 
-function dissectHandshake(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'message' | 'layer'> {
+function dissectHandshake(bytes: Uint8Array): Body {
   const w = new Walker(bytes);
   const m = w.field('magic', 4, (a) => hex32(w.u32(a)));
   const magic = m >= 0 ? w.u32(m) : -1;
@@ -382,7 +306,7 @@ function dissectHandshake(bytes: Uint8Array): Omit<Dissection, 'verdict' | 'mess
 }
 
 function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOptions): Dissection {
-  let body: Omit<Dissection, 'verdict' | 'message' | 'layer'>;
+  let body: Body;
   try {
     switch (layer) {
       case 'mux':
@@ -392,7 +316,7 @@ function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOpt
         body = dissectRoundFrame(bytes, opts);
         break;
       case 'controlframe':
-        body = dissectControlFrame(bytes);
+        body = dissectControlFrame(bytes, opts);
         break;
       case 'lenframe':
         body = dissectLenFrame(bytes, mac, opts);
@@ -410,6 +334,9 @@ function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOpt
       fields: [{ name: 'error', offset: 0, length: bytes.length, value: String(e) }],
     };
   }
+  const innerNotes = body.inner?.notes ?? [];
+  if (innerNotes.length)
+    body.notes = [...(body.notes ?? []), ...innerNotes.filter((n) => !body.notes?.includes(n))];
   return { layer, ...body, ...verdictOf(layer, bytes, mac, opts) };
 }
 

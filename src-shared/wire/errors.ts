@@ -1,4 +1,7 @@
-// Typed wire errors with the stable codes of CLI.md section 1.
+// Typed wire errors with the stable codes of CLI.md section 1. Where flodl
+// 0.7's own source words the same rejection, `flodlMessage` carries that
+// wording with flodl's value formatting (relay/mux.rs: `relay_mux: ...`), so
+// a user can match the lab's output to a flodl log line.
 export const WIRE_ERROR_CODES = [
   'BAD_MAGIC',
   'BAD_VERSION',
@@ -21,6 +24,8 @@ export class WireError extends Error {
   constructor(
     readonly code: WireErrorCode,
     message: string,
+    /** flodl's own error text for this rejection, when flodl's source words it (else undefined). */
+    readonly flodlMessage?: string,
   ) {
     super(message);
   }

@@ -1,9 +1,16 @@
-// Incremental reader of a len-framed stream (WIRE.md 3.7, 4.1): the rank <->
-// relay loopback after the handshake. The prefix is checked against the
-// ceiling the moment its 4th byte arrives, before anything else is buffered.
-import { DEFAULT_FRAME_CEILING, LEN_PREFIX_LEN } from './constants';
+// Incremental reader of a len-framed stream (WIRE.md 3.7, 4.1; flodl's
+// try_read_len_framed): the rank <-> relay loopback after the handshake. The
+// prefix is checked against the ceiling the moment its 4th byte arrives
+// (never earlier), before anything else is buffered.
+import { DEFAULT_FRAME_CEILING, LEN_PREFIX_LEN, READ_CHUNK } from './constants';
 import { checkLenPrefix } from './len-frame';
-import { ChunkAccumulator, ReaderBase, type FrameSink, type ReaderClock } from './reader-core';
+import {
+  ChunkAccumulator,
+  ReaderBase,
+  incrementalFill,
+  type FrameSink,
+  type ReaderClock,
+} from './reader-core';
 
 export interface LenFrameReaderOptions extends ReaderClock {
   ceiling?: number;
@@ -35,6 +42,26 @@ export class LenFrameReader extends ReaderBase {
 
   protected heldBytes(): number {
     return this.bodyLen < 0 ? this.prefixLen : LEN_PREFIX_LEN + this.bodyGot;
+  }
+
+  /** try_read_len_framed: the idle gate took byte 0, fill_committed fills len_buf[1..4], then the body by READ_CHUNK. */
+  protected override committedFill(): { filled: number; len: number } {
+    if (this.bodyLen < 0) return { filled: Math.max(0, this.prefixLen - 1), len: LEN_PREFIX_LEN - 1 };
+    return incrementalFill(this.bodyGot, this.bodyLen, READ_CHUNK);
+  }
+
+  /**
+   * End of stream. Idle: clean EOF. By default a partial unit is TRUNCATED
+   * ("peer closed mid-frame", try_read_len_framed). `cleanInPrefix` applies
+   * read_len_prefix / read_len_framed instead: an EOF inside the 4-byte
+   * prefix is a clean EOF (read_exact's UnexpectedEof -> Ok(None)).
+   */
+  override end(opts: { cleanInPrefix?: boolean } = {}): void {
+    if (opts.cleanInPrefix && this.bodyLen < 0) {
+      this.guarded(() => this.resetPartial());
+      return;
+    }
+    super.end();
   }
 
   /** Feeds bytes; returns the completed units (prefix + blob) in buffered mode. */

@@ -1,13 +1,23 @@
-// Incremental reader of a mux stream (WIRE.md 3.2, 4.1). Header checks run as
-// soon as their bytes arrive (bad magic after 4 bytes, version after 8, the
-// ceiling after 17: before any payload is buffered). Buffered units come back
+// Incremental reader of a mux stream (WIRE.md 3.2, 4.1; flodl's
+// try_read_from). Like flodl, it judges nothing before the 25th header byte
+// (read_idle_gate + fill_committed), then runs finish_read's checks in its
+// order: magic, version, ceiling (before any payload is buffered), the whole
+// payload, then (where it verifies) MAC and kind. Buffered units come back
 // whole from push; with a sink, chosen records (HostFrame/Broadcast) stream
 // their payload chunk by chunk and, given a MAC, are verified before onEnd.
-import { DEFAULT_FRAME_CEILING, MUX_HEADER_LEN, MUX_MAC_PREFIX_LEN } from './constants';
+import { DEFAULT_FRAME_CEILING, MUX_HEADER_LEN, MUX_MAC_PREFIX_LEN, READ_CHUNK } from './constants';
 import { WireError } from './errors';
+import { flodlMux } from './flodl-text';
+import { readU32LE } from './bytes';
 import { tagsEqual, type Mac, type MacStream } from './mac';
-import { checkMuxHeaderPrefix, muxKindOfByte, parseMuxHeader, type MuxHeader } from './mux';
-import { ChunkAccumulator, ReaderBase, type FrameSink, type ReaderClock } from './reader-core';
+import { muxKindOfByte, parseMuxHeader, type MuxHeader } from './mux';
+import {
+  ChunkAccumulator,
+  ReaderBase,
+  incrementalFill,
+  type FrameSink,
+  type ReaderClock,
+} from './reader-core';
 
 export interface MuxReaderOptions extends ReaderClock {
   ceiling?: number;
@@ -50,6 +60,12 @@ export class MuxReader extends ReaderBase {
     return this.payloadLen < 0 ? this.headerLen : MUX_HEADER_LEN + this.payloadGot;
   }
 
+  /** try_read_from: the idle gate took byte 0, fill_committed fills header[1..25], then the payload by READ_CHUNK. */
+  protected override committedFill(): { filled: number; len: number } {
+    if (this.payloadLen < 0) return { filled: Math.max(0, this.headerLen - 1), len: MUX_HEADER_LEN - 1 };
+    return incrementalFill(this.payloadGot, this.payloadLen, READ_CHUNK);
+  }
+
   /** Feeds bytes; returns the completed buffered records (header + payload). */
   push(chunk: Uint8Array): Uint8Array[] {
     return this.guarded(() => {
@@ -63,7 +79,7 @@ export class MuxReader extends ReaderBase {
           this.unit.append(chunk.subarray(pos, pos + n));
           this.headerLen += n;
           pos += n;
-          checkMuxHeaderPrefix(this.header.subarray(0, this.headerLen), this.ceiling);
+          // Nothing is judged before the 25th byte (flodl reads the whole header first).
           if (this.headerLen < MUX_HEADER_LEN) break;
           this.startPayload();
         } else {
@@ -110,13 +126,26 @@ export class MuxReader extends ReaderBase {
     this.macStream = null;
     if (!streamed) return this.unit.take();
     if (ms) {
-      if (!tagsEqual(ms.finish(), this.header.subarray(MUX_MAC_PREFIX_LEN, MUX_HEADER_LEN))) {
-        throw new WireError('HMAC_MISMATCH', 'mux record HMAC verification failed');
+      const computed = ms.finish();
+      const carried = this.header.subarray(MUX_MAC_PREFIX_LEN, MUX_HEADER_LEN);
+      if (!tagsEqual(computed, carried)) {
+        throw new WireError(
+          'HMAC_MISMATCH',
+          'mux record HMAC verification failed',
+          flodlMux.hmac(
+            computed,
+            carried,
+            this.header[8],
+            readU32LE(this.header, 9),
+            readU32LE(this.header, 13),
+          ),
+        );
       }
       if (!muxKindOfByte(this.header[8]))
         throw new WireError(
           'UNKNOWN_KIND',
           `unknown mux record kind 0x${this.header[8].toString(16).padStart(2, '0')}`,
+          flodlMux.unknownKind(this.header[8]),
         );
     }
     this.sink!.onEnd();
@@ -124,9 +153,12 @@ export class MuxReader extends ReaderBase {
   }
 
   /**
-   * End of stream. By default a partial record is TRUNCATED ("peer closed
-   * mid-frame", the poll reader's rule). `cleanInHeader` applies the blocking
-   * read_from rule instead: an EOF anywhere inside the 25-byte header is a clean EOF.
+   * End of stream. Idle: a clean EOF (read_idle_gate's Eof). By default a
+   * partial record is TRUNCATED ("peer closed mid-frame", try_read_from's
+   * fill_committed). `cleanInHeader` applies the blocking read_from rule
+   * instead: an EOF anywhere inside the 25-byte header is a clean EOF
+   * (read_exact's UnexpectedEof -> Ok(None)); inside the payload it is still
+   * "peer closed mid-frame".
    */
   override end(opts: { cleanInHeader?: boolean } = {}): void {
     if (opts.cleanInHeader && this.payloadLen < 0) {

@@ -4,6 +4,7 @@
 // bytes that actually arrived (never one allocation sized by a length field).
 import { COMMITTED_READ_STARVATION_MS } from './constants';
 import { WireError } from './errors';
+import { flodlMux } from './flodl-text';
 
 export type ReaderState = 'idle' | 'committed';
 
@@ -89,6 +90,15 @@ export abstract class ReaderBase {
   /** Bytes of the partial unit currently held. */
   protected abstract heldBytes(): number;
 
+  /**
+   * The buffer flodl's fill_committed is filling at this point of the unit
+   * (`filled` of `len`), for its starvation text; null where relay/mux.rs does
+   * not read this kind of unit (its text is then not flodl's).
+   */
+  protected committedFill(): { filled: number; len: number } | null {
+    return null;
+  }
+
   status(): ReaderStatus {
     const buffered = this.heldBytes();
     return { state: buffered > 0 ? 'committed' : 'idle', buffered, lastProgressAt: this.lastProgress };
@@ -104,9 +114,11 @@ export abstract class ReaderBase {
   ): WireError | null {
     const s = this.status();
     if (s.state !== 'committed' || now - s.lastProgressAt < deadlineMs) return null;
+    const fill = this.committedFill();
     return new WireError(
       'STARVED',
       `committed read starved mid-frame: no byte for ${Math.round(now - s.lastProgressAt)} ms with ${s.buffered} bytes held, peer presumed gone`,
+      fill ? flodlMux.starved(fill.filled, fill.len) : undefined,
     );
   }
 
@@ -133,7 +145,25 @@ export abstract class ReaderBase {
     this.guarded(() => {
       const held = this.heldBytes();
       if (held > 0)
-        throw new WireError('TRUNCATED', `peer closed mid-frame with ${held} bytes of a partial unit held`);
+        throw new WireError(
+          'TRUNCATED',
+          `peer closed mid-frame with ${held} bytes of a partial unit held`,
+          this.committedFill() ? flodlMux.peerClosedMidFrame() : undefined,
+        );
     });
   }
+}
+
+/**
+ * fill_committed_incremental's view of a payload being read: it fills chunks
+ * of at most READ_CHUNK bytes, so `filled/len` in flodl's starvation text are
+ * those of the current chunk.
+ */
+export function incrementalFill(
+  got: number,
+  total: number,
+  readChunk: number,
+): { filled: number; len: number } {
+  const chunkStart = Math.floor(got / readChunk) * readChunk;
+  return { filled: got - chunkStart, len: Math.min(readChunk, total - chunkStart) };
 }

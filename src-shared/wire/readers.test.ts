@@ -163,16 +163,18 @@ describe('hostile lengths', () => {
     expect(codeOf(() => r.push(hexToBytes('00')))).toBe('OVER_CEILING');
   });
 
-  it('an over-ceiling mux payload_len is rejected on the 17th header byte', () => {
+  it('an over-ceiling mux payload_len is rejected on the 25th header byte, as flodl (not on the 17th)', () => {
     const h = hexToBytes('d0170df1010000000000000000ffffffff0000000000000000');
     const r = new MuxReader();
-    expect(r.push(h.subarray(0, 16))).toEqual([]);
-    expect(codeOf(() => r.push(h.subarray(16, 17)))).toBe('OVER_CEILING');
+    expect(r.push(h.subarray(0, 24))).toEqual([]);
+    expect(codeOf(() => r.push(h.subarray(24, 25)))).toBe('OVER_CEILING');
   });
 
-  it('a bad magic is rejected after 4 bytes', () => {
+  it('a bad magic is rejected only once the 25-byte header is complete', () => {
     const r = new MuxReader();
-    expect(codeOf(() => r.push(hexToBytes('2f170df1')))).toBe('BAD_MAGIC');
+    expect(r.push(hexToBytes('2f170df1'))).toEqual([]);
+    expect(r.status().state).toBe('committed');
+    expect(codeOf(() => r.push(new Uint8Array(21)))).toBe('BAD_MAGIC');
   });
 
   it('a length at the ceiling only ever holds the bytes that arrived', () => {

@@ -1,5 +1,5 @@
 // RelayControlMsg (WIRE.md 3.3): the bincode payload of a mux Control record.
-import { BincodeReader, BincodeWriter } from './bincode';
+import { BincodeReader, BincodeWriter, unknownVariantError } from './bincode';
 import { WireError } from './errors';
 
 export type RelayControlMsg =
@@ -48,28 +48,30 @@ export function decodeRelayControlWithLength(
   bytes: Uint8Array,
   opts: RelayControlDecodeOptions = {},
 ): { msg: RelayControlMsg; used: number } {
+  // Field types as declared in mux.rs: index u32, host String, ranks Vec<u32>
+  // (usize length, u32 elements), rank u32, model_sigs Vec<[u8; 32]>.
   const r = new BincodeReader(bytes);
-  const idx = r.varint();
+  const idx = r.variant();
   let msg: RelayControlMsg;
   switch (idx) {
     case 0: {
       const host = r.string();
-      const ranks = r.vec((r) => r.varint());
+      const ranks = r.vec((r) => r.u32());
       msg = { type: 'Hello', host, ranks };
-      if (opts.modelSigs) msg.modelSigs = r.vec((r) => r.raw(MODEL_SIG_LEN), MODEL_SIG_LEN);
+      if (opts.modelSigs) msg.modelSigs = r.vec((r) => r.array(MODEL_SIG_LEN));
       break;
     }
     case 1:
       msg = { type: 'HelloAck' };
       break;
     case 2:
-      msg = { type: 'RankExit', rank: r.varint() };
+      msg = { type: 'RankExit', rank: r.u32() };
       break;
     case 3:
-      msg = { type: 'DeclareDead', rank: r.varint() };
+      msg = { type: 'DeclareDead', rank: r.u32() };
       break;
     default:
-      throw new WireError('BAD_PAYLOAD', `unknown RelayControlMsg variant ${idx}`);
+      throw unknownVariantError(idx, 4, 'RelayControlMsg');
   }
   return { msg, used: r.offset };
 }

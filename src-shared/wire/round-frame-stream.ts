@@ -45,9 +45,19 @@ export interface RoundFrameStreamOptions {
   /** Exact frame length (the len-framed prefix): the parse must end exactly there. */
   totalLen?: number;
   sink?: RoundFrameSink;
+  /**
+   * With totalLen, bytes between the footer and the end of the blob.
+   * 'reject' (default): TRAILING_BYTES ("consumed N bytes fewer than its
+   * length prefix declared"), the rank-side streamed read. 'ignore': flodl's
+   * relay and controller, which read the whole blob / HostFrame payload and
+   * parse the RoundFrame off it, never looking past the footer (issue 16
+   * item 6); the parser consumes them up to totalLen (`trailingBytes`), and
+   * onComplete fires once the blob is complete.
+   */
+  trailing?: 'reject' | 'ignore';
 }
 
-type Phase = 'header' | 'meta' | 'dims' | 'data' | 'footer' | 'done';
+type Phase = 'header' | 'meta' | 'dims' | 'data' | 'footer' | 'trailing' | 'done';
 
 const hex32 = (v: number) => `0x${v.toString(16).padStart(8, '0')}`;
 
@@ -70,10 +80,15 @@ export class RoundFrameStreamParser {
   private dataLeft = 0;
   private dataOffset = 0;
   private headerChecked = 0;
+  private readonly ignoreTrailing: boolean;
+  private trailingLeft = 0;
+  private trailingSeen = 0;
+  private completion: { tag: Uint8Array; wireLen: number } | null = null;
 
   constructor(mac: Mac, opts: RoundFrameStreamOptions = {}) {
     this.ceiling = opts.ceiling ?? DEFAULT_FRAME_CEILING;
     this.totalLen = opts.totalLen;
+    this.ignoreTrailing = opts.trailing === 'ignore';
     this.sink = opts.sink ?? {};
     this.macStream = mac.stream();
   }
@@ -82,9 +97,14 @@ export class RoundFrameStreamParser {
     return this.phase === 'done';
   }
 
-  /** Bytes consumed so far (the frame's wire length once done). */
+  /** Bytes consumed so far (the frame's wire length plus any ignored trailing bytes once done). */
   get consumed(): number {
     return this.consumedTotal;
+  }
+
+  /** Bytes after the footer consumed and ignored (trailing: 'ignore'). */
+  get trailingBytes(): number {
+    return this.trailingSeen;
   }
 
   /**
@@ -98,6 +118,15 @@ export class RoundFrameStreamParser {
     const limit =
       this.totalLen === undefined ? chunk.length : Math.min(chunk.length, this.totalLen - this.consumedTotal);
     while (pos < limit && this.phase !== 'done') {
+      if (this.phase === 'trailing') {
+        const n = Math.min(this.trailingLeft, limit - pos);
+        pos += n;
+        this.consumedTotal += n;
+        this.trailingSeen += n;
+        this.trailingLeft -= n;
+        if (this.trailingLeft === 0) this.completeNow();
+        continue;
+      }
       if (this.phase === 'data') {
         const n = Math.min(this.dataLeft, limit - pos);
         const part = chunk.subarray(pos, pos + n);
@@ -241,18 +270,29 @@ export class RoundFrameStreamParser {
         if (!tagsEqual(expected, field))
           throw new WireError('HMAC_MISMATCH', 'RoundFrame footer HMAC verification failed');
         this.phase = 'done';
+        this.completion = { tag: Uint8Array.from(field), wireLen: this.consumedTotal };
+        if (this.totalLen !== undefined && this.consumedTotal !== this.totalLen && this.ignoreTrailing) {
+          this.phase = 'trailing';
+          this.trailingLeft = this.totalLen - this.consumedTotal;
+          return;
+        }
         if (this.totalLen !== undefined && this.consumedTotal !== this.totalLen) {
           throw new WireError(
             'TRAILING_BYTES',
             `RoundFrame consumed ${this.totalLen - this.consumedTotal} bytes fewer than its length prefix declared`,
           );
         }
-        this.sink.onComplete?.({ tag: Uint8Array.from(field), wireLen: this.consumedTotal });
+        this.completeNow();
         return;
       }
       default:
         return;
     }
+  }
+
+  private completeNow(): void {
+    this.phase = 'done';
+    this.sink.onComplete?.(this.completion!);
   }
 
   private nextTensor(): void {

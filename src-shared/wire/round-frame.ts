@@ -137,17 +137,29 @@ export function encodeRoundFrame(frame: RoundFrame, mac: Mac): Uint8Array {
   return out;
 }
 
+export interface RoundFrameDecodeOptions extends Pick<RoundFrameStreamOptions, 'ceiling'> {
+  /**
+   * Bytes after the footer. 'reject' (default): TRAILING_BYTES, the rank-side
+   * rule (its streamed read must consume exactly the prefix's length).
+   * 'ignore': flodl's RoundFrame::read_from over a blob or a HostFrame /
+   * Broadcast payload stops at the footer and never looks further; the count
+   * is returned as `trailing` (issue 16 item 6).
+   */
+  trailing?: 'reject' | 'ignore';
+}
+
 /**
- * Decodes exactly one whole frame, validating in wire order (magic, tensor
- * count, round kind, weight, per-tensor cumulative nbytes vs ceiling,
- * truncation, footer MAC, trailing bytes). Tensor data are views into `bytes`.
- * Payload sizes and dtypes are not checked here (fold/decode time, WIRE.md 3.4).
+ * Decodes one whole frame, validating in wire order (magic, tensor count,
+ * round kind, weight, per-tensor cumulative nbytes vs ceiling, truncation,
+ * footer MAC, then trailing bytes per `opts.trailing`). Tensor data are views
+ * into `bytes`. Payload sizes and dtypes are not checked here (fold/decode
+ * time, WIRE.md 3.4).
  */
 export function decodeRoundFrame(
   bytes: Uint8Array,
   mac: Mac,
-  opts: Pick<RoundFrameStreamOptions, 'ceiling'> = {},
-): DecodedRoundFrame {
+  opts: RoundFrameDecodeOptions = {},
+): DecodedRoundFrame & { trailing: number } {
   const out: DecodedRoundFrame = { roundKind: 0, weight: 0, tensors: [], tag: new Uint8Array(0) };
   const parser = new RoundFrameStreamParser(mac, {
     ceiling: opts.ceiling,
@@ -182,7 +194,7 @@ export function decodeRoundFrame(
   });
   const used = parser.push(bytes);
   parser.end();
-  if (used < bytes.length)
+  if (used < bytes.length && opts.trailing !== 'ignore')
     throw new WireError('TRAILING_BYTES', `${bytes.length - used} bytes after the RoundFrame`);
-  return out;
+  return { ...out, trailing: bytes.length - used };
 }

@@ -23,7 +23,7 @@ import {
   encodeControlFrame,
   type ControlFrame,
 } from './control-frame';
-import { decodeControlMsg, decodeTimingMsg, type ControlMsg, type TimingMsg } from './control-msgs';
+import { DEFAULT_CONTROL_INDEX_TABLE, type ControlIndexTable } from './control-msg-tables';
 import { WireError, isWireError, type WireErrorCode } from './errors';
 import {
   decodeControlAck,
@@ -38,9 +38,10 @@ import {
 import { decodeLenFrame, encodeLenFrame } from './len-frame';
 import type { Mac } from './mac';
 import { decodeMuxRecord, encodeMuxRecord, type MuxRecord } from './mux';
-import type { RelayControlMsg } from './relay-control';
+import { decodeRelayControlWithLength, type RelayControlMsg } from './relay-control';
 import { decodeRoundFrame, encodeRoundFrame, type RoundFrame } from './round-frame';
 import { checkTensorPayload, elidedTensor, tensorFromValues, tensorValues, type TensorEntry } from './tensor';
+import { decodeWireMsg, wireMsgToJson, type WireValue } from './wire-msg';
 
 export const LAYERS = ['mux', 'roundframe', 'controlframe', 'lenframe', 'handshake'] as const;
 export type Layer = (typeof LAYERS)[number];
@@ -70,19 +71,29 @@ export type UnitJson =
   | { layer: 'handshake'; type: 'data' | 'control'; version: number; rank: number; worldSize: number }
   | { layer: 'handshake'; type: 'dataAck' | 'controlAck'; version: number };
 
-/** A decode result: the unit plus tag and verdict (CLI.md section 1). */
+/**
+ * A decode result: the unit plus tag and verdict (CLI.md section 1). On a
+ * rejection: `code` (stable), `message` (the lab's), and `flodlMessage`
+ * (flodl's own text for it, where flodl's source words it). `notes`: what the
+ * decode saw but flodl ignores (trailing bytes after a message or a footer,
+ * fields whose type WIRE.md does not give).
+ */
 export type DecodedUnitJson = Record<string, unknown> & {
   layer: Layer;
   verdict: 'ok' | 'error';
   tag?: string;
   code?: WireErrorCode;
   message?: string;
+  flodlMessage?: string;
+  notes?: string[];
 };
 
 export interface UnitCodecOptions {
   ceiling?: number;
   /** Expected control protocol version for ControlFrames (default: any, MAC by the version field). */
   controlVersion?: number;
+  /** The ControlFrame message index table (default v2). */
+  indexTable?: ControlIndexTable;
 }
 
 // ---------- JSON validation helpers (bad JSON input is BAD_PAYLOAD) ----------
@@ -372,11 +383,27 @@ export function decodeUnit(
   switch (layer) {
     case 'mux': {
       const rec = decodeMuxRecord(bytes, mac, { ceiling: opts.ceiling });
-      return { ...muxRecordToJson(rec), tag: bytesToHex(bytes.subarray(17, MUX_HEADER_LEN)) };
+      const out: Record<string, unknown> = {
+        ...muxRecordToJson(rec),
+        tag: bytesToHex(bytes.subarray(17, MUX_HEADER_LEN)),
+      };
+      if (rec.kind === 'Control') {
+        const payload = bytes.subarray(MUX_HEADER_LEN);
+        const extra = payload.length - decodeRelayControlWithLength(payload).used;
+        if (extra > 0)
+          out.notes = [`${extra} bytes after the RelayControlMsg: ignored, as flodl's decode ignores them`];
+      }
+      return out;
     }
     case 'roundframe': {
-      const f = decodeRoundFrame(bytes, mac, { ceiling: opts.ceiling });
-      return { ...roundFrameToJson(f, opts.ceiling), tag: bytesToHex(f.tag) };
+      // flodl parses a RoundFrame off a blob or a HostFrame/Broadcast payload and never looks past the footer.
+      const f = decodeRoundFrame(bytes, mac, { ceiling: opts.ceiling, trailing: 'ignore' });
+      const out: Record<string, unknown> = { ...roundFrameToJson(f, opts.ceiling), tag: bytesToHex(f.tag) };
+      if (f.trailing > 0) {
+        out.trailingBytes = f.trailing;
+        out.notes = [roundFrameTrailingNote(f.trailing)];
+      }
+      return out;
     }
     case 'controlframe': {
       const f = decodeControlFrame(bytes, mac, { version: opts.controlVersion });
@@ -387,9 +414,19 @@ export function decodeUnit(
         payload: bytesToHex(f.payload),
         tag: bytesToHex(f.tag),
       };
-      // An extra field for readers (CLI.md allows more): the message, when the lab decodes that kind.
-      const msg = controlPayloadMessage(f.msgKind, f.payload);
-      if (msg) out.msg = msg;
+      // Extra fields for readers (CLI.md allows more): the message of a Control/Timing frame under the index table.
+      const table = opts.indexTable ?? DEFAULT_CONTROL_INDEX_TABLE;
+      const m = controlPayloadDecode(f.msgKind, f.payload, table);
+      if (m) {
+        out.indexTable = table;
+        if ('error' in m) {
+          out.msgError = m.error;
+          if (m.flodlMessage) out.msgFlodlMessage = m.flodlMessage;
+        } else {
+          out.msg = m.msg;
+          if (m.notes.length) out.notes = m.notes;
+        }
+      }
       return out;
     }
     case 'lenframe':
@@ -422,15 +459,48 @@ export function decodeUnit(
   return bad(`unknown layer ${String(layer)}`);
 }
 
-/** The decoded Control/Timing message of a ControlFrame payload (v2 indices), or null if not decodable. */
-export function controlPayloadMessage(msgKind: number, payload: Uint8Array): ControlMsg | TimingMsg | null {
+/** The note for bytes after a RoundFrame footer (issue 16 item 6). */
+export function roundFrameTrailingNote(n: number): string {
+  return `${n} bytes after the RoundFrame footer: ignored by flodl's relay and controller (RoundFrame::read_from stops at the footer); a rank's streamed read of a len-framed reply would reject them ("consumed ${n} bytes fewer than its length prefix declared")`;
+}
+
+/**
+ * The message of a Control (ControlMsgWire) or Timing (TimingMsgWire) frame
+ * payload under `table`, as JSON with notes (trailing bytes, fields whose
+ * type WIRE.md does not give), or its bincode error; null for other kinds.
+ */
+export function controlPayloadDecode(
+  msgKind: number,
+  payload: Uint8Array,
+  table: ControlIndexTable = DEFAULT_CONTROL_INDEX_TABLE,
+): { msg: Record<string, WireValue>; notes: string[] } | { error: string; flodlMessage?: string } | null {
+  const family =
+    msgKind === MSG_KIND_CONTROL ? 'ControlMsgWire' : msgKind === MSG_KIND_TIMING ? 'TimingMsgWire' : null;
+  if (!family) return null;
   try {
-    if (msgKind === MSG_KIND_CONTROL) return decodeControlMsg(payload);
-    if (msgKind === MSG_KIND_TIMING) return decodeTimingMsg(payload);
+    const m = decodeWireMsg(family, payload, table);
+    const notes: string[] = [];
+    if (m.undecoded) notes.push(`${m.name}.${m.undecoded.field}: ${m.undecoded.note}`);
+    for (const f of m.fields) if (f.type === 'uint?') notes.push(`${m.name}.${f.name}: ${f.note}`);
+    if (m.trailing > 0)
+      notes.push(
+        `${m.trailing} bytes after the ${family} ${m.name}: ignored, as flodl's decode ignores them`,
+      );
+    return { msg: wireMsgToJson(m, payload), notes };
   } catch (e) {
     if (!isWireError(e)) throw e;
+    return { error: e.message, flodlMessage: e.flodlMessage };
   }
-  return null;
+}
+
+/** The decoded message of a ControlFrame payload as JSON, or null (not a Control/Timing kind, or undecodable). */
+export function controlPayloadMessage(
+  msgKind: number,
+  payload: Uint8Array,
+  table: ControlIndexTable = DEFAULT_CONTROL_INDEX_TABLE,
+): Record<string, WireValue> | null {
+  const m = controlPayloadDecode(msgKind, payload, table);
+  return m && 'msg' in m ? m.msg : null;
 }
 
 /** decodeUnit with the verdict fields of CLI.md: never throws for bad bytes. */
@@ -444,6 +514,8 @@ export function decodeUnitVerdict(
     return { ...decodeUnit(layer, bytes, mac, opts), layer, verdict: 'ok' };
   } catch (e) {
     if (!isWireError(e)) throw e;
-    return { layer, verdict: 'error', code: e.code, message: e.message };
+    const out: DecodedUnitJson = { layer, verdict: 'error', code: e.code, message: e.message };
+    if (e.flodlMessage) out.flodlMessage = e.flodlMessage;
+    return out;
   }
 }

@@ -54,3 +54,45 @@ export function utf8Decode(b: Uint8Array): string {
   }
   return s;
 }
+
+/**
+ * Where Rust's `str::from_utf8` stops on `b`: null when valid, else its
+ * Utf8Error fields (`valid_up_to`, and `error_len` = null for an input that
+ * ends inside a sequence, else the length of the invalid sequence, 1 to 3),
+ * computed with core's rules (first-byte width table, the narrowed second-byte
+ * ranges after E0, ED, F0 and F4), so bincode's Utf8 error text can be
+ * reproduced exactly.
+ */
+export function rustUtf8Error(b: Uint8Array): { validUpTo: number; errorLen: number | null } | null {
+  let i = 0;
+  const isCont = (x: number | undefined) => x !== undefined && (x & 0xc0) === 0x80;
+  while (i < b.length) {
+    const x = b[i];
+    if (x < 0x80) {
+      i++;
+      continue;
+    }
+    const width = x >= 0xc2 && x <= 0xdf ? 2 : x >= 0xe0 && x <= 0xef ? 3 : x >= 0xf0 && x <= 0xf4 ? 4 : 0;
+    if (width === 0) return { validUpTo: i, errorLen: 1 };
+    const second = b[i + 1];
+    if (second === undefined) return { validUpTo: i, errorLen: null };
+    const [lo, hi] =
+      x === 0xe0
+        ? [0xa0, 0xbf]
+        : x === 0xed
+          ? [0x80, 0x9f]
+          : x === 0xf0
+            ? [0x90, 0xbf]
+            : x === 0xf4
+              ? [0x80, 0x8f]
+              : [0x80, 0xbf];
+    if (second < lo || second > hi) return { validUpTo: i, errorLen: 1 };
+    for (let k = 2; k < width; k++) {
+      const y = b[i + k];
+      if (y === undefined) return { validUpTo: i, errorLen: null };
+      if (!isCont(y)) return { validUpTo: i, errorLen: k };
+    }
+    i += width;
+  }
+  return null;
+}
