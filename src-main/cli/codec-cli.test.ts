@@ -103,3 +103,65 @@ describe('relay-lab encode/decode details', () => {
     expect(JSON.parse(notHex.stdout)).toMatchObject({ verdict: 'error', code: 'BAD_PAYLOAD' });
   });
 });
+
+describe('relay-lab decode: flodl verdicts and wording (issue 8), index tables (issue 16 item 9)', () => {
+  const zero = '00'.repeat(16);
+
+  it('a header cut short is TRUNCATED with flodl text; what the prefix shows is a note', async () => {
+    const r = await run(['decode', '--salt', zero, '--layer', 'mux', '--hex', 'd0170de1']);
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      verdict: 'error',
+      code: 'TRUNCATED',
+      flodlMessage: 'relay_mux: peer closed mid-frame (committed read hit EOF)',
+    });
+    expect(out.notes.join(' ')).toMatch(/cannot start a valid mux record/);
+  });
+
+  it('a u64 marker where a u32 is expected: bincode decode failed, as flodl logs it', async () => {
+    const hex = 'd0170df1010000000200000000090000006d1e5504605d3fcafd0100000000000000';
+    const out = JSON.parse((await run(['decode', '--salt', zero, '--layer', 'mux', '--hex', hex])).stdout);
+    expect(out).toMatchObject({
+      verdict: 'error',
+      code: 'BAD_PAYLOAD',
+      flodlMessage: 'relay_mux: bincode decode failed: InvalidIntegerType { expected: U32, found: U64 }',
+    });
+  });
+
+  it('--index-table picks the ControlMsgWire table: 17 is CoordHeartbeat only in v2-late', async () => {
+    const enc = await run([
+      'encode',
+      '--salt',
+      zero,
+      '--json',
+      '{"layer":"controlframe","version":2,"msgKind":1,"payload":"11"}',
+    ]);
+    const hex = enc.stdout.trim();
+    const late = JSON.parse(
+      (
+        await run([
+          'decode',
+          '--salt',
+          zero,
+          '--layer',
+          'controlframe',
+          '--index-table',
+          'v2-late',
+          '--hex',
+          hex,
+        ])
+      ).stdout,
+    );
+    expect(late).toMatchObject({ verdict: 'ok', indexTable: 'v2-late', msg: { type: 'CoordHeartbeat' } });
+    const v2 = JSON.parse(
+      (await run(['decode', '--salt', zero, '--layer', 'controlframe', '--hex', hex])).stdout,
+    );
+    expect(v2).toMatchObject({ verdict: 'ok', indexTable: 'v2' });
+    expect(v2.msgError).toMatch(/expected variant index 0 <= i < 16/);
+    expect(
+      (await run(['decode', '--salt', zero, '--layer', 'controlframe', '--index-table', 'v9', '--hex', hex]))
+        .code,
+    ).toBe(2);
+  });
+});

@@ -3,28 +3,20 @@
 // (f32: fround; bf16: RNE). Element values that JSON numbers cannot carry
 // (NaN, +-Infinity, -0) are written as the strings "NaN", "Infinity",
 // "-Infinity" and "-0" so they survive a round trip.
-import { bytesToHex, hexToBytes } from './bytes';
+import { bytesToHex } from './bytes';
 import { channelOfMagic } from './channel';
 import {
   CONTROL_HANDSHAKE_MAGIC_ACK,
   CONTROL_HANDSHAKE_MAGIC_RANK,
   DTYPE_BF16,
-  DTYPE_F32,
   HANDSHAKE_MAGIC_CONTROLLER_ACK,
   HANDSHAKE_MAGIC_RANK,
   MUX_HEADER_LEN,
   ROUND_KIND_CONTROL,
-  ROUND_KIND_MODEL,
 } from './constants';
-import {
-  MSG_KIND_CONTROL,
-  MSG_KIND_TIMING,
-  decodeControlFrame,
-  encodeControlFrame,
-  type ControlFrame,
-} from './control-frame';
+import { MSG_KIND_CONTROL, MSG_KIND_TIMING, decodeControlFrame, encodeControlFrame } from './control-frame';
 import { DEFAULT_CONTROL_INDEX_TABLE, type ControlIndexTable } from './control-msg-tables';
-import { WireError, isWireError, type WireErrorCode } from './errors';
+import { WireError, isWireError } from './errors';
 import {
   decodeControlAck,
   decodeControlHandshake,
@@ -40,234 +32,21 @@ import type { Mac } from './mac';
 import { decodeMuxRecord, encodeMuxRecord, type MuxRecord } from './mux';
 import { decodeRelayControlWithLength, type RelayControlMsg } from './relay-control';
 import { decodeRoundFrame, encodeRoundFrame, type RoundFrame } from './round-frame';
-import { checkTensorPayload, elidedTensor, tensorFromValues, tensorValues, type TensorEntry } from './tensor';
+import { checkTensorPayload, tensorValues, type TensorEntry } from './tensor';
 import { decodeWireMsg, wireMsgToJson, type WireValue } from './wire-msg';
 
-export const LAYERS = ['mux', 'roundframe', 'controlframe', 'lenframe', 'handshake'] as const;
-export type Layer = (typeof LAYERS)[number];
+import { elementToJson, unitFromJson, type ParsedUnit } from './units-json-parse';
+import type {
+  DecodedUnitJson,
+  Layer,
+  RelayControlJson,
+  TensorJson,
+  UnitCodecOptions,
+  UnitJson,
+} from './units-json-types';
 
-export function isLayer(s: string): s is Layer {
-  return (LAYERS as readonly string[]).includes(s);
-}
-
-export type RelayControlJson =
-  | { type: 'Hello'; host: string; ranks: number[]; modelSigs?: string[] }
-  | { type: 'HelloAck' }
-  | { type: 'RankExit'; rank: number }
-  | { type: 'DeclareDead'; rank: number };
-
-export type ElementJson = number | 'NaN' | 'Infinity' | '-Infinity' | '-0';
-export type TensorJson =
-  | { dtype: 'f32' | 'bf16'; dims: number[]; data: ElementJson[] }
-  | { dtype: 'f32' | 'bf16'; dims: number[]; elided: true };
-
-export type UnitJson =
-  | { layer: 'mux'; kind: 'Data'; rank: number; payload: string }
-  | { layer: 'mux'; kind: 'Control'; msg: RelayControlJson }
-  | { layer: 'mux'; kind: 'HostFrame' | 'Broadcast'; payload: string }
-  | { layer: 'roundframe'; roundKind: 'Model' | 'Control'; weight: number; tensors: TensorJson[] }
-  | { layer: 'controlframe'; version: number; msgKind: number; payload: string }
-  | { layer: 'lenframe'; blob: string }
-  | { layer: 'handshake'; type: 'data' | 'control'; version: number; rank: number; worldSize: number }
-  | { layer: 'handshake'; type: 'dataAck' | 'controlAck'; version: number };
-
-/**
- * A decode result: the unit plus tag and verdict (CLI.md section 1). On a
- * rejection: `code` (stable), `message` (the lab's), and `flodlMessage`
- * (flodl's own text for it, where flodl's source words it). `notes`: what the
- * decode saw but flodl ignores (trailing bytes after a message or a footer,
- * fields whose type WIRE.md does not give).
- */
-export type DecodedUnitJson = Record<string, unknown> & {
-  layer: Layer;
-  verdict: 'ok' | 'error';
-  tag?: string;
-  code?: WireErrorCode;
-  message?: string;
-  flodlMessage?: string;
-  notes?: string[];
-};
-
-export interface UnitCodecOptions {
-  ceiling?: number;
-  /** Expected control protocol version for ControlFrames (default: any, MAC by the version field). */
-  controlVersion?: number;
-  /** The ControlFrame message index table (default v2). */
-  indexTable?: ControlIndexTable;
-}
-
-// ---------- JSON validation helpers (bad JSON input is BAD_PAYLOAD) ----------
-
-type Obj = Record<string, unknown>;
-
-function bad(msg: string): never {
-  throw new WireError('BAD_PAYLOAD', msg);
-}
-
-function obj(v: unknown, what: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(`${what} must be a JSON object`);
-  return v as Obj;
-}
-
-function uint(o: Obj, key: string, max = 0xffff_ffff): number {
-  const v = o[key];
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > max)
-    bad(`'${key}' must be a whole number between 0 and ${max}`);
-  return v;
-}
-
-function str(o: Obj, key: string): string {
-  const v = o[key];
-  if (typeof v !== 'string') bad(`'${key}' must be a string`);
-  return v;
-}
-
-function hexField(o: Obj, key: string): Uint8Array {
-  return hexToBytes(str(o, key));
-}
-
-function uintList(o: Obj, key: string): number[] {
-  const v = o[key];
-  if (!Array.isArray(v)) bad(`'${key}' must be a list of whole numbers`);
-  return v.map((x, i) => uint({ [`${key}[${i}]`]: x }, `${key}[${i}]`));
-}
-
-function element(v: unknown, where: string): number {
-  if (typeof v === 'number') return v;
-  switch (v) {
-    case 'NaN':
-      return NaN;
-    case 'Infinity':
-      return Infinity;
-    case '-Infinity':
-      return -Infinity;
-    case '-0':
-      return -0;
-    default:
-      return bad(`${where} must be a number (or "NaN", "Infinity", "-Infinity", "-0")`);
-  }
-}
-
-export function elementToJson(v: number): ElementJson {
-  if (Number.isNaN(v)) return 'NaN';
-  if (v === Infinity) return 'Infinity';
-  if (v === -Infinity) return '-Infinity';
-  if (Object.is(v, -0)) return '-0';
-  return v;
-}
-
-// ---------- JSON -> unit ----------
-
-function relayControlFromJson(v: unknown): RelayControlMsg {
-  const m = obj(v, "'msg'");
-  switch (m.type) {
-    case 'Hello': {
-      const msg: RelayControlMsg = { type: 'Hello', host: str(m, 'host'), ranks: uintList(m, 'ranks') };
-      if (m.modelSigs !== undefined) {
-        if (!Array.isArray(m.modelSigs)) bad("'modelSigs' must be a list of hex strings");
-        msg.modelSigs = m.modelSigs.map((s, i) =>
-          typeof s === 'string' ? hexToBytes(s) : bad(`modelSigs[${i}] must be a hex string`),
-        );
-      }
-      return msg;
-    }
-    case 'HelloAck':
-      return { type: 'HelloAck' };
-    case 'RankExit':
-    case 'DeclareDead':
-      return { type: m.type, rank: uint(m, 'rank') };
-    default:
-      return bad(
-        `'msg.type' must be Hello, HelloAck, RankExit or DeclareDead, got ${JSON.stringify(m.type)}`,
-      );
-  }
-}
-
-export function muxRecordFromJson(u: Obj): MuxRecord {
-  switch (u.kind) {
-    case 'Data':
-      return { kind: 'Data', rank: uint(u, 'rank'), payload: hexField(u, 'payload') };
-    case 'Control':
-      return { kind: 'Control', msg: relayControlFromJson(u.msg) };
-    case 'HostFrame':
-    case 'Broadcast':
-      return { kind: u.kind, payload: hexField(u, 'payload') };
-    default:
-      return bad(`'kind' must be Data, Control, HostFrame or Broadcast, got ${JSON.stringify(u.kind)}`);
-  }
-}
-
-function dtypeFromJson(v: unknown): number {
-  if (v === 'f32') return DTYPE_F32;
-  if (v === 'bf16') return DTYPE_BF16;
-  return bad(`tensor 'dtype' must be "f32" or "bf16", got ${JSON.stringify(v)}`);
-}
-
-export function roundFrameFromJson(u: Obj): RoundFrame {
-  const roundKind =
-    u.roundKind === 'Model'
-      ? ROUND_KIND_MODEL
-      : u.roundKind === 'Control'
-        ? ROUND_KIND_CONTROL
-        : bad(`'roundKind' must be "Model" or "Control"`);
-  const weight = typeof u.weight === 'number' ? u.weight : bad("'weight' must be a number");
-  if (!Array.isArray(u.tensors)) bad("'tensors' must be a list");
-  const tensors: TensorEntry[] = u.tensors.map((tv, i) => {
-    const t = obj(tv, `tensors[${i}]`);
-    const dtype = dtypeFromJson(t.dtype);
-    const dims = uintList(t, 'dims');
-    if (t.elided === true) return elidedTensor(dtype, dims);
-    if (!Array.isArray(t.data)) bad(`tensors[${i}] needs 'data' (a list of numbers) or 'elided': true`);
-    const values = t.data.map((x, j) => element(x, `tensors[${i}].data[${j}]`));
-    return tensorFromValues(dtype, dims, values);
-  });
-  return { roundKind, weight, tensors };
-}
-
-/** A unit as codec values (the JSON form parsed and checked). */
-export type ParsedUnit =
-  | { layer: 'mux'; record: MuxRecord }
-  | { layer: 'roundframe'; frame: RoundFrame }
-  | { layer: 'controlframe'; frame: ControlFrame }
-  | { layer: 'lenframe'; blob: Uint8Array }
-  | { layer: 'handshake'; type: 'data' | 'control'; version: number; rank: number; worldSize: number }
-  | { layer: 'handshake'; type: 'dataAck' | 'controlAck'; version: number };
-
-/** Parses and checks a JSON unit (BAD_PAYLOAD with a message naming the field on bad input). */
-export function unitFromJson(json: unknown): ParsedUnit {
-  const u = obj(json, 'the unit');
-  switch (u.layer) {
-    case 'mux':
-      return { layer: 'mux', record: muxRecordFromJson(u) };
-    case 'roundframe':
-      return { layer: 'roundframe', frame: roundFrameFromJson(u) };
-    case 'controlframe':
-      return {
-        layer: 'controlframe',
-        frame: { version: uint(u, 'version'), msgKind: uint(u, 'msgKind'), payload: hexField(u, 'payload') },
-      };
-    case 'lenframe':
-      return { layer: 'lenframe', blob: hexField(u, 'blob') };
-    case 'handshake': {
-      const version = uint(u, 'version');
-      if (u.type === 'data' || u.type === 'control')
-        return {
-          layer: 'handshake',
-          type: u.type,
-          version,
-          rank: uint(u, 'rank'),
-          worldSize: uint(u, 'worldSize'),
-        };
-      if (u.type === 'dataAck' || u.type === 'controlAck')
-        return { layer: 'handshake', type: u.type, version };
-      return bad(
-        `handshake 'type' must be data, dataAck, control or controlAck, got ${JSON.stringify(u.type)}`,
-      );
-    }
-    default:
-      return bad(`'layer' must be one of ${LAYERS.join(', ')}, got ${JSON.stringify(u.layer)}`);
-  }
-}
+export * from './units-json-types';
+export * from './units-json-parse';
 
 /** The JSON form of a parsed unit. */
 export function unitToJson(unit: ParsedUnit): UnitJson {
@@ -456,7 +235,7 @@ export function decodeUnit(
       }
     }
   }
-  return bad(`unknown layer ${String(layer)}`);
+  throw new WireError('BAD_PAYLOAD', `unknown layer ${String(layer)}`);
 }
 
 /** The note for bytes after a RoundFrame footer (issue 16 item 6). */

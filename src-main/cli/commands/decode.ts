@@ -1,22 +1,36 @@
 // relay-lab decode --salt HEX --layer L [--hex HEX]: hex from the argument or
 // stdin, decoded to the JSON unit of CLI.md section 1 plus tag, verdict and,
-// on rejection, code and message; `fields` (the dissection tree with byte
-// offsets) and `inner` (the nested RoundFrame/ControlFrame) are added.
-// Exit 0 ok, 1 rejected, 2 usage error.
+// on rejection, code, message and flodlMessage (flodl 0.7's own text for the
+// rejection, where its source words it); `notes` (information that is not the
+// verdict), `fields` (the dissection tree with byte offsets) and `inner` (the
+// nested RoundFrame/ControlFrame) are added. Exit 0 ok, 1 rejected, 2 usage error.
 import { nodeMac } from '../../crypto/node-mac';
 import { hexToBytes } from '@shared/wire/bytes';
 import { dissect } from '@shared/wire/dissect';
 import { isWireError } from '@shared/wire/errors';
+import {
+  CONTROL_INDEX_TABLES,
+  CONTROL_INDEX_TABLE_LABELS,
+  DEFAULT_CONTROL_INDEX_TABLE,
+} from '@shared/wire/control-msg-tables';
 import { LAYERS, decodeUnitVerdict, isLayer } from '@shared/wire/units-json';
-import { UsageError, intFlag, parseFlags, printJson, readStdin, sizeFlag } from '../args';
+import { UsageError, choiceFlag, intFlag, parseFlags, printJson, readStdin, sizeFlag } from '../args';
 import type { Command } from './types';
 import { saltFlag } from './encode';
 
-const HELP = `usage: relay-lab decode --salt HEX --layer L [--hex HEX] [--ceiling SIZE] [--control-version N] [--no-fields]
+const HELP = `usage: relay-lab decode --salt HEX --layer L [--hex HEX] [--ceiling SIZE] [--control-version N]
+                        [--index-table ${CONTROL_INDEX_TABLES.join('|')}] [--no-fields]
 
 Decodes one wire unit given as hex (--hex or stdin) and prints one JSON
-document: the unit (CLI.md section 1), tag, verdict ("ok" or "error"), and
-for errors code and message; plus fields (byte offsets) and inner.
+document: the unit (CLI.md section 1), tag, verdict ("ok" or "error"); for
+errors code, message and flodlMessage (flodl 0.7's own log text for the
+rejection, where its source words it); notes (what the decode saw that is not
+the verdict: a header prefix that cannot be valid, bytes flodl ignores, field
+types WIRE.md does not give); plus fields (byte offsets) and inner.
+Checks run in flodl's order and at flodl's moment: nothing in a mux header is
+judged before its 25th byte.
+--index-table: the ControlFrame message index table (default ${DEFAULT_CONTROL_INDEX_TABLE}):
+${CONTROL_INDEX_TABLES.map((t) => `  ${t}: ${CONTROL_INDEX_TABLE_LABELS[t]}`).join('\n')}
 Layers: ${LAYERS.join(', ')}. Exit 0 ok, 1 rejected, 2 usage error.`;
 
 export const decodeCommand: Command = {
@@ -28,6 +42,7 @@ export const decodeCommand: Command = {
       hex: { type: 'string' },
       ceiling: { type: 'string' },
       'control-version': { type: 'string' },
+      'index-table': { type: 'string' },
       'no-fields': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     });
@@ -44,6 +59,12 @@ export const decodeCommand: Command = {
       values['control-version'] === undefined
         ? undefined
         : intFlag(values['control-version'], 'control-version', 2, 1);
+    const indexTable = choiceFlag(
+      values['index-table'],
+      'index-table',
+      CONTROL_INDEX_TABLES,
+      DEFAULT_CONTROL_INDEX_TABLE,
+    );
     // Accept bare hex or a JSON string (the output of another tool), whitespace ignored.
     const text = (values.hex ?? (await readStdin())).trim().replace(/^"(.*)"$/s, '$1');
     let bytes: Uint8Array;
@@ -55,10 +76,14 @@ export const decodeCommand: Command = {
       return 1;
     }
     const mac = nodeMac(salt);
-    const opts = { ceiling, controlVersion };
+    const opts = { ceiling, controlVersion, indexTable };
     const result: Record<string, unknown> = decodeUnitVerdict(layer, bytes, mac, opts);
+    const d = dissect(layer, bytes, { mac, ...opts });
+    // The dissector's information (early header hints, ignored bytes, nested notes), never the verdict.
+    const notes = [...((result.notes as string[] | undefined) ?? [])];
+    for (const n of d.notes ?? []) if (!notes.includes(n)) notes.push(n);
+    if (notes.length) result.notes = notes;
     if (!values['no-fields']) {
-      const d = dissect(layer, bytes, { mac, ...opts });
       result.fields = d.fields;
       if (d.inner) result.inner = { offset: d.innerOffset, ...d.inner };
     }
