@@ -9,6 +9,12 @@
 -- Units split across TCP segments are reassembled (desegment_len); several
 -- units in one segment are all decoded. MACs are shown, not verified: the
 -- session salt is not in the capture (`relay-lab decode --salt` checks them).
+-- bincode integers are read for their target type as bincode 2 does: a
+-- varint marker wider than the target (0xFD where a u32 is expected) is
+-- flagged "bincode decode failed", as flodl rejects it. The ControlFrame
+-- message index table is a preference (v2 by default, or the later v2-era
+-- table with SaveConsensusModel = 16, CoordHeartbeat = 17, TimingMsgWire
+-- Intent = 4 and Heartbeat = 5).
 --
 -- Load it for one run:   tshark -X lua_script:wireshark/relay_lab.lua -r capture.pcapng
 -- or on a live capture:  tshark -i lo -X lua_script:wireshark/relay_lab.lua -Y relaylab
@@ -62,6 +68,16 @@ local timing_msg_v2 = {
   [6] = "EvalResult", [7] = "CheckpointResult", [8] = "NewNcclIdGenerated", [9] = "EpochFnElapsed",
   [10] = "DashboardRegister", [11] = "DashboardSetSvg", [12] = "DashboardSetMetadata", [13] = "DashboardSetHardware",
 }
+-- The later v2-era table (control-msg-tables.ts 'v2-late').
+local control_msg_late = {}
+for i, n in pairs(control_msg_v2) do control_msg_late[i] = n end
+control_msg_late[16] = "SaveConsensusModel"
+control_msg_late[17] = "CoordHeartbeat"
+local timing_msg_late = {}
+for i, n in pairs(timing_msg_v2) do timing_msg_late[i < 4 and i or i + 1] = n end
+timing_msg_late[4] = "Intent"
+local INDEX_TABLE_V2 = 0
+local INDEX_TABLE_LATE = 1
 
 local pf = {
   unit = ProtoField.string("relaylab.unit", "Unit"),
@@ -131,24 +147,45 @@ local ef = {
     expert.group.MALFORMED, expert.severity.ERROR),
   short = ProtoExpert.new("relaylab.short", "Unit captured short (snap length): decoded as far as the bytes go",
     expert.group.UNDECODED, expert.severity.NOTE),
+  bincode = ProtoExpert.new("relaylab.bincode", "bincode decode failed (flodl rejects this message)",
+    expert.group.MALFORMED, expert.severity.ERROR),
+  trailing = ProtoExpert.new("relaylab.trailing", "Bytes after the message or footer: ignored by flodl's reader",
+    expert.group.COMMENTS_GROUP, expert.severity.NOTE),
 }
 relaylab.experts = { ef.over_ceiling, ef.bad_magic, ef.unknown_kind, ef.too_many_tensors, ef.bad_round_kind,
-  ef.bad_weight, ef.length_mismatch, ef.short }
+  ef.bad_weight, ef.length_mismatch, ef.short, ef.bincode, ef.trailing }
 
 relaylab.prefs.ceiling = Pref.uint("Frame ceiling (bytes)", 1073741824,
   "Largest accepted payload or blob length (flodl's frame ceiling; default 1 GiB)")
+relaylab.prefs.index_table = Pref.enum("ControlFrame message index table", INDEX_TABLE_V2,
+  "Which ControlMsgWire/TimingMsgWire index table the session speaks",
+  { { 1, "v2 (ControlMsgWire 0-15, Heartbeat = 4)", INDEX_TABLE_V2 },
+    { 2, "v2-late (SaveConsensusModel = 16, CoordHeartbeat = 17, Intent = 4, Heartbeat = 5)", INDEX_TABLE_LATE } }, false)
 relaylab.prefs.heuristic = Pref.bool("Find streams heuristically", true,
   "Recognise relay streams by their first bytes, whatever the ports")
 relaylab.prefs.ports = Pref.range("TCP ports", "", "TCP ports always decoded as relay streams (e.g. 1337-1342)", 65535)
 
--- Bincode 2 standard() unsigned varint (WIRE.md 3.3): value, size; nil if unknown.
-local function varint(tvb, off)
+-- Bincode 2 standard() unsigned varint (WIRE.md 3.3) read for a target type
+-- ("U16", "U32", "U64" or "Usize"; default U64): value, size; or nil, 1 and
+-- bincode's own error text when the marker is wider than the target (bincode
+-- 2's InvalidIntegerType), 0xFE (u128) or 0xFF (reserved).
+local marker_type = { [251] = "U16", [252] = "U32", [253] = "U64", [254] = "U128", [255] = "Reserved" }
+local type_width = { U16 = 2, U32 = 4, U64 = 8, Usize = 8 }
+local function varint(tvb, off, target)
+  target = target or "U64"
   local b = tvb(off, 1):uint()
   if b < 251 then return b, 1 end
-  if b == 251 then return tvb(off + 1, 2):le_uint(), 3 end
-  if b == 252 then return tvb(off + 1, 4):le_uint(), 5 end
-  if b == 253 then return tvb(off + 1, 8):le_uint64():tonumber(), 9 end
-  return nil, 1
+  local found = marker_type[b]
+  local width = type_width[found]
+  if width == nil or width > type_width[target] then
+    local expected = target
+    -- bincode 2.0's u64 fast path (9 bytes left) names U32 for 0xFE/0xFF.
+    if target == "U64" and width == nil and tvb:len() - off >= 9 then expected = "U32" end
+    return nil, 1, string.format("InvalidIntegerType { expected: %s, found: %s }", expected, found)
+  end
+  if width == 2 then return tvb(off + 1, 2):le_uint(), 3 end
+  if width == 4 then return tvb(off + 1, 4):le_uint(), 5 end
+  return tvb(off + 1, 8):le_uint64():tonumber(), 9
 end
 
 -- The range [off, off + len) as far as the bytes go, and whether it was cut
@@ -159,9 +196,11 @@ local function available(tvb, off, len)
   return tvb(off, have), true
 end
 
-local function add_varint(tree, field, tvb, off)
-  local v, n = varint(tvb, off)
-  if v == nil then error("varint wider than u64") end
+-- Adds a varint field read for `target`; a rejected marker raises the
+-- bincode error (caught by the message dissector, which flags it).
+local function add_varint(tree, field, tvb, off, target)
+  local v, n, err = varint(tvb, off, target)
+  if v == nil then error({ bincode = err }) end
   tree:add(field, tvb(off, n), v)
   return v, off + n
 end
@@ -177,27 +216,41 @@ local function looks_like_magic(m)
   return m >= 0xF10D1700 and m <= 0xF10D17FF
 end
 
+local dissect_relay_control_body
 local function dissect_relay_control(tvb, tree)
   local t = tree:add(relaylab, tvb(), "Relay control message")
-  local idx, off = add_varint(t, pf.rc_msg, tvb, 0)
+  local ok, res = pcall(dissect_relay_control_body, tvb, t)
+  if ok then return res end
+  if type(res) == "table" and res.bincode then
+    t:add_proto_expert_info(ef.bincode, "relay_mux: bincode decode failed: " .. res.bincode)
+    t:set_text("Relay control message: bincode decode failed: " .. res.bincode)
+    return "bincode decode failed"
+  end
+  error(res)
+end
+
+dissect_relay_control_body = function(tvb, t)
+  -- mux.rs field types: variant index u32, host String (u64 length), ranks Vec<u32> (usize length), rank u32.
+  local idx, off = add_varint(t, pf.rc_msg, tvb, 0, "U32")
   local name = relay_msg_names[idx] or ("variant " .. idx)
   t:set_text("Relay control message: " .. name)
   if idx == 0 then
-    local hlen, n = varint(tvb, off)
+    local hlen, n, err = varint(tvb, off, "U64")
+    if hlen == nil then error({ bincode = err }) end
     t:add(pf.rc_host, tvb(off, n + hlen), tvb(off + n, hlen):string())
     local host = tvb(off + n, hlen):string()
     off = off + n + hlen
     local count
-    count, off = add_varint(t, pf.rc_num_ranks, tvb, off)
+    count, off = add_varint(t, pf.rc_num_ranks, tvb, off, "Usize")
     local ranks = {}
     for _ = 1, count do
       local r
-      r, off = add_varint(t, pf.rc_rank, tvb, off)
+      r, off = add_varint(t, pf.rc_rank, tvb, off, "U32")
       ranks[#ranks + 1] = tostring(r)
     end
     if off < tvb:len() then
       -- v4+ adds model_sigs: Vec<[u8; 32]>.
-      local sigs, n2 = varint(tvb, off)
+      local sigs, n2 = varint(tvb, off, "Usize")
       if sigs ~= nil and off + n2 + 32 * sigs == tvb:len() then
         off = off + n2
         for _ = 1, sigs do
@@ -209,12 +262,12 @@ local function dissect_relay_control(tvb, tree)
     name = string.format("Hello{%s, [%s]}", host, table.concat(ranks, ","))
   elseif idx == 2 or idx == 3 then
     local r
-    r, off = add_varint(t, pf.rc_rank, tvb, off)
+    r, off = add_varint(t, pf.rc_rank, tvb, off, "U32")
     name = string.format("%s{%d}", name, r)
   elseif idx ~= 1 then
     t:add_proto_expert_info(ef.unknown_kind, "Unknown relay control variant " .. idx)
   end
-  if off < tvb:len() then t:add(pf.rc_trailing, tvb(off)) end
+  if off < tvb:len() then t:add(pf.rc_trailing, tvb(off)):add_proto_expert_info(ef.trailing) end
   t:set_text("Relay control message: " .. name)
   return name
 end
@@ -301,22 +354,31 @@ local function dissect_control_frame(tvb, tree)
   if cf_kind_names[kind] == nil then kind_item:add_proto_expert_info(ef.unknown_kind, "Unknown MsgKind " .. kind) end
   local len_item = t:add_le(pf.cf_payload_len, tvb(20, 4))
   local plen = tvb(20, 4):le_uint()
-  if plen > MAX_CONTROL_PAYLOAD then
+  -- The 16 MiB cap exists from control protocol v2 on; flodl's v1 reader has none.
+  if version >= 2 and plen > MAX_CONTROL_PAYLOAD then
     len_item:add_proto_expert_info(ef.over_ceiling, "Payload length exceeds MAX_CONTROL_PAYLOAD (16 MiB)")
     return "ControlFrame (over MAX_CONTROL_PAYLOAD)"
   end
   local summary = "ControlFrame " .. (cf_kind_names[kind] or ("kind " .. kind))
   if plen > 0 then
     t:add(pf.cf_payload, tvb(24, plen))
-    local idx = varint(tvb, 24)
+    local idx, n, err = varint(tvb, 24, "U32")
     if idx ~= nil then
-      t:add(pf.cf_variant, tvb(24, 1), idx)
-      local names = (kind == 1 and control_msg_v2) or (kind == 2 and timing_msg_v2) or nil
+      t:add(pf.cf_variant, tvb(24, n), idx)
+      local late = relaylab.prefs.index_table == INDEX_TABLE_LATE
+      local names = (kind == 1 and (late and control_msg_late or control_msg_v2))
+        or (kind == 2 and (late and timing_msg_late or timing_msg_v2)) or nil
       -- Variant names differ from v4 on; name them only for the v2/v3 era.
-      if names ~= nil and version <= 3 and names[idx] ~= nil then
-        t:add(pf.cf_msg, tvb(24, plen), names[idx])
-        summary = summary .. " " .. names[idx]
+      if names ~= nil and version <= 3 then
+        if names[idx] ~= nil then
+          t:add(pf.cf_msg, tvb(24, plen), names[idx])
+          summary = summary .. " " .. names[idx]
+        else
+          t:add_proto_expert_info(ef.bincode, "bincode decode failed: variant index " .. idx .. " is not in the chosen index table")
+        end
       end
+    elseif kind == 1 or kind == 2 then
+      t:add_proto_expert_info(ef.bincode, "bincode decode failed: " .. err)
     end
   end
   if 24 + plen ~= tvb:len() then t:add_proto_expert_info(ef.length_mismatch, "ControlFrame length disagrees with its container") end
