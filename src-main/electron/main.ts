@@ -10,12 +10,20 @@ import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
 import { installShell } from './shell';
 import { parseElectronArgs } from './args';
+import { watchLifeline } from '../web/lifeline';
 
 const electron = createRequire(import.meta.url)('electron') as ElectronMain;
 const { app, dialog } = electron;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const indexHtml = path.join(here, '../renderer/index.html');
+// Started by `npm start`: end with it, however it ends (the window, the
+// ranks and every Chromium child process end with this main process).
+watchLifeline((why) => {
+  process.stderr.write(`relay-lab: ${why}; stopping the lab.\n`);
+  process.exit(1);
+});
+
 const args = parseElectronArgs(process.argv.slice(2), defaultTracesDir());
 
 app.enableSandbox();
