@@ -22,7 +22,7 @@ export interface WebContentsLike {
 
 export interface BrowserWindowLike {
   webContents: WebContentsLike;
-  loadFile(path: string): Promise<void>;
+  loadURL(url: string): Promise<void>;
   once(event: 'ready-to-show', listener: () => void): void;
   on(event: 'closed', listener: () => void): void;
   show(): void;
@@ -61,6 +61,14 @@ export interface ElectronMain {
     ): void;
   };
   session: { defaultSession: SessionLike };
+  protocol: {
+    /** Before the app is ready: what a scheme may do (standard, secure, ...). */
+    registerSchemesAsPrivileged(
+      schemes: readonly { scheme: string; privileges: Readonly<Record<string, boolean>> }[],
+    ): void;
+    /** After ready: answers every request of the scheme (the default session). */
+    handle(scheme: string, handler: (request: Request) => Response | Promise<Response>): void;
+  };
   dialog: {
     showSaveDialog(options: {
       title?: string;

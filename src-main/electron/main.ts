@@ -4,7 +4,7 @@
 // opening traces go through Electron's file dialogs.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { LabSession } from '../lab/session';
 import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
@@ -16,7 +16,7 @@ const electron = createRequire(import.meta.url)('electron') as ElectronMain;
 const { app, dialog } = electron;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const indexHtml = path.join(here, '../renderer/index.html');
+const rendererDir = path.join(here, '../renderer');
 // Started by `npm start`: end with it, however it ends (the window, the
 // ranks and every Chromium child process end with this main process).
 watchLifeline((why) => {
@@ -51,8 +51,7 @@ const lab = new LabHost(new LabSession(), {
 });
 process.on('exit', () => lab.removeWorkDir());
 const shell = installShell(electron, lab, {
-  indexHtml,
-  appUrl: pathToFileURL(indexHtml).toString(),
+  rendererDir,
   preload: path.join(here, '../preload/index.cjs'),
 });
 
