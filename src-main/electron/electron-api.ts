@@ -43,6 +43,31 @@ export interface SessionLike {
   };
 }
 
+/** utilityProcess.fork's child: a real OS process with a parent port. */
+export interface UtilityProcessLike {
+  readonly pid: number | undefined;
+  readonly stderr: (NodeJS.ReadableStream & { setEncoding?(enc: BufferEncoding): unknown }) | null;
+  postMessage(message: unknown): void;
+  kill(): boolean;
+  on(event: 'spawn', listener: () => void): this;
+  on(event: 'exit', listener: (code: number) => void): this;
+  on(event: 'message', listener: (message: unknown) => void): this;
+  on(event: 'error', listener: (type: string, location: string, report: string) => void): this;
+}
+
+export interface UtilityProcessApi {
+  fork(
+    modulePath: string,
+    args: string[],
+    options: {
+      env?: NodeJS.ProcessEnv;
+      stdio?: ('ignore' | 'pipe' | 'inherit')[];
+      serviceName?: string;
+      execArgv?: string[];
+    },
+  ): UtilityProcessLike;
+}
+
 export interface ElectronMain {
   app: {
     whenReady(): Promise<void>;
@@ -61,6 +86,7 @@ export interface ElectronMain {
     ): void;
   };
   session: { defaultSession: SessionLike };
+  utilityProcess: UtilityProcessApi;
   protocol: {
     /** Before the app is ready: what a scheme may do (standard, secure, ...). */
     registerSchemesAsPrivileged(

@@ -11,6 +11,8 @@ import type { ElectronMain } from './electron-api';
 import { installShell } from './shell';
 import { parseElectronArgs } from './args';
 import { watchLifeline } from '../web/lifeline';
+import { setRankSpawner } from '../engine/rank-spawner';
+import { utilityRankSpawner } from './utility-rank-spawner';
 
 const electron = createRequire(import.meta.url)('electron') as ElectronMain;
 const { app, dialog } = electron;
@@ -27,6 +29,8 @@ watchLifeline((why) => {
 const args = parseElectronArgs(process.argv.slice(2), defaultTracesDir());
 
 app.enableSandbox();
+// Ranks are Electron utility processes: no ELECTRON_RUN_AS_NODE, so the RunAsNode fuse can be off.
+setRankSpawner(utilityRankSpawner(electron.utilityProcess));
 const lab = new LabHost(new LabSession(), {
   tracesDir: args.tracesDir,
   producer: 'relay-lab electron',

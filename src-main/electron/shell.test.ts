@@ -48,6 +48,8 @@ function fakeElectron() {
       enableSandbox: () => {},
       isPackaged: true,
     } as ElectronMain['app'],
+    // main.ts sets the rank spawner from it; the shell itself never uses it.
+    utilityProcess: {} as ElectronMain['utilityProcess'],
     // The shell never opens a dialog (main.ts does, for traces).
     dialog: {} as ElectronMain['dialog'],
     BrowserWindow: class {
