@@ -33,6 +33,8 @@ describe.skipIf(!exe)('Electron shell, end to end', () => {
     });
     try {
       const page = await app.firstWindow();
+      // Served from the privileged app:// scheme, never file://.
+      expect(page.url()).toBe('app://relay-lab/index.html');
       await expect.poll(() => page.locator('[aria-label^="rank "]').count(), { timeout: 60_000 }).toBe(8);
       const prefs = await app.evaluate(({ BrowserWindow }) =>
         BrowserWindow.getAllWindows()[0].webContents.getLastWebPreferences(),

@@ -2,13 +2,15 @@
 // the Electron binary is missing or cannot start, say so in one line and run
 // browser mode instead. `npm start -- --browser` asks for browser mode;
 // `--no-open` keeps browser mode from opening a window; `--build-only` builds
-// and exits.
-import { spawn, spawnSync } from 'node:child_process';
+// and exits. Nothing it starts outlives it (scripts/lifeline.mjs), and it
+// does not outlive `npm start`.
+import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildNode, nodeBundlesFresh, nodeOutDir } from './build-node.mjs';
+import { spawnTied, watchLaunchers } from './lifeline.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -99,10 +101,17 @@ function electronBinary() {
 }
 
 function runChild(cmd, cmdArgs, env = childEnv) {
-  const child = spawn(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
+  const child = spawnTied(cmd, cmdArgs, { cwd: root, stdio: 'inherit', env });
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
   return child;
 }
+
+// `kill -9` of `npm start` leaves this script to init (npm's `sh -c` too):
+// end then, and the kernel and the lifelines end everything below.
+watchLaunchers(() => {
+  process.stderr.write('relay-lab: the command that started the lab is gone; stopping the lab.\n');
+  process.exit(1);
+});
 
 function startBrowserMode() {
   const child = runChild(process.execPath, [path.join(nodeOutDir, 'web.mjs'), ...passOn]);

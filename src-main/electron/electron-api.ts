@@ -22,7 +22,7 @@ export interface WebContentsLike {
 
 export interface BrowserWindowLike {
   webContents: WebContentsLike;
-  loadFile(path: string): Promise<void>;
+  loadURL(url: string): Promise<void>;
   once(event: 'ready-to-show', listener: () => void): void;
   on(event: 'closed', listener: () => void): void;
   show(): void;
@@ -43,6 +43,31 @@ export interface SessionLike {
   };
 }
 
+/** utilityProcess.fork's child: a real OS process with a parent port. */
+export interface UtilityProcessLike {
+  readonly pid: number | undefined;
+  readonly stderr: (NodeJS.ReadableStream & { setEncoding?(enc: BufferEncoding): unknown }) | null;
+  postMessage(message: unknown): void;
+  kill(): boolean;
+  on(event: 'spawn', listener: () => void): this;
+  on(event: 'exit', listener: (code: number) => void): this;
+  on(event: 'message', listener: (message: unknown) => void): this;
+  on(event: 'error', listener: (type: string, location: string, report: string) => void): this;
+}
+
+export interface UtilityProcessApi {
+  fork(
+    modulePath: string,
+    args: string[],
+    options: {
+      env?: NodeJS.ProcessEnv;
+      stdio?: ('ignore' | 'pipe' | 'inherit')[];
+      serviceName?: string;
+      execArgv?: string[];
+    },
+  ): UtilityProcessLike;
+}
+
 export interface ElectronMain {
   app: {
     whenReady(): Promise<void>;
@@ -61,6 +86,15 @@ export interface ElectronMain {
     ): void;
   };
   session: { defaultSession: SessionLike };
+  utilityProcess: UtilityProcessApi;
+  protocol: {
+    /** Before the app is ready: what a scheme may do (standard, secure, ...). */
+    registerSchemesAsPrivileged(
+      schemes: readonly { scheme: string; privileges: Readonly<Record<string, boolean>> }[],
+    ): void;
+    /** After ready: answers every request of the scheme (the default session). */
+    handle(scheme: string, handler: (request: Request) => Response | Promise<Response>): void;
+  };
   dialog: {
     showSaveDialog(options: {
       title?: string;

@@ -4,21 +4,33 @@
 // opening traces go through Electron's file dialogs.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { LabSession } from '../lab/session';
 import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
 import { installShell } from './shell';
 import { parseElectronArgs } from './args';
+import { watchLifeline } from '../web/lifeline';
+import { setRankSpawner } from '../engine/rank-spawner';
+import { utilityRankSpawner } from './utility-rank-spawner';
 
 const electron = createRequire(import.meta.url)('electron') as ElectronMain;
 const { app, dialog } = electron;
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const indexHtml = path.join(here, '../renderer/index.html');
+const rendererDir = path.join(here, '../renderer');
+// Started by `npm start`: end with it, however it ends (the window, the
+// ranks and every Chromium child process end with this main process).
+watchLifeline((why) => {
+  process.stderr.write(`relay-lab: ${why}; stopping the lab.\n`);
+  process.exit(1);
+});
+
 const args = parseElectronArgs(process.argv.slice(2), defaultTracesDir());
 
 app.enableSandbox();
+// Ranks are Electron utility processes: no ELECTRON_RUN_AS_NODE, so the RunAsNode fuse can be off.
+setRankSpawner(utilityRankSpawner(electron.utilityProcess));
 const lab = new LabHost(new LabSession(), {
   tracesDir: args.tracesDir,
   producer: 'relay-lab electron',
@@ -43,8 +55,7 @@ const lab = new LabHost(new LabSession(), {
 });
 process.on('exit', () => lab.removeWorkDir());
 const shell = installShell(electron, lab, {
-  indexHtml,
-  appUrl: pathToFileURL(indexHtml).toString(),
+  rendererDir,
   preload: path.join(here, '../preload/index.cjs'),
 });
 

@@ -34,18 +34,15 @@ describe('Electron shell security settings', () => {
   });
 
   it('honours IPC only from the lab window main frame on the app page', () => {
-    const trusted = { windowId: 7, appUrl: 'file:///opt/relay-lab/out/renderer/index.html' };
-    expect(
-      senderAllowed({ senderId: 7, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html' }, trusted),
-    ).toBe(true);
-    expect(
-      senderAllowed({ senderId: 7, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html#x' }, trusted),
-    ).toBe(true);
-    expect(
-      senderAllowed({ senderId: 8, frameUrl: 'file:///opt/relay-lab/out/renderer/index.html' }, trusted),
-    ).toBe(false);
+    const trusted = { windowId: 7, appUrl: 'app://relay-lab/index.html' };
+    expect(senderAllowed({ senderId: 7, frameUrl: 'app://relay-lab/index.html' }, trusted)).toBe(true);
+    expect(senderAllowed({ senderId: 7, frameUrl: 'app://relay-lab/index.html#x' }, trusted)).toBe(true);
+    expect(senderAllowed({ senderId: 8, frameUrl: 'app://relay-lab/index.html' }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: 'https://evil.example/' }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: 'file:///tmp/evil.html' }, trusted)).toBe(false);
+    // The same page from another origin (file://, another app:// host) is not the app.
+    expect(senderAllowed({ senderId: 7, frameUrl: 'file:///relay-lab/index.html' }, trusted)).toBe(false);
+    expect(senderAllowed({ senderId: 7, frameUrl: 'app://evil/index.html' }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: null }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: 'not a url' }, trusted)).toBe(false);
     expect(senderAllowed({ senderId: 7, frameUrl: trusted.appUrl }, { ...trusted, windowId: null })).toBe(

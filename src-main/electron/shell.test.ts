@@ -26,6 +26,9 @@ function fakeElectron() {
   const sent: { channel: string; args: unknown[] }[] = [];
   const windows: { options: Record<string, unknown>; loaded: string; handlers: Map<string, () => void> }[] =
     [];
+  const privileged: { scheme: string; privileges: Readonly<Record<string, boolean>> }[] = [];
+  const protocols = new Map<string, (request: Request) => Response | Promise<Response>>();
+  let ready = false;
   let permissionRequest: ((wc: unknown, p: string, cb: (g: boolean) => void) => void) | null = null;
   let permissionCheck: ((wc: unknown, p: string) => boolean) | null = null;
   const contentsOf = (id: number): WebContentsLike => ({
@@ -37,12 +40,16 @@ function fakeElectron() {
   });
   const electron: ElectronMain = {
     app: {
-      whenReady: async () => {},
+      whenReady: async () => {
+        ready = true;
+      },
       on: (event: string, listener: (...a: never[]) => void) => void appHandlers.set(event, listener),
       quit: () => {},
       enableSandbox: () => {},
       isPackaged: true,
     } as ElectronMain['app'],
+    // main.ts sets the rank spawner from it; the shell itself never uses it.
+    utilityProcess: {} as ElectronMain['utilityProcess'],
     // The shell never opens a dialog (main.ts does, for traces).
     dialog: {} as ElectronMain['dialog'],
     BrowserWindow: class {
@@ -52,8 +59,8 @@ function fakeElectron() {
         this.record = { options: options as Record<string, unknown>, loaded: '', handlers: new Map() };
         windows.push(this.record);
       }
-      async loadFile(p: string) {
-        this.record.loaded = p;
+      async loadURL(url: string) {
+        this.record.loaded = url;
       }
       once(event: string, l: () => void) {
         this.record.handlers.set(event, l);
@@ -64,6 +71,17 @@ function fakeElectron() {
       show() {}
     },
     ipcMain: { handle: (channel, handler) => void ipc.set(channel, handler) },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes) => {
+        // Electron throws when this comes after ready.
+        if (ready) throw new Error('registerSchemesAsPrivileged after ready');
+        privileged.push(...schemes);
+      },
+      handle: (scheme, handler) => {
+        if (protocols.has(scheme)) throw new Error(`scheme ${scheme} handled twice`);
+        protocols.set(scheme, handler);
+      },
+    },
     session: {
       defaultSession: {
         setPermissionRequestHandler: (h) => void (permissionRequest = h),
@@ -78,15 +96,17 @@ function fakeElectron() {
     ipc,
     sent,
     windows,
+    privileged,
+    protocols,
     permission: () => ({ permissionRequest, permissionCheck }),
   };
 }
 
 const paths = {
-  indexHtml: '/app/out/renderer/index.html',
-  appUrl: 'file:///app/out/renderer/index.html',
+  rendererDir: '/app/out/renderer',
   preload: '/app/out/preload/index.cjs',
 };
+const appUrl = 'app://relay-lab/index.html';
 
 describe('Electron shell wiring', () => {
   it('creates one sandboxed window on the app page and denies permissions', async () => {
@@ -94,7 +114,21 @@ describe('Electron shell wiring', () => {
     const shell = installShell(f.electron, new RecordingLab(), paths);
     await shell.createWindow();
     expect(f.windows).toHaveLength(1);
-    expect(f.windows[0].loaded).toBe(paths.indexHtml);
+    // The page comes from the privileged app:// scheme, not file://.
+    expect(f.windows[0].loaded).toBe(appUrl);
+    expect(f.privileged).toEqual([
+      expect.objectContaining({
+        scheme: 'app',
+        privileges: expect.objectContaining({ standard: true, secure: true, bypassCSP: false }),
+      }),
+    ]);
+    expect([...f.protocols.keys()]).toEqual(['app']);
+    // The handler answers through a real Response: this stand-in's renderer folder does not exist.
+    const res = await f.protocols.get('app')!(new Request(appUrl));
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // A second window reuses the handler (protocol.handle throws on a second registration).
+    await shell.createWindow();
     expect(f.windows[0].options.webPreferences).toMatchObject({
       sandbox: true,
       contextIsolation: true,
@@ -139,12 +173,12 @@ describe('Electron shell wiring', () => {
     const lab = new RecordingLab();
     const shell = installShell(f.electron, lab, paths);
     const handler = f.ipc.get(COMMAND_CHANNEL)!;
-    const fromApp = { sender: { id: 41 }, senderFrame: { url: paths.appUrl } };
+    const fromApp = { sender: { id: 41 }, senderFrame: { url: appUrl } };
     // Before the window exists nobody is trusted.
     expect(await handler(fromApp, { type: 'stop' })).toMatchObject({ ok: false, error: 'FORBIDDEN' });
     await shell.createWindow();
     expect(
-      await handler({ sender: { id: 99 }, senderFrame: { url: paths.appUrl } }, { type: 'stop' }),
+      await handler({ sender: { id: 99 }, senderFrame: { url: appUrl } }, { type: 'stop' }),
     ).toMatchObject({ error: 'FORBIDDEN' });
     expect(
       await handler({ sender: { id: 41 }, senderFrame: { url: 'https://evil.example/' } }, { type: 'stop' }),
@@ -155,7 +189,7 @@ describe('Electron shell wiring', () => {
     // A subframe showing the app page is still not the window's page.
     expect(
       await handler(
-        { sender: { id: 41 }, senderFrame: { url: paths.appUrl, parent: { url: paths.appUrl } } },
+        { sender: { id: 41 }, senderFrame: { url: appUrl, parent: { url: appUrl } } },
         { type: 'stop' },
       ),
     ).toMatchObject({ error: 'FORBIDDEN' });

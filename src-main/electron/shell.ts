@@ -8,12 +8,12 @@ import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
 import { FrameBatcher } from '../web/batcher';
 import type { ElectronMain, BrowserWindowLike } from './electron-api';
 import { COMMAND_CHANNEL, EVENTS_CHANNEL } from './channels';
+import { APP_SCHEME, APP_SCHEME_PRIVILEGES, APP_URL, serveAppRequest } from './app-protocol';
 import { windowOptions, ELECTRON_CSP, senderAllowed, navigationAllowed, permissionAllowed } from './security';
 
 export interface ShellPaths {
-  indexHtml: string;
-  /** file:// URL of indexHtml: the only page whose IPC is honoured. */
-  appUrl: string;
+  /** The built renderer (index.html and assets/), served as app://relay-lab/. */
+  rendererDir: string;
   preload: string;
 }
 
@@ -23,8 +23,12 @@ export interface Shell {
 }
 
 export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPaths): Shell {
-  const { app, BrowserWindow, ipcMain, session } = electron;
+  const { app, BrowserWindow, ipcMain, session, protocol } = electron;
   let win: BrowserWindowLike | null = null;
+  let protocolHandled = false;
+
+  // Only possible before the app is ready: app:// is a standard, secure scheme.
+  protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGES]);
 
   // Applies to every web contents ever created, including any a bug might open.
   app.on('web-contents-created', (_e, contents) => {
@@ -37,7 +41,7 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
   });
 
   ipcMain.handle(COMMAND_CHANNEL, async (event, raw): Promise<LabReply> => {
-    const trusted = { windowId: win?.webContents.id ?? null, appUrl: paths.appUrl };
+    const trusted = { windowId: win?.webContents.id ?? null, appUrl: APP_URL };
     const fromSubframe = event.senderFrame?.parent != null;
     if (
       fromSubframe ||
@@ -53,6 +57,16 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
   });
 
   async function createWindow(): Promise<BrowserWindowLike> {
+    if (!protocolHandled) {
+      protocolHandled = true;
+      protocol.handle(APP_SCHEME, (request) => {
+        const r = serveAppRequest(paths.rendererDir, request.url, request.method);
+        return new Response(typeof r.body === 'string' ? r.body : new Uint8Array(r.body), {
+          status: r.status,
+          headers: r.headers,
+        });
+      });
+    }
     const ses = session.defaultSession;
     ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permissionAllowed(permission)));
     ses.setPermissionCheckHandler((_wc, permission) => permissionAllowed(permission));
@@ -75,7 +89,7 @@ export function installShell(electron: ElectronMain, lab: LabApi, paths: ShellPa
       if (win === created) win = null;
     });
     created.once('ready-to-show', () => created.show());
-    await created.loadFile(paths.indexHtml);
+    await created.loadURL(APP_URL);
     return created;
   }
 

@@ -1,17 +1,16 @@
-// Spawning and supervising rank processes. A rank is a real OS process
-// (process.execPath running the bundled out/node/rank.mjs). It must never
-// outlive the process that spawned it: it watches its IPC channel and its
-// parent pid, and on Linux it is also started under `setpriv --pdeathsig KILL`
-// so the kernel kills it when the parent dies, even when the rank is stopped
-// (SIGSTOP) and cannot watch anything itself.
-import { spawn, type ChildProcess } from 'node:child_process';
+// Supervising rank processes. A rank is a real OS process running the bundled
+// out/node/rank.mjs, started by the current RankSpawner (rank-spawner.ts):
+// a plain Node child in browser mode and the CLI, an Electron utility
+// process in the Electron shell. It must never outlive the process that
+// spawned it: it watches its parent channel and its parent pid, and a Node
+// child on Linux is also started under a kernel parent-death signal.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RANK_PARENT_ENV, RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
+import { RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
+import { rankSpawner, type RankChild } from './rank-spawner';
 
-const SETPRIV = '/usr/bin/setpriv';
 const RANK_NICE = 10;
 
 /** Finds out/node/rank.mjs from wherever this module runs (sources, the CLI bundle, Electron's main). */
@@ -43,7 +42,7 @@ export interface RankProcessEvents {
 }
 
 export class RankProcess {
-  readonly child: ChildProcess;
+  readonly child: RankChild;
   exited = false;
   exitCode: number | null = null;
   exitSignal: NodeJS.Signals | null = null;
@@ -64,20 +63,33 @@ export class RankProcess {
     // Only a rank that reports over IPC says when it runs; others are signalled at once.
     this.running = spec.report !== 'ipc';
     const entry = rankEntryPath();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      [RANK_SPEC_ENV]: JSON.stringify(spec),
-      [RANK_PARENT_ENV]: String(process.pid),
-    };
+    const env: NodeJS.ProcessEnv = { ...process.env, [RANK_SPEC_ENV]: JSON.stringify(spec) };
     // A rank does no TLS: loading extra CA certificates only slows its start.
     delete env.NODE_EXTRA_CA_CERTS;
     delete env.NODE_OPTIONS;
-    // Inside Electron, process.execPath is the Electron binary: run it as plain Node.
-    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
-    const usePdeath = process.platform === 'linux' && fs.existsSync(SETPRIV);
-    const cmd = usePdeath ? SETPRIV : process.execPath;
-    const args = usePdeath ? ['--pdeathsig', 'KILL', '--', process.execPath, entry] : [entry];
-    this.child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env });
+    // Never run a binary as plain Node by environment: Electron starts ranks as utility processes.
+    delete env.ELECTRON_RUN_AS_NODE;
+    this.child = rankSpawner()(entry, env, {
+      onMessage: (m) => {
+        if (!this.running) {
+          this.running = true;
+          if (this.heldStop) {
+            this.heldStop = false;
+            this.signal('SIGSTOP');
+          }
+        }
+        events.onMessage?.(m as RankToParent);
+      },
+      onError: (e) => events.onStderr?.(`spawn failed: ${e.message}`),
+      onStderrLine: (line) => events.onStderr?.(line),
+      onExit: (code, signal) => {
+        this.exited = true;
+        this.exitCode = code;
+        this.exitSignal = signal;
+        for (const w of this.exitWaiters.splice(0)) w();
+        events.onExit?.(code, signal);
+      },
+    });
     // Ranks run at a lower CPU priority than the engine: on a machine with
     // fewer cores than ranks, the process hosting relays and controller
     // keeps serving its sockets and timers on time.
@@ -88,34 +100,6 @@ export class RankProcess {
         // not permitted here: ranks keep the default priority
       }
     }
-    this.child.on('message', (m) => {
-      if (!this.running) {
-        this.running = true;
-        if (this.heldStop) {
-          this.heldStop = false;
-          this.signal('SIGSTOP');
-        }
-      }
-      events.onMessage?.(m as RankToParent);
-    });
-    this.child.on('error', (e) => events.onStderr?.(`spawn failed: ${e.message}`));
-    let buf = '';
-    this.child.stderr?.setEncoding('utf8');
-    this.child.stderr?.on('data', (s: string) => {
-      buf += s;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        events.onStderr?.(buf.slice(0, i));
-        buf = buf.slice(i + 1);
-      }
-    });
-    this.child.on('exit', (code, signal) => {
-      this.exited = true;
-      this.exitCode = code;
-      this.exitSignal = signal;
-      for (const w of this.exitWaiters.splice(0)) w();
-      events.onExit?.(code, signal);
-    });
   }
 
   get pid(): number | undefined {
@@ -128,15 +112,11 @@ export class RankProcess {
       this.heldStop = sig === 'SIGSTOP';
       return true;
     }
-    try {
-      return this.child.kill(sig);
-    } catch {
-      return false;
-    }
+    return this.child.signal(sig);
   }
 
   send(msg: unknown): void {
-    if (!this.exited && this.child.connected) this.child.send(msg as never);
+    if (!this.exited) this.child.send(msg);
   }
 
   waitExit(): Promise<void> {

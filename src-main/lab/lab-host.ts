@@ -362,8 +362,16 @@ export class LabHost implements LabApi {
     if (name !== undefined) {
       if (!TRACE_NAME.test(name)) throw new TraceHostError('NOT_FOUND', `'${name}' is not a trace file name`);
       file = path.join(this.opts.tracesDir, name);
-      if (!fs.existsSync(file))
+      // Only a file of the folder itself: a link there could name any file this user can read.
+      let stat: fs.Stats;
+      try {
+        stat = fs.lstatSync(file);
+      } catch {
         throw new TraceHostError('NOT_FOUND', `no trace '${name}' in ${this.opts.tracesDir}`);
+      }
+      if (stat.isSymbolicLink())
+        throw new TraceHostError('NOT_FOUND', `'${name}' is a symbolic link; only files are opened`);
+      if (!stat.isFile()) throw new TraceHostError('NOT_FOUND', `'${name}' is not a file`);
     } else {
       if (!this.opts.chooseOpenPath)
         throw new TraceHostError('NOT_SUPPORTED', 'name a trace of the traces folder');

@@ -7,6 +7,9 @@ import { runRank } from './rank-runner';
 
 let finished = false;
 
+/** Set in an Electron utility process (how the Electron shell runs ranks): the channel to the parent. */
+const parentPort = (process as { parentPort?: { postMessage(message: unknown): void } }).parentPort;
+
 function watchParent(): void {
   // The kernel's parent-death signal is armed by setpriv just before it runs
   // Node: a parent that died before that moment left this rank to init.
@@ -32,7 +35,9 @@ async function main(): Promise<void> {
   watchParent();
   const spec = parseRankSpec(raw);
   const send = (m: RankToParent) => {
-    if (spec.report === 'ipc' && process.send && process.connected) process.send(m);
+    if (spec.report !== 'ipc') return;
+    if (parentPort) parentPort.postMessage(m);
+    else if (process.send && process.connected) process.send(m);
   };
   const result = await runRank(spec, send);
   if (spec.report === 'json') process.stdout.write(JSON.stringify(result) + '\n');
@@ -40,6 +45,8 @@ async function main(): Promise<void> {
   finished = true;
   if (process.connected) process.disconnect();
   process.exitCode = result.verdict === 'ok' ? 0 : 1;
+  // A utility process's parent port keeps it alive: leave once the last message is out.
+  if (parentPort) setImmediate(() => process.exit());
 }
 
 main().catch((e: unknown) => {

@@ -4,7 +4,15 @@
 import { LabSession } from '../lab/session';
 import { LabHost } from '../lab/lab-host';
 import { newToken } from './guard';
+import { watchLifeline } from './lifeline';
 import { defaultRendererDir, parseBrowserModeArgs, runBrowserMode } from './run-browser-mode';
+
+// Started by `npm start`: end with it, however it ends. Exiting ends the
+// ranks too (each watches its IPC channel and has a parent-death signal).
+watchLifeline((why) => {
+  process.stderr.write(`relay-lab web: ${why}; stopping the lab.\n`);
+  process.exit(1);
+});
 
 let opts;
 try {

@@ -1,5 +1,6 @@
 // Opens the lab's URL in a local Chromium or Chrome, in app mode (a bare
-// window, no tabs or address bar), when one is found.
+// window, no tabs or address bar), when one is found, and says what happened:
+// a window opened, or why none did.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,15 +83,79 @@ export function writeLaunchPage(url: string): { file: string; remove(): void } {
   return { file, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Starts the browser detached; returns what was run, or null when none was found. */
-export function openInAppMode(url: string): string | null {
+/** How long a browser that is starting may take to fail before we call its window open. */
+export const OPEN_SETTLE_MS = 3000;
+
+/** What happened when the lab tried to open its window: the launch reports only this. */
+export type OpenOutcome =
+  /** No Chromium-family browser on this machine. */
+  | { kind: 'no-browser' }
+  /** Linux with neither DISPLAY nor WAYLAND_DISPLAY: no browser window can appear, so none was started. */
+  | { kind: 'no-display'; exe: string }
+  /** The browser exited with an error before it could show a window. */
+  | { kind: 'failed'; exe: string; detail: string }
+  /** The browser handed the URL to a copy of itself already running with this profile, and exited. */
+  | { kind: 'handed-off'; exe: string }
+  /** The browser was still running after OPEN_SETTLE_MS: its window is open. */
+  | { kind: 'opened'; exe: string };
+
+/** One line for the terminal that says what happened, and what to do when no window opened. */
+export function describeOpen(outcome: OpenOutcome): string {
+  const name = 'exe' in outcome ? path.basename(outcome.exe) : '';
+  switch (outcome.kind) {
+    case 'no-browser':
+      return 'No Chromium or Chrome found: open the URL above in a browser.';
+    case 'no-display':
+      return 'No display here (DISPLAY and WAYLAND_DISPLAY are unset), so no window was opened: open the URL above in a browser.';
+    case 'failed':
+      return `${name} could not open a window (${outcome.detail}): open the URL above in a browser.`;
+    case 'handed-off':
+      return `Sent the URL to the ${name} already running (app mode).`;
+    case 'opened':
+      return `Opened in ${name} (app mode).`;
+  }
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+
+/**
+ * The command that runs `cmd` so that it dies with this process: on Linux
+ * under `setpriv --pdeathsig` (the kernel signals it when this process ends,
+ * however it ends); elsewhere as it is.
+ */
+export function tiedCommand(cmd: string, args: string[], signal: 'TERM' | 'KILL'): [string, string[]] {
+  if (process.platform === 'linux' && fs.existsSync(SETPRIV))
+    return [SETPRIV, ['--pdeathsig', signal, '--', cmd, ...args]];
+  return [cmd, args];
+}
+function lastErrorLine(stderr: string): string {
+  const lines = stderr
+    .split('\n')
+    .map((l) => l.replace(/^\[[^\]]*\]\s*/, '').trim())
+    .filter(Boolean);
+  return (lines[lines.length - 1] ?? '').slice(0, 200);
+}
+
+/**
+ * Starts the browser on the URL in app mode and reports what happened. The
+ * browser is this process's child and closes when the lab ends (a window on
+ * a lab that is gone only shows an error): SIGTERM from the kernel on Linux
+ * when this process dies, however it dies.
+ */
+export async function openInAppMode(
+  url: string,
+  opts: { env?: NodeJS.ProcessEnv; settleMs?: number } = {},
+): Promise<OpenOutcome> {
+  const env = opts.env ?? process.env;
   const exe = findChromium();
-  if (!exe) return null;
+  if (!exe) return { kind: 'no-browser' };
+  if (process.platform === 'linux' && !env.DISPLAY && !env.WAYLAND_DISPLAY)
+    return { kind: 'no-display', exe };
   // A profile of our own: the lab window does not mix with the person's browsing.
   const profile = path.join(os.homedir(), '.cache', 'relay-lab', 'browser-profile');
   fs.mkdirSync(profile, { recursive: true });
   const launch = writeLaunchPage(url);
-  const child = spawn(
+  const [cmd, args] = tiedCommand(
     exe,
     [
       `--app=${pathToFileURL(launch.file).toString()}`,
@@ -98,11 +163,36 @@ export function openInAppMode(url: string): string | null {
       '--no-first-run',
       '--no-default-browser-check',
     ],
-    { detached: true, stdio: 'ignore' },
+    'TERM',
   );
-  child.on('error', () => {});
-  child.unref();
+  const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
   setTimeout(launch.remove, LAUNCH_PAGE_LIFETIME_MS).unref();
   process.once('exit', launch.remove);
-  return exe;
+  // Keep the last few KiB of what it says, for the reason it gives if it fails.
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (s: string) => {
+    stderr = (stderr + s).slice(-4096);
+  });
+  const outcome = await new Promise<OpenOutcome>((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'opened', exe }), opts.settleMs ?? OPEN_SETTLE_MS);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      resolve({ kind: 'failed', exe, detail: e.message });
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) return resolve({ kind: 'handed-off', exe });
+      const why = lastErrorLine(stderr);
+      resolve({
+        kind: 'failed',
+        exe,
+        detail: `${signal ? `signal ${signal}` : `exit code ${code}`}${why ? `: ${why}` : ''}`,
+      });
+    });
+  });
+  // The browser lives on with the lab; it must not keep this process alive on its own.
+  child.unref();
+  (child.stderr as (NodeJS.ReadableStream & { unref?: () => void }) | null)?.unref?.();
+  return outcome;
 }

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LabApi } from '@shared/lab/contract';
 import { startWebServer, type WebServer } from './server';
-import { openInAppMode } from './open-browser';
+import { describeOpen, openInAppMode } from './open-browser';
 import { defaultTracesDir } from '../lab/lab-host';
 
 export interface BrowserModeOptions {
@@ -113,14 +113,7 @@ export async function runBrowserMode(api: LabApi, opts: BrowserModeOptions): Pro
   }
 
   process.stdout.write(`Relay Lab is running in browser mode. Open:\n${server.url}\n`);
-  if (opts.open) {
-    const browser = openInAppMode(server.url);
-    process.stdout.write(
-      browser
-        ? `Opened in ${path.basename(browser)} (app mode).\n`
-        : 'No Chromium or Chrome found: open the URL above in a browser.\n',
-    );
-  }
+  if (opts.open) process.stdout.write(describeOpen(await openInAppMode(server.url)) + '\n');
   process.stdout.write('Press Ctrl+C to stop the lab.\n');
 
   let stopping = false;

@@ -11,6 +11,7 @@ import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
 import { contentSecurityPolicy } from './csp';
 import { newToken, hostAllowed, originAllowed, tokenMatches, expectedOrigin } from './guard';
 import { readStatic } from './static-files';
+import { tokenPage } from './token-page';
 import { FrameBatcher } from './batcher';
 import { handleTraceFiles } from './trace-files';
 import { MAX_CLIENT_MESSAGE, MAX_PENDING_COMMANDS, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
@@ -40,6 +41,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
   const server = http.createServer();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
   let port = 0;
+  const uploads = { active: 0 };
 
   const securityHeaders = (): Record<string, string> => ({
     'Content-Security-Policy': contentSecurityPolicy({ connect: [`ws://127.0.0.1:${port}`] }),
@@ -79,6 +81,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
         port,
         headers: securityHeaders,
         maxUploadBytes: opts.maxUploadBytes,
+        uploads,
       })
     )
       return;
@@ -86,8 +89,17 @@ export async function startWebServer(opts: WebServerOptions): Promise<WebServer>
     const file = readStatic(opts.rendererDir, url.pathname === '/' ? '/index.html' : url.pathname);
     // The page needs the token; its scripts and styles are the public app code.
     // Judged on the file resolved, so no spelling (/%69ndex.html, /index.html/) skips it.
-    if (file?.relPath === 'index.html' && !tokenMatches(url.searchParams.get('token'), token))
-      return refuse(res, 403, 'forbidden: missing or wrong token');
+    if (file?.relPath === 'index.html' && !tokenMatches(url.searchParams.get('token'), token)) {
+      // A person opened the lab without the printed URL: tell them where it is.
+      const page = tokenPage({ port, presented: url.searchParams.has('token') });
+      res.writeHead(403, {
+        ...securityHeaders(),
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Length': Buffer.byteLength(page),
+      });
+      res.end(req.method === 'HEAD' ? undefined : page);
+      return;
+    }
     if (!file) return refuse(res, 404, 'not found');
     res.writeHead(200, {
       ...securityHeaders(),

@@ -17,6 +17,15 @@ import { originAllowed, tokenMatches } from './guard';
 export const DOWNLOAD_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.(ndjson|pcapng)$/;
 /** The largest trace an upload may carry. */
 export const MAX_UPLOAD_BYTES = 512 * 1024 * 1024;
+/**
+ * The longest header line an upload may carry. The header is checked before
+ * the upload is kept; a first line that never ends is refused as it streams
+ * in, instead of being read whole to find its end. (A header names the
+ * topology's links: about 200 bytes a link, so 1 MiB is thousands of links.)
+ */
+export const MAX_HEADER_LINE_BYTES = 1024 * 1024;
+/** Uploads one server receives at once; more are answered 429 without reading their bodies. */
+export const MAX_CONCURRENT_UPLOADS = 2;
 
 export interface TraceFilesOptions {
   tracesDir: string;
@@ -24,6 +33,8 @@ export interface TraceFilesOptions {
   port: number;
   headers: () => Record<string, string>;
   maxUploadBytes?: number;
+  /** The server's count of uploads in progress (shared by all its requests). */
+  uploads: { active: number };
 }
 
 function reply(res: http.ServerResponse, opts: TraceFilesOptions, status: number, body: unknown): void {
@@ -73,7 +84,23 @@ export function handleTraceFiles(
       reply(res, opts, 403, { error: 'FORBIDDEN', message: 'an upload needs the Origin of this page' });
       return true;
     }
-    void receiveUpload(req, res, url, opts);
+    if (opts.uploads.active >= MAX_CONCURRENT_UPLOADS) {
+      res.setHeader('Connection', 'close');
+      reply(res, opts, 429, {
+        error: 'BUSY',
+        message: `${MAX_CONCURRENT_UPLOADS} uploads are already in progress; try again when one ends`,
+      });
+      return true;
+    }
+    opts.uploads.active++;
+    let counted = true;
+    const done = (): void => {
+      if (counted) opts.uploads.active--;
+      counted = false;
+    };
+    // Counted until the exchange ends, however it ends (answered, aborted, reset).
+    res.once('close', done);
+    void receiveUpload(req, res, url, opts).finally(done);
     return true;
   }
   reply(res, opts, 405, { error: 'METHOD', message: 'method not allowed' });
@@ -173,19 +200,33 @@ async function receiveUpload(
   }
   const partial = path.join(opts.tracesDir, `.upload-${randomUUID()}`);
   let received = 0;
+  let headerEnded = false;
   // Counts and caps the bytes as they pass, so a body without (or lying
-  // about) Content-Length still stops at the limit.
+  // about) Content-Length still stops at the limit; and the first line must
+  // end within MAX_HEADER_LINE_BYTES.
   const limit = new Transform({
     transform(chunk: Buffer, _enc, done) {
+      const before = received;
       received += chunk.length;
       if (received > max)
-        done(
+        return done(
           Object.assign(new Error(`a trace upload is limited to ${max} bytes`), {
             code: 'TOO_LARGE',
             status: 413,
           }),
         );
-      else done(null, chunk);
+      if (!headerEnded) {
+        const nl = chunk.indexOf(0x0a);
+        if (nl >= 0 && before + nl <= MAX_HEADER_LINE_BYTES) headerEnded = true;
+        else if (received > MAX_HEADER_LINE_BYTES)
+          return done(
+            Object.assign(
+              new Error(`the first line (the trace header) is longer than ${MAX_HEADER_LINE_BYTES} bytes`),
+              { code: 'HEADER_TOO_LONG', status: 413 },
+            ),
+          );
+      }
+      done(null, chunk);
     },
   });
   try {
@@ -194,7 +235,7 @@ async function receiveUpload(
     // unhandled 'error' event that ends the process.
     await pipeline(req, limit, fs.createWriteStream(partial, { flags: 'wx' }));
     // Only a trace is kept: its header line must read as one.
-    for await (const item of readTraceFile(partial)) {
+    for await (const item of readTraceFile(partial, { maxLineBytes: MAX_HEADER_LINE_BYTES })) {
       if (item.kind === 'header') break;
     }
     const name = keepUpload(partial, url.searchParams.get('name'), opts.tracesDir);

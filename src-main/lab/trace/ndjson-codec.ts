@@ -50,7 +50,10 @@ function parseJson(text: string, line: number): Record<string, unknown> {
   try {
     v = JSON.parse(text);
   } catch (e) {
-    throw new TraceError('BAD_JSON', (e as Error).message, line);
+    // JSON.parse's message quotes the text it choked on: name the place, never the content
+    // (the file may be anything this user can read, and the error goes to a window).
+    const at = /position (\d+)/.exec((e as Error).message)?.[1];
+    throw new TraceError('BAD_JSON', `not valid JSON${at ? ` (at byte ${at} of the line)` : ''}`, line);
   }
   if (typeof v !== 'object' || v === null || Array.isArray(v))
     throw new TraceError('BAD_EVENT', 'a line must be a JSON object', line);
