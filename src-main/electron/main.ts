@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chooseFoldKernel } from '@shared/fold';
 import { LabSession } from '../lab/session';
 import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
@@ -47,6 +48,9 @@ const shell = installShell(electron, lab, {
   appUrl: pathToFileURL(indexHtml).toString(),
   preload: path.join(here, '../preload/index.cjs'),
 });
+
+// The fold kernel is chosen once per process, at start-up (WebAssembly SIMD where available).
+chooseFoldKernel('best');
 
 void app.whenReady().then(async () => {
   await shell.createWindow();
