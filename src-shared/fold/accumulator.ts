@@ -25,18 +25,19 @@
 // fold kernel's recycled memories. result() returns views of them and of the
 // seeds' staging, valid until reset(); FoldRounds (rounds.ts) delays that
 // reset by a round for the relay, whose HostFrame is still being sent.
-import { DTYPE_BF16, DTYPE_F32, ROUND_KIND_CONTROL, ROUND_KIND_MODEL } from '../wire/constants';
+import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
 import { WireError } from '../wire/errors';
 import type { RoundFrame } from '../wire/round-frame';
 import type { RoundFrameSink } from '../wire/round-frame-stream';
+import { LITTLE_ENDIAN_HOST, elementSize, encodeValues, numel, type TensorEntry } from '../wire/tensor';
 import {
-  LITTLE_ENDIAN_HOST,
-  dtypeName,
-  elementSize,
-  encodeValues,
-  numel,
-  type TensorEntry,
-} from '../wire/tensor';
+  checkAgainstRound,
+  checkPayload,
+  foldError,
+  type DepositSchema,
+  type Schema,
+  type StagedTensor,
+} from './checks';
 import { allocAccumulator, getFoldKernel, releaseAccumulator } from './kernel';
 import { encodeBf16Sums } from './encode';
 import { DepositStaging } from './staging';
@@ -44,19 +45,7 @@ import { DepositStaging } from './staging';
 /** Largest tensor the fold sums (elements): a verified frame still gets a named error, not a RangeError. */
 const MAX_SUM_ELEMENTS = 2 ** 28;
 
-interface StagedTensor {
-  dtype: number;
-  dims: number[];
-  nbytes: number;
-  /** Where its bytes start in the deposit's staging. */
-  start: number;
-}
-
-interface Deposit {
-  rank: number;
-  roundKind: number;
-  weight: number;
-  numTensors: number;
+interface Deposit extends DepositSchema {
   tensors: StagedTensor[];
   staging: DepositStaging;
   /** Tensors this deposit seeds (its staging is kept while any). */
@@ -69,20 +58,6 @@ type TensorState =
   /** The tensor's only full payload so far, verbatim in its deposit's staging. */
   | { kind: 'seed'; deposit: Deposit; tensor: StagedTensor }
   | { kind: 'sum'; acc: Float32Array };
-
-interface Schema {
-  dtype: number;
-  dims: number[];
-  numel: number;
-}
-
-const kindName = (k: number) =>
-  k === ROUND_KIND_MODEL ? 'Model' : k === ROUND_KIND_CONTROL ? 'Control' : `kind ${k}`;
-const shape = (d: number[]) => `[${d.join(', ')}]`;
-
-function foldError(message: string): WireError {
-  return new WireError('BAD_PAYLOAD', message);
-}
 
 /** A sink that consumes a frame and keeps nothing (a dropped rank's frame). */
 const INERT_SINK: RoundFrameSink = {};
@@ -287,7 +262,7 @@ export class FoldAccumulator {
       this.roundKindValue = d.roundKind;
       this.schema = d.tensors.map((t) => ({ dtype: t.dtype, dims: t.dims, numel: numel(t.dims) }));
       this.states = d.tensors.map(() => ({ kind: 'elided' }));
-    } else this.checkAgainstRound(d);
+    } else checkAgainstRound(d, this.roundKindValue, this.schema);
     d.tensors.forEach((t, i) => {
       if (t.nbytes === 0) return; // elided (or empty): merges nothing
       const st = this.states[i];
@@ -305,45 +280,6 @@ export class FoldAccumulator {
     this.deposited.add(d.rank);
     if (d.seeds > 0) this.held.push(d);
     else d.staging.release();
-  }
-
-  private checkAgainstRound(d: Deposit): void {
-    const rank = d.rank;
-    if (d.roundKind !== this.roundKindValue) {
-      throw foldError(
-        `desynced reduce rounds: rank ${rank} sent a ${kindName(d.roundKind)} frame into a ${kindName(this.roundKindValue!)} round`,
-      );
-    }
-    if (d.numTensors !== this.schema.length) {
-      throw foldError(
-        `desynced reduce rounds: rank ${rank} sent ${d.numTensors} tensors, the round has ${this.schema.length}`,
-      );
-    }
-    d.tensors.forEach((t, i) => {
-      const s = this.schema[i];
-      if (t.dtype !== s.dtype) {
-        throw foldError(
-          `tensor ${i}: dtype ${dtypeName(t.dtype)} from rank ${rank} differs from the round's ${dtypeName(s.dtype)} (every rank must use the same bf16_wire setting)`,
-        );
-      }
-      if (t.dims.length !== s.dims.length || t.dims.some((x, k) => x !== s.dims[k])) {
-        throw foldError(
-          `tensor ${i}: shape ${shape(t.dims)} from rank ${rank} differs from the round's ${shape(s.dims)}`,
-        );
-      }
-    });
-  }
-
-  /** A payload about to be summed: a known dtype and exactly numel x element size bytes. */
-  private checkPayload(i: number, t: StagedTensor, rank: number): number {
-    const size = elementSize(t.dtype);
-    const n = this.schema[i].numel;
-    if (t.nbytes !== n * size) {
-      throw foldError(
-        `tensor ${i} from rank ${rank}: payload of ${t.nbytes} bytes does not match numel ${n} x ${size} bytes`,
-      );
-    }
-    return size;
   }
 
   /** Whole-frame promotion to f32 sums from +0.0: seeds become 0 + seed, elided tensors zeros. */
@@ -369,7 +305,7 @@ export class FoldAccumulator {
 
   /** Adds a staged payload onto tensor i's sums, piece by piece (elements never straddle pieces). */
   private addPayload(i: number, d: Deposit, t: StagedTensor, st = this.states[i]): void {
-    const size = this.checkPayload(i, t, d.rank);
+    const size = checkPayload(i, t, this.schema[i], d.rank);
     if (st.kind !== 'sum') throw new Error('fold: adding onto a tensor that is not summed');
     const k = getFoldKernel();
     d.staging.forEachPiece(t.start, t.nbytes, (piece, offset) => {
