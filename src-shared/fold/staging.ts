@@ -16,8 +16,12 @@
 /** Bytes per staging block: the one chunk an unauthenticated length may cost beyond the bytes received. */
 export const STAGE_BLOCK_BYTES = 1 << 20;
 
-/** Most released blocks kept for reuse (64 MiB); more are left to the GC. */
-const POOL_MAX = 64;
+/**
+ * Most released blocks kept for reuse (256 MiB, e.g. 4 ranks x 64 MiB in
+ * flight); more are left to the GC. Only blocks that held received bytes are
+ * ever pooled.
+ */
+const POOL_MAX = 256;
 const pool: Uint8Array[] = [];
 
 function takeBlock(): Uint8Array {
