@@ -250,7 +250,14 @@ export class FoldAccumulator {
           if (!live()) return;
           if (d.tensors.length !== d.numTensors) throw foldError('deposit ended before all its tensors');
           this.pending.delete(rank);
-          this.commit(d);
+          try {
+            this.commit(d);
+          } catch (e) {
+            // A rejected deposit keeps no memory beyond the next reset().
+            if (d.seeds > 0) this.held.push(d);
+            else d.staging.release();
+            throw e;
+          }
         }),
     };
   }
