@@ -16,7 +16,7 @@ import type { RankToParent } from '../rank/spec';
 import type { LinkFault } from '@shared/lab/contract';
 import {
   compareAdoption,
-  expectedConsensus,
+  expectedConsensusSliced,
   withDigest,
   type CheckResult,
   type ChunkDigest,
@@ -359,7 +359,7 @@ export class RoundDriver {
       }
       await this.wait(stallReported ? 500 : Math.max(1, stallMs - elapsed));
     }
-    this.finishRound(r, t0, upBefore);
+    await this.finishRound(r, t0, upBefore);
   }
 
   /** The seq of the newest unit a stalled round's missing ranks sent or got: on their data links, else any. */
@@ -387,7 +387,8 @@ export class RoundDriver {
     return out.sort((a, b) => a - b);
   }
 
-  private finishRound(r: number, t0: number, upBefore: number[]): void {
+  private async finishRound(r: number, t0: number, upBefore: number[]): Promise<void> {
+    const durationMs = performance.now() - t0;
     const c = this.controllerRounds.get(r)!;
     const idle = new Set(this.cluster.config.idleRanks ?? []);
     const contribution = (rank: number): Contribution => ({ rank, idle: idle.has(rank) });
@@ -405,14 +406,18 @@ export class RoundDriver {
     const adopted = this.adopted.get(r) ?? new Map<number, Adopted>();
     if (adopted.size > 0) {
       // One recomputation per round, every element; every surviving rank's adoption is compared with it.
+      // In slices: a model-sized recomputation must not stall the sockets and timers of this process.
       const expected = withDigest(
-        expectedConsensus({
-          seed: cfg.seed,
-          round: r,
-          dtype: dtypeCode(cfg.dtype),
-          layout: modelLayout(cfg.modelBytes, cfg.shapes),
-          groups,
-        }),
+        await expectedConsensusSliced(
+          {
+            seed: cfg.seed,
+            round: r,
+            dtype: dtypeCode(cfg.dtype),
+            layout: modelLayout(cfg.modelBytes, cfg.shapes),
+            groups,
+          },
+          () => new Promise((resolve) => setImmediate(resolve)),
+        ),
         nodeSha256,
       );
       maxAbsErrorVsExactMean = expected.maxAbsErrorVsExactMean;
@@ -456,7 +461,7 @@ export class RoundDriver {
       verdict,
       maxRelError: maxRel,
       maxAbsErrorVsExactMean,
-      durationMs: performance.now() - t0,
+      durationMs,
       uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),
     };
     this.reports.push(report);

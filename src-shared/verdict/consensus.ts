@@ -67,7 +67,8 @@ const toWire = (dtype: number, x: number) => (dtype === DTYPE_BF16 ? bf16(Math.f
 /** Elements per block the values are generated in (bounds the scratch memory for any model size). */
 const BLOCK = 1 << 16;
 
-export function expectedConsensus(input: ConsensusInput): ExpectedConsensus {
+/** The work, yielding after each block of elements (see expectedConsensus / expectedConsensusSliced). */
+function* consensusSteps(input: ConsensusInput): Generator<void, ExpectedConsensus> {
   const { seed, round, dtype, layout, groups } = input;
   if (dtype !== DTYPE_F32 && dtype !== DTYPE_BF16) throw new Error(`unknown dtype ${dtype}`);
   const hosts = groups.map((g) => {
@@ -88,12 +89,15 @@ export function expectedConsensus(input: ConsensusInput): ExpectedConsensus {
   const scratch = ranks.map(() => new Float32Array(Math.min(BLOCK, Math.max(1, layout.numel))));
   let maxErr = 0;
   let start = 0;
-  const tensors: TensorEntry[] = layout.shapes.map((dims) => {
+  const tensors: TensorEntry[] = [];
+  for (const dims of layout.shapes) {
     const n = dims.reduce((a, b) => a * b, 1);
     const first = start;
     start += n;
-    if (contributing.length === 0)
-      return { dtype, dims: [...dims], data: n === 0 ? new Uint8Array(0) : null };
+    if (contributing.length === 0) {
+      tensors.push({ dtype, dims: [...dims], data: n === 0 ? new Uint8Array(0) : null });
+      continue;
+    }
     const data = new Uint8Array(n * size);
     const dv = new DataView(data.buffer);
     for (let b = 0; b < n; b += BLOCK) {
@@ -133,14 +137,37 @@ export function expectedConsensus(input: ConsensusInput): ExpectedConsensus {
           dv.setUint16(at, u32[0] >>> 16, true);
         }
       }
+      yield;
     }
-    return { dtype, dims: [...dims], data };
-  });
+    tensors.push({ dtype, dims: [...dims], data });
+  }
   return {
     frame: { roundKind: ROUND_KIND_MODEL, weight, tensors },
     weight,
     maxAbsErrorVsExactMean: scale ? maxErr : 0,
   };
+}
+
+/** The consensus a round must deliver, computed in one go. */
+export function expectedConsensus(input: ConsensusInput): ExpectedConsensus {
+  const steps = consensusSteps(input);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** expectedConsensus awaiting `pause()` after every block of 64 Ki elements (a model-sized check never stalls an event loop). */
+export async function expectedConsensusSliced(
+  input: ConsensusInput,
+  pause: () => Promise<void>,
+): Promise<ExpectedConsensus> {
+  const steps = consensusSteps(input);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await pause();
+  }
 }
 
 /** A Mac that computes nothing: lays a frame out without its real footer. */

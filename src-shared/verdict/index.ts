@@ -3,6 +3,7 @@
 // standalone rank's sampled check within tolerance (checker.ts).
 export {
   expectedConsensus,
+  expectedConsensusSliced,
   frameBodyChunks,
   type Contribution,
   type ConsensusInput,
