@@ -96,8 +96,8 @@ function* reduceSteps(
     // sum_frames' re-encode to the wire dtype, then scale_payload's decode x inv (f32) and re-encode.
     for (let o = 0; o < n; o += sliceElems) {
       const end = Math.min(n, o + sliceElems);
-      if (dtype === DTYPE_BF16) roundSumsToBf16(acc, o, end);
-      if (scale) for (let j = o; j < end; j++) acc[j] = acc[j] * inv;
+      if (dtype === DTYPE_BF16) roundSumsToBf16(acc, o, end, scale ? inv : undefined);
+      else if (scale) for (let j = o; j < end; j++) acc[j] = acc[j] * inv;
       if (due(end - o)) yield;
     }
     let data: Uint8Array;
