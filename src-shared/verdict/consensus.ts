@@ -65,7 +65,7 @@ function bf16(x: number): number {
 const toWire = (dtype: number, x: number) => (dtype === DTYPE_BF16 ? bf16(Math.fround(x)) : Math.fround(x));
 
 /** Elements per block the values are generated in (bounds the scratch memory for any model size). */
-const BLOCK = 1 << 16;
+const BLOCK = 1 << 13;
 
 /** The work, yielding after each block of elements (see expectedConsensus / expectedConsensusSliced). */
 function* consensusSteps(input: ConsensusInput): Generator<void, ExpectedConsensus> {
@@ -157,7 +157,7 @@ export function expectedConsensus(input: ConsensusInput): ExpectedConsensus {
   }
 }
 
-/** expectedConsensus awaiting `pause()` after every block of 64 Ki elements (a model-sized check never stalls an event loop). */
+/** expectedConsensus awaiting `pause()` after every block of 8 Ki elements (about a millisecond with 8 ranks: a model-sized check never stalls an event loop). */
 export async function expectedConsensusSliced(
   input: ConsensusInput,
   pause: () => Promise<void>,
