@@ -1,6 +1,7 @@
 // relay-lab command line (CLI.md). Each command lives in its own file under
 // commands/; this file only dispatches. Exit codes: 0 ok, 1 rejected input or
 // failed verdict, 2 usage error.
+import { chooseFoldKernel } from '@shared/fold';
 import { commands } from './commands/index';
 import { UsageError } from './args';
 
@@ -14,6 +15,8 @@ ${Object.entries(commands)
 Run 'relay-lab <command> --help' for a command's options.`;
 
 export async function main(argv: string[]): Promise<number> {
+  // The fold kernel is chosen once per process, here (WebAssembly SIMD where available).
+  chooseFoldKernel('best');
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     (name ? process.stdout : process.stderr).write(HELP + '\n');

@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chooseFoldKernel } from '@shared/fold';
 import { LabSession } from '../lab/session';
 import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
@@ -58,6 +59,9 @@ const shell = installShell(electron, lab, {
   rendererDir,
   preload: path.join(here, '../preload/index.cjs'),
 });
+
+// The fold kernel is chosen once per process, at start-up (WebAssembly SIMD where available).
+chooseFoldKernel('best');
 
 void app.whenReady().then(async () => {
   await shell.createWindow();

@@ -18,7 +18,7 @@ import { DeadRanks } from './dead-ranks';
 import { PortMux } from './port-mux';
 import { RankProcess } from './rank-process';
 import { Relay, type RelayEvent } from './relay';
-import { modelLayout } from './synthetic';
+import { modelLayout } from '@shared/synthetic';
 import { Tap, type TapOptions } from './tap';
 import type { LinkFault } from './link-fault';
 

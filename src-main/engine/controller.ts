@@ -63,6 +63,8 @@ export type ControllerEvent =
       round: number;
       hosts: number[];
       ranks: number[] | null;
+      /** Forward and direct modes: the ranks in the order reduce_realized_work summed their frames. */
+      order: number[] | null;
       weight: number;
       ms: number;
       consensusBytes: number;
@@ -657,6 +659,7 @@ export class Controller {
           type: 'round',
           round,
           hosts: accepted.map((s) => s.host),
+          order: this.opts.mode === 'fold' ? null : [...ranks],
           ranks: this.opts.mode === 'fold' ? null : ranks.sort((a, b) => a - b),
           weight,
           ms: performance.now() - t0,

@@ -22,7 +22,7 @@ import { tagsEqual, type Mac } from '@shared/wire/mac';
 import { encodeMuxRecord, finishMuxRecord, type MuxHeader } from '@shared/wire/mux';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
-import { FoldRounds } from '@shared/fold-rounds';
+import { FoldRounds } from '@shared/fold';
 import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
 import { acceptRankHandshake } from './rank-handshake';
 import { encodeRoundFrameSliced, muxHeaderSliced, yieldToLoop } from './sliced';
@@ -66,7 +66,8 @@ export interface RelayHistorical {
 }
 
 export type RelayEvent =
-  | { type: 'folded'; round: number; depositors: number[]; bytes: number }
+  /** depositors ascending; order: the same ranks in the order the fold merged them (the verdict needs it). */
+  | { type: 'folded'; round: number; depositors: number[]; order: number[]; bytes: number }
   | { type: 'forwarded'; round: number; rank: number; bytes: number }
   | { type: 'rankDead'; rank: number; cause: 'eof' | 'declared' | 'error' }
   | { type: 'dropped'; rank: number; reason: string; recordSeq?: number }
@@ -450,12 +451,13 @@ class RelayChannel {
     // Take the round now; re-encode and re-sign it in slices (records queued after it wait their turn).
     const taken = this.acc.resultSliced(yieldToLoop);
     const depositors = this.acc.ranks;
+    const order = this.acc.mergeOrder;
     const round = this.round;
     this.round++;
     this.acc = this.folds.next();
     this.sendUpLater(async () => {
       const { chunks, length } = await encodeRoundFrameSliced((await taken)!, this.o.mac);
-      this.relay.emit({ type: 'folded', round, depositors, bytes: length });
+      this.relay.emit({ type: 'folded', round, depositors, order, bytes: length });
       return [await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, this.o.mac), ...chunks];
     });
   }

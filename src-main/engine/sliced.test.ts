@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { reduceRealizedWork } from '@shared/fold';
 import { REC_HOST_FRAME } from '@shared/wire/constants';
 import { encodeMuxHeader } from '@shared/wire/mux';
-import { encodeRoundFrame, type RoundFrame } from '@shared/wire/round-frame';
+import { encodeRoundFrame, encodeRoundFrameChunks, type RoundFrame } from '@shared/wire/round-frame';
 import { saltFromHex } from '@shared/wire/salt';
-import { tensorFromValues, tensorValues } from '@shared/wire/tensor';
+import { tensorFromValues } from '@shared/wire/tensor';
 import { nodeMac } from '../crypto/node-mac';
 import { encodeRoundFrameSliced, muxHeaderSliced, reduceSliced } from './sliced';
 
@@ -36,18 +36,28 @@ describe('sliced model-sized work', () => {
     ).toBe(true);
   });
 
-  it('reduces like reduceRealizedWork, in both dtypes', async () => {
+  it('reduces like reduceRealizedWork, byte for byte, in both dtypes (one arithmetic at every size)', async () => {
     for (const dtype of [0, 1]) {
       const frames = [big(1, dtype), big(2, dtype), big(3, dtype)];
       const got = await reduceSliced(frames);
       const want = reduceRealizedWork(frames);
-      expect(got.weight).toBe(want.weight);
-      const a = tensorValues(got.tensors[0]);
-      const b = tensorValues(want.tensors[0]);
-      let worst = 0;
-      for (let i = 0; i < a.length; i++)
-        worst = Math.max(worst, Math.abs(a[i] - b[i]) / (1 + Math.abs(b[i])));
-      expect(worst).toBeLessThanOrEqual(dtype === 0 ? 1e-6 : 2 / 256);
+      expect(concat(encodeRoundFrameChunks(got, mac)).equals(concat(encodeRoundFrameChunks(want, mac)))).toBe(
+        true,
+      );
     }
+  });
+
+  it("issue 16.3 over 4 MiB: bf16 0x3F81 @ 1 + 0x4002 @ 2 gives flodl's 0x3F81 on the sliced path", async () => {
+    const n = 1_200_000; // 2.4 MB per frame: 4.8 MB in all, over the one-shot limit
+    const host = (bits: number, weight: number): RoundFrame => {
+      const data = new Uint8Array(n * 2);
+      data[0] = bits & 0xff;
+      data[1] = bits >> 8;
+      return { roundKind: 0, weight, tensors: [{ dtype: 1, dims: [n], data }] };
+    };
+    const got = await reduceSliced([host(0x3f81, 1), host(0x4002, 2)]);
+    const d = got.tensors[0].data!;
+    expect(d[0] | (d[1] << 8)).toBe(0x3f81);
+    expect(got.weight).toBe(3);
   });
 });

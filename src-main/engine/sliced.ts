@@ -2,14 +2,12 @@
 // reduce run at most ~1 MiB at a time and yield to the event loop in between,
 // so one big frame never stalls the sockets, heartbeats and timers that share
 // the engine's process. Bytes and tags are identical to the one-shot codec.
-import { FoldAccumulator, encodeFoldedTensor, reduceRealizedWork } from '@shared/fold';
-import { WireError } from '@shared/wire/errors';
+import { reduceRealizedWork, reduceRealizedWorkSliced } from '@shared/fold';
 import {
   MUX_HEADER_LEN,
   MUX_MAC_PREFIX_LEN,
   MUX_PROTOCOL_VERSION,
   MUX_RECORD_MAGIC,
-  ROUND_KIND_MODEL,
 } from '@shared/wire/constants';
 import { writeU32LE } from '@shared/wire/bytes';
 import type { Mac } from '@shared/wire/mac';
@@ -78,46 +76,12 @@ export async function muxHeaderSliced(
 }
 
 /**
- * reduce_realized_work (WIRE.md 4.5) in slices: frames folded in order into
- * f32 sums, then a Model round with mass > 0 scaled by fround(1 / mass).
- * Small rounds take the codec's one-shot path.
+ * reduce_realized_work (WIRE.md 4.5) in slices of ~SLICE_BYTES, yielding to
+ * the event loop in between: flodl's arithmetic, the same at every size
+ * (@shared/fold's reduce; small rounds run it without yielding).
  */
 export async function reduceSliced(frames: RoundFrame[]): Promise<RoundFrame> {
   const bytes = frames.reduce((a, f) => a + f.tensors.reduce((x, t) => x + (t.data?.length ?? 0), 0), 0);
   if (bytes <= 4 * SLICE_BYTES) return reduceRealizedWork(frames);
-  const acc = new FoldAccumulator();
-  for (let i = 0; i < frames.length; i++) {
-    const f = frames[i];
-    const sink = acc.beginDeposit(i);
-    sink.onHeader!({ roundKind: f.roundKind, weight: f.weight, numTensors: f.tensors.length });
-    for (let t = 0; t < f.tensors.length; t++) {
-      const tensor = f.tensors[t];
-      sink.onTensor!({ index: t, dtype: tensor.dtype, dims: tensor.dims, nbytes: tensor.data?.length ?? 0 });
-      const data = tensor.data;
-      if (!data) continue;
-      for (let o = 0; o < data.length; o += SLICE_BYTES) {
-        sink.onData!(t, o, data.subarray(o, Math.min(data.length, o + SLICE_BYTES)));
-        await yieldToLoop();
-      }
-    }
-    sink.onComplete!({ tag: new Uint8Array(8), wireLen: 0 });
-  }
-  const sums = acc.sums();
-  if (!sums) throw new WireError('BAD_PAYLOAD', 'no accepted frames in this round');
-  // f32 sums are views of the accumulator: scaled in place, then encoded.
-  const { roundKind, weight, tensors } = sums;
-  if (roundKind === ROUND_KIND_MODEL && weight > 0) {
-    const inv = Math.fround(1 / weight);
-    for (const t of tensors) {
-      const v = t.values;
-      if (!v) continue;
-      const step = SLICE_BYTES >>> 2;
-      for (let o = 0; o < v.length; o += step) {
-        const end = Math.min(v.length, o + step);
-        for (let i = o; i < end; i++) v[i] = v[i] * inv;
-        await yieldToLoop();
-      }
-    }
-  }
-  return { roundKind, weight, tensors: tensors.map(encodeFoldedTensor) };
+  return reduceRealizedWorkSliced(frames, yieldToLoop, SLICE_BYTES >>> 2);
 }

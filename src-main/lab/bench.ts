@@ -4,9 +4,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import net from 'node:net';
-import { FoldAccumulator } from '@shared/fold';
-import { FoldRounds } from '@shared/fold-rounds';
-import { getFoldKernel } from '@shared/fold-kernel';
+import { FoldAccumulator, FoldRounds, getFoldKernel } from '@shared/fold';
 import { DTYPE_BF16, DTYPE_F32, deriveFrameCeiling } from '@shared/wire/constants';
 import { encodeRoundFrame, type RoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
@@ -15,7 +13,7 @@ import { tensorFromValues } from '@shared/wire/tensor';
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { nodeMac } from '../crypto/node-mac';
 import { closeServer, listen, serverPort } from '../engine/conn';
-import { fillValues, modelLayout } from '../engine/synthetic';
+import { fillValues, modelLayout } from '@shared/synthetic';
 import { runHeadless, type RunReport } from './headless';
 import type { LabSession } from './session';
 

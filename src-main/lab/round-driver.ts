@@ -1,18 +1,34 @@
 // Paces rounds through the real control channel (the coordinator sends
 // SyncNow to every live rank; lab ranks wait for it), waits for each round's
 // consensus to reach every surviving rank, and checks it: the accepted ranks
-// come from the relays' folds (or the controller in forward/direct mode), the
-// expected average is recomputed independently by the checker.
+// and their fold order come from the relays' folds (or the controller in
+// forward/direct mode); the expected consensus is recomputed independently
+// with flodl's arithmetic (@shared/verdict) and every rank's must equal it bit
+// for bit, every element (through a digest of the frame it received).
+import { createHash } from 'node:crypto';
 import type { RankState } from '@shared/lab/state';
 import type { Finding, RoundReport, UnitRecord } from '@shared/lab/records';
 import type { Cluster } from '../engine/cluster';
 import type { ControllerEvent } from '../engine/controller';
 import type { RelayEvent } from '../engine/relay';
-import { dtypeCode } from '../engine/synthetic';
+import { dtypeCode, modelLayout } from '@shared/synthetic';
 import type { RankToParent } from '../rank/spec';
 import type { LinkFault } from '@shared/lab/contract';
-import { compareAdoption, expectedConsensus, type CheckResult, type Expected } from './checker';
+import {
+  compareAdoption,
+  expectedConsensusSliced,
+  withDigest,
+  type CheckResult,
+  type ChunkDigest,
+  type Contribution,
+} from '@shared/verdict';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
+
+const nodeSha256: ChunkDigest = (chunks) => {
+  const h = createHash('sha256');
+  for (const c of chunks) h.update(c);
+  return h.digest('hex');
+};
 
 export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host' | 'link-fault';
 export interface Fault {
@@ -132,7 +148,7 @@ export class RoundDriver {
   }
 
   onRelayEvent(host: number, e: RelayEvent): void {
-    if (e.type === 'folded') this.folded[host].set(e.round, e.depositors);
+    if (e.type === 'folded') this.folded[host].set(e.round, e.order);
     if (e.type === 'error')
       this.events.finding({
         severity: 'error',
@@ -343,7 +359,7 @@ export class RoundDriver {
       }
       await this.wait(stallReported ? 500 : Math.max(1, stallMs - elapsed));
     }
-    this.finishRound(r, t0, upBefore);
+    await this.finishRound(r, t0, upBefore);
   }
 
   /** The seq of the newest unit a stalled round's missing ranks sent or got: on their data links, else any. */
@@ -371,29 +387,45 @@ export class RoundDriver {
     return out.sort((a, b) => a - b);
   }
 
-  private finishRound(r: number, t0: number, upBefore: number[]): void {
+  private async finishRound(r: number, t0: number, upBefore: number[]): Promise<void> {
+    const durationMs = performance.now() - t0;
     const c = this.controllerRounds.get(r)!;
-    const accepted = c.ranks ?? c.hosts.flatMap((h) => this.folded[h]?.get(r) ?? []);
-    accepted.sort((a, b) => a - b);
     const idle = new Set(this.cluster.config.idleRanks ?? []);
-    const contributions = accepted.map((rank) => ({ rank, idle: idle.has(rank) }));
-    const dtype = dtypeCode(this.cluster.config.dtype);
+    const contribution = (rank: number): Contribution => ({ rank, idle: idle.has(rank) });
+    // The reduce order: per host the relay's merge order (fold), else the controller's rank order.
+    const groups = c.order
+      ? c.order.map((rank) => [contribution(rank)])
+      : c.hosts.map((h) => (this.folded[h]?.get(r) ?? []).map(contribution));
+    const accepted = groups.flat().map((x) => x.rank);
+    accepted.sort((a, b) => a - b);
+    const cfg = this.cluster.config;
     let verdict: RoundReport['verdict'] = 'unchecked';
     let maxRel = 0;
+    let maxAbsErrorVsExactMean: number | undefined;
     const results: [number, CheckResult][] = [];
-    // One recomputation per round; every surviving rank's adoption is compared with it.
-    let expected: Expected | null = null;
-    for (const [rank, a] of this.adopted.get(r) ?? []) {
-      if (a.indices.length > 0 && (!expected || expected.indices.length !== a.indices.length)) {
-        expected = expectedConsensus(this.cluster.config.seed, r, dtype, contributions, a.indices);
-      }
-      const res = compareAdoption(
-        expected ?? expectedConsensus(this.cluster.config.seed, r, dtype, contributions, []),
-        dtype,
-        { weight: a.weight, indices: a.indices, values: a.values },
+    const adopted = this.adopted.get(r) ?? new Map<number, Adopted>();
+    if (adopted.size > 0) {
+      // One recomputation per round, every element; every surviving rank's adoption is compared with it.
+      // In slices: a model-sized recomputation must not stall the sockets and timers of this process.
+      const expected = withDigest(
+        await expectedConsensusSliced(
+          {
+            seed: cfg.seed,
+            round: r,
+            dtype: dtypeCode(cfg.dtype),
+            layout: modelLayout(cfg.modelBytes, cfg.shapes),
+            groups,
+          },
+          () => new Promise((resolve) => setImmediate(resolve)),
+        ),
+        nodeSha256,
       );
-      results.push([rank, res]);
-      maxRel = Math.max(maxRel, res.maxRelError);
+      maxAbsErrorVsExactMean = expected.maxAbsErrorVsExactMean;
+      for (const [rank, a] of adopted) {
+        const res = compareAdoption(expected, a);
+        results.push([rank, res]);
+        maxRel = Math.max(maxRel, res.maxRelError);
+      }
     }
     if (results.length > 0) verdict = results.every(([, x]) => x.verdict === 'ok') ? 'ok' : 'mismatch';
     for (const [rank, res] of results) {
@@ -428,7 +460,8 @@ export class RoundDriver {
       accepted,
       verdict,
       maxRelError: maxRel,
-      durationMs: performance.now() - t0,
+      maxAbsErrorVsExactMean,
+      durationMs,
       uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),
     };
     this.reports.push(report);

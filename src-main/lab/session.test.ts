@@ -7,7 +7,7 @@ import type { LabBatch, LabEvent } from '@shared/lab/contract';
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { roundFrameWireLen } from '@shared/wire/round-frame';
 import { pidAlive } from '../engine/rank-process';
-import { modelLayout } from '../engine/synthetic';
+import { modelLayout } from '@shared/synthetic';
 import type { Tap } from '../engine/tap';
 import { runHeadless } from './headless';
 import type { Fault } from './round-driver';

@@ -1,11 +1,12 @@
 // A rank: data and control handshakes, heartbeats, and per round one
 // RoundFrame of deterministic synthetic tensors pre-scaled by its mass (elided
 // when the mass is 0); it reads the consensus and adopts it (WIRE.md 4.6).
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { nodeMac } from '../crypto/node-mac';
 import { connectWithRetry } from '../engine/conn';
-import { modelLayout, rankMass, fillValues, dtypeCode } from '../engine/synthetic';
-import { checkAdoption, sampleIndices } from '../lab/checker';
+import { modelLayout, rankMass, fillValues, dtypeCode } from '@shared/synthetic';
+import { checkAdoption, sampleIndices } from '@shared/verdict';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import {
   CONTROL_ACK_LEN,
@@ -163,7 +164,8 @@ export async function runRank(
       await data.sendBlob(
         encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac),
       );
-      const reply = decodeRoundFrame(await data.next(), mac, { ceiling });
+      const replyBytes = await data.next();
+      const reply = decodeRoundFrame(replyBytes, mac, { ceiling });
       checkReplySchema(reply.tensors, tensors);
       step++;
       // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
@@ -178,6 +180,10 @@ export async function runRank(
         indices: reply.weight > 0 ? samples : [],
         values,
         nonFinite,
+        // Every element, for the lab's bit-for-bit verdict: the frame's bytes without its footer.
+        digest: createHash('sha256')
+          .update(replyBytes.subarray(0, replyBytes.length - 8))
+          .digest('hex'),
         ms: performance.now() - t0,
       });
       result.rounds.push({

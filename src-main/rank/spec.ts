@@ -48,6 +48,8 @@ export type RankToParent =
       weight: number;
       indices: number[];
       values: number[];
+      /** SHA-256 (hex) of the consensus frame's bytes without its footer: every element, for the bit-for-bit verdict. */
+      digest: string;
       ms: number;
       /** Sampled consensus elements that are NaN or infinite. */ nonFinite?: number;
     }

@@ -1,6 +1,7 @@
 // Browser mode's entry (bundled to out/node/web.mjs): the lab host (the live
 // LabSession, its recording, and any trace opened for inspection) in this
 // Node process, behind the loopback HTTP + WebSocket server.
+import { chooseFoldKernel } from '@shared/fold';
 import { LabSession } from '../lab/session';
 import { LabHost } from '../lab/lab-host';
 import { newToken } from './guard';
@@ -14,6 +15,8 @@ watchLifeline((why) => {
   process.exit(1);
 });
 
+// The fold kernel is chosen once per process, at start-up (WebAssembly SIMD where available).
+chooseFoldKernel('best');
 let opts;
 try {
   opts = parseBrowserModeArgs(process.argv.slice(2), { rendererDir: defaultRendererDir() });

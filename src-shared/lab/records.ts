@@ -44,8 +44,14 @@ export interface RoundReport {
   /** Global ranks whose contribution is in this round's consensus. */
   accepted: number[];
   verdict: 'ok' | 'mismatch' | 'unchecked';
-  /** Largest relative error the checker saw against the recomputed consensus. */
+  /** Largest relative error among the sampled elements against flodl's recomputed consensus (0 when bit for bit). */
   maxRelError?: number;
+  /**
+   * Information, not part of the verdict: the largest |consensus - exact mean|
+   * over every element, the exact mean taken in f64 over the contributions as
+   * sent (what f32/bf16 folding costs, e.g. flodl's three bf16 roundings).
+   */
+  maxAbsErrorVsExactMean?: number;
   durationMs: number;
   /** Bytes each host sent up (both channels) during this round. */
   uplinkBytesPerHost: number[];

@@ -2,8 +2,10 @@
 // in place, with no per-element allocation. Payload chunks arrive at any byte
 // offset (tensor data starts at odd frame offsets), so unaligned input is
 // staged through a small aligned buffer with one memcpy per block. The
-// kernel is swappable: fold-kernel-wasm.ts installs a WebAssembly SIMD one.
-import { LITTLE_ENDIAN_HOST } from './wire/tensor';
+// kernel is swappable and chosen explicitly at start-up (chooseFoldKernel in
+// ./index.ts, kernel-wasm.ts builds the WebAssembly SIMD one); until then the
+// portable JS kernel runs, so importing the fold never changes global state.
+import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
 
 export interface FoldKernel {
   readonly name: string;
@@ -79,21 +81,14 @@ function addBf16Js(acc: Float32Array, src: Uint8Array, accOffset = 0): void {
 export const jsFoldKernel: FoldKernel = { name: 'js', addF32Into: addF32Js, addBf16Into: addBf16Js };
 
 let active: FoldKernel = jsFoldKernel;
-let chosen = false;
 
 export function getFoldKernel(): FoldKernel {
   return active;
 }
 
-/** Swaps the kernel every fold uses (tests and the benchmark compare them). */
-export function setFoldKernel(k: FoldKernel, explicit = true): void {
+/** Swaps the kernel every fold uses (start-up, tests and the benchmark). */
+export function setFoldKernel(k: FoldKernel): void {
   active = k;
-  chosen ||= explicit;
-}
-
-/** True once a caller picked a kernel (the fold then keeps it instead of the fastest one). */
-export function isFoldKernelChosen(): boolean {
-  return chosen;
 }
 
 export function addF32Into(acc: Float32Array, src: Uint8Array, accOffset = 0, fromZero = false): void {

@@ -1,17 +1,19 @@
 // Seeded property tests of the fold: for random rounds (1-5 deposits of one
-// schema, random elision, both dtypes), the streamed fold at a random chunk
-// size is byte-identical to sumFrames and to an independent reference:
-// no full deposit -> elided, one -> that payload verbatim, more -> f32 sums
-// from +0.0 in arrival order, re-encoded in the dtype; masses summed in f64.
+// schema, random elision, both dtypes), the streamed relay fold at a random
+// chunk size is byte-identical to a from-scratch HostFold (seeds verbatim
+// until a second full payload promotes the whole frame to f32 sums from +0.0
+// in merge order, re-encoded in the dtype; masses summed in f64), and the
+// controller's reduce to a from-scratch reduce_realized_work.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bytesToHex } from './wire/bytes';
-import { DTYPE_BF16, DTYPE_F32 } from './wire/constants';
-import { nobleMac } from './wire/mac';
-import { encodeRoundFrame, type RoundFrame } from './wire/round-frame';
-import { RoundFrameStreamParser } from './wire/round-frame-stream';
-import { elidedTensor, encodeValues, tensorFromValues, tensorValues, type TensorEntry } from './wire/tensor';
-import { FoldAccumulator, sumFrames } from './fold';
+import { bytesToHex } from '../wire/bytes';
+import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
+import { nobleMac } from '../wire/mac';
+import { encodeRoundFrame, type RoundFrame } from '../wire/round-frame';
+import { RoundFrameStreamParser } from '../wire/round-frame-stream';
+import { elidedTensor, tensorFromValues } from '../wire/tensor';
+import { FoldAccumulator, reduceRealizedWork } from './index';
+import { hostFoldReference, reduceReference } from './testing/flodl-reference';
 
 const mac = nobleMac(new Uint8Array(16).fill(7));
 
@@ -49,23 +51,8 @@ const round = schema.chain((tensors) =>
   }),
 );
 
-function reference(frames: RoundFrame[]): RoundFrame {
-  const tensors: TensorEntry[] = frames[0].tensors.map((t0, i) => {
-    const full = frames.map((f) => f.tensors[i]).filter((t) => t.data !== null);
-    if (full.length === 0) return elidedTensor(t0.dtype, t0.dims);
-    if (full.length === 1) return { dtype: t0.dtype, dims: t0.dims, data: full[0].data };
-    const acc = new Float32Array(tensorValues(t0).length);
-    for (const t of full) {
-      const v = tensorValues(t);
-      for (let j = 0; j < acc.length; j++) acc[j] = Math.fround(acc[j] + v[j]);
-    }
-    return { dtype: t0.dtype, dims: t0.dims, data: encodeValues(t0.dtype, acc) };
-  });
-  return { roundKind: frames[0].roundKind, weight: frames.reduce((m, f) => m + f.weight, 0), tensors };
-}
-
 describe('fold properties (fast-check, seeded)', () => {
-  it('streamed fold = sumFrames = independent reference, byte for byte', () => {
+  it('streamed relay fold = HostFold reference, reduce = reduce_realized_work reference, byte for byte', () => {
     fc.assert(
       fc.property(round, (r) => {
         const frames: RoundFrame[] = r.frames.map((f) => ({
@@ -84,9 +71,12 @@ describe('fold properties (fast-check, seeded)', () => {
           for (let pos = 0; pos < bytes.length; pos += r.chunk) p.push(bytes.subarray(pos, pos + r.chunk));
           p.end();
         });
-        const want = bytesToHex(encodeRoundFrame(reference(frames), mac));
+        expect(acc.mergeOrder).toEqual(frames.map((_, rank) => rank));
+        const want = bytesToHex(encodeRoundFrame(hostFoldReference(frames), mac));
         expect(bytesToHex(encodeRoundFrame(acc.result()!, mac))).toBe(want);
-        expect(bytesToHex(encodeRoundFrame(sumFrames(frames), mac))).toBe(want);
+        expect(bytesToHex(encodeRoundFrame(reduceRealizedWork(frames), mac))).toBe(
+          bytesToHex(encodeRoundFrame(reduceReference(frames), mac)),
+        );
         acc.reset();
       }),
       { numRuns: 300, seed: 20261129 },

@@ -2,7 +2,7 @@
 // function of (seed, rank, round, element index), so a rank can fill a model
 // quickly and the checker can recompute any element of any round on its own,
 // without having seen the rank's frame.
-import { DTYPE_BF16, DTYPE_F32 } from '@shared/wire/constants';
+import { DTYPE_BF16, DTYPE_F32 } from './wire/constants';
 
 export interface ModelLayout {
   /** Dims of each tensor; the model's element count is the sum of their numels. */

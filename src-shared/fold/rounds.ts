@@ -11,7 +11,7 @@
 // round r only after adopting round r-1's consensus, which the controller
 // broadcasts only after receiving this host's round r-1 HostFrame whole: by
 // then those bytes have left the process.
-import { FoldAccumulator } from './fold';
+import { FoldAccumulator } from './accumulator';
 
 export class FoldRounds {
   private readonly ring: FoldAccumulator[];

@@ -1,12 +1,12 @@
 // resultSliced: the same frame as result(), bf16 sums re-encoded slice by
 // slice with the caller's pause in between (so a relay's event loop keeps turning).
 import { describe, expect, it } from 'vitest';
-import { bytesToHex } from './wire/bytes';
-import { DTYPE_BF16, DTYPE_F32 } from './wire/constants';
-import { nobleMac } from './wire/mac';
-import { encodeRoundFrame, type RoundFrame } from './wire/round-frame';
-import { elidedTensor, tensorFromValues } from './wire/tensor';
-import { FoldAccumulator } from './fold';
+import { bytesToHex } from '../wire/bytes';
+import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
+import { nobleMac } from '../wire/mac';
+import { encodeRoundFrame, type RoundFrame } from '../wire/round-frame';
+import { elidedTensor, tensorFromValues } from '../wire/tensor';
+import { FoldAccumulator } from './index';
 
 const mac = nobleMac(new Uint8Array(16).fill(9));
 const values = (n: number, k: number) =>
@@ -34,8 +34,9 @@ describe('FoldAccumulator.resultSliced', () => {
       [frame(1, [false, true, true])],
       [frame(1, [true, true, true]), frame(2, [true, true, true])],
     ];
-    // Only a bf16 sum (two or more full payloads) is encoded in slices: round 0's tensor 0, 1000 elements in 16 slices of 64.
-    const expectedPauses = [15, 0, 0];
+    // Only bf16 sums are encoded in slices: round 0 promotes its whole frame, so both bf16
+    // tensors are sums (1000 and 1002 elements, 16 slices of 64 each, 15 pauses each).
+    const expectedPauses = [30, 0, 0];
     for (const [i, frames] of rounds.entries()) {
       const want = bytesToHex(encodeRoundFrame(folded(frames).result()!, mac));
       let pauses = 0;
@@ -50,13 +51,14 @@ describe('FoldAccumulator.resultSliced', () => {
     void acc.resultSliced(() => Promise.resolve());
     expect(() => acc.beginDeposit(5)).toThrow(/reset\(\)/);
     const bad = new FoldAccumulator();
-    expect(() =>
-      bad.deposit(0, {
-        roundKind: 0,
-        weight: 1,
-        tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }],
-      }),
-    ).toThrow(/numel/);
+    const short = {
+      roundKind: 0,
+      weight: 1,
+      tensors: [{ dtype: DTYPE_F32, dims: [2], data: new Uint8Array(4) }],
+    };
+    // As flodl: the first deposit is held as it came; its byte count is checked when it is summed.
+    bad.deposit(0, short);
+    expect(() => bad.deposit(1, short)).toThrow(/numel/);
     expect(() => bad.resultSliced(() => Promise.resolve())).toThrow(/numel/);
     return expect(new FoldAccumulator().resultSliced(() => Promise.resolve())).resolves.toBeNull();
   });

@@ -7,8 +7,8 @@
 // in-place SIMD add; an accumulator from elsewhere is staged block by block
 // too. Tails of fewer than 4 elements go to the JS kernel.
 // Where WebAssembly or SIMD is unavailable, bestFoldKernel() returns the JS one.
-import { jsFoldKernel, type FoldKernel } from './fold-kernel';
-import { LITTLE_ENDIAN_HOST } from './wire/tensor';
+import { jsFoldKernel, type FoldKernel } from './kernel';
+import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
 
 /* The module, in WebAssembly binary format:
  *   (import "env" "memory" (memory 1))

@@ -4,10 +4,10 @@
 // ratio to Buffer.copy of the same bytes. It asserts the folded values, never
 // a speed: the ratio is a measurement to read, not a pass/fail criterion.
 import { describe, expect, it } from 'vitest';
-import { jsFoldKernel, type FoldKernel } from './fold-kernel';
-import { createWasmFoldKernel } from './fold-kernel-wasm';
-import { FoldAccumulator } from './fold';
-import { tensorValues } from './wire/tensor';
+import { jsFoldKernel, type FoldKernel } from './kernel';
+import { createWasmFoldKernel } from './kernel-wasm';
+import { FoldAccumulator } from './index';
+import { tensorValues } from '../wire/tensor';
 
 const MiB = 1024 * 1024;
 const SIZE = 16 * MiB;

@@ -1,13 +1,13 @@
 // Round-to-round reuse of the fold's memory, and a round's result staying
 // put while it is shipped (deposits still streaming merge nothing more).
 import { describe, expect, it } from 'vitest';
-import { DTYPE_F32 } from './wire/constants';
-import { nobleMac } from './wire/mac';
-import { encodeRoundFrame, type RoundFrame } from './wire/round-frame';
-import { RoundFrameStreamParser } from './wire/round-frame-stream';
-import { tensorFromValues, tensorValues } from './wire/tensor';
-import { FoldAccumulator } from './fold';
-import { FoldRounds } from './fold-rounds';
+import { DTYPE_F32 } from '../wire/constants';
+import { nobleMac } from '../wire/mac';
+import { encodeRoundFrame, type RoundFrame } from '../wire/round-frame';
+import { RoundFrameStreamParser } from '../wire/round-frame-stream';
+import { tensorFromValues, tensorValues } from '../wire/tensor';
+import { FoldAccumulator } from './index';
+import { FoldRounds } from './rounds';
 
 const mac = nobleMac(new Uint8Array(16).fill(3));
 // Large enough for the kernel's own (recycled) memories.

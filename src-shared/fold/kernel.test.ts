@@ -9,11 +9,10 @@ function expectSame(got: Float32Array, want: Float32Array): void {
     if (!Object.is(got[i], want[i])) expect.fail(`element ${i}: ${got[i]} != ${want[i]}`);
   }
 }
-import { bf16BitsToF32 } from './wire/tensor';
-import { jsFoldKernel, type FoldKernel } from './fold-kernel';
-import { FOLD_WASM_BYTES, bestFoldKernel, createWasmFoldKernel } from './fold-kernel-wasm';
-import { getFoldKernel } from './fold-kernel';
-import './fold';
+import { bf16BitsToF32 } from '../wire/tensor';
+import { getFoldKernel, jsFoldKernel, setFoldKernel, type FoldKernel } from './kernel';
+import { FOLD_WASM_BYTES, bestFoldKernel, createWasmFoldKernel } from './kernel-wasm';
+import { chooseFoldKernel } from './index';
 
 function checkKernel(k: FoldKernel): void {
   let seed = 99;
@@ -116,8 +115,16 @@ describe('fold kernels', () => {
     expect(wasm.allocAccumulator!(10).length).toBe(10);
   });
 
-  it('the fold uses the fastest kernel available', () => {
+  it('the kernel is chosen explicitly: importing the fold changes nothing, chooseFoldKernel installs the fastest', () => {
     expect(bestFoldKernel().name).toBe('wasm-simd');
-    expect(getFoldKernel().name).toBe('wasm-simd');
+    const before = getFoldKernel();
+    expect(before.name).toBe('js');
+    try {
+      expect(chooseFoldKernel('best').name).toBe('wasm-simd');
+      expect(getFoldKernel().name).toBe('wasm-simd');
+      expect(chooseFoldKernel('js').name).toBe('js');
+    } finally {
+      setFoldKernel(before);
+    }
   });
 });

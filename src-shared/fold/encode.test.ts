@@ -1,8 +1,8 @@
 // The fast bf16 re-encoding of the sums gives the codec's bits for every f32 bit pattern class.
 import { describe, expect, it } from 'vitest';
-import { f32BitsToBf16Bits } from './wire/tensor';
-import { encodeBf16Sums } from './fold-encode';
-import { getFoldKernel, setFoldKernel } from './fold-kernel';
+import { f32BitsToBf16Bits } from '../wire/tensor';
+import { encodeBf16Sums } from './encode';
+import { getFoldKernel, setFoldKernel } from './kernel';
 
 describe('encodeBf16Sums', () => {
   it('matches f32BitsToBf16Bits on random bit patterns and the edge cases (ties, carries, infinities, NaNs, zeros)', () => {
@@ -32,7 +32,7 @@ describe('encodeBf16Sums', () => {
 
 describe('encodeBf16Sums through the kernel', () => {
   it('the SIMD encoder gives the codec bits for sums in kernel memory, at any slice and offset', async () => {
-    const { bestFoldKernel } = await import('./fold-kernel-wasm');
+    const { bestFoldKernel } = await import('./kernel-wasm');
     const k = bestFoldKernel();
     expect(k.name).toBe('wasm-simd');
     const before = getFoldKernel();

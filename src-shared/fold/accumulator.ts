@@ -1,0 +1,408 @@
+// The relay's fold, flodl's HostFold (WIRE.md 4.4): element-wise sums
+// accumulated in f32 whatever the wire dtype, masses summed in f64, never a
+// divide, zero-elision aware.
+//
+// Atomic deposits: a deposit streams into its own staging (staging.ts) and
+// is merged only when its footer MAC verified (onComplete), in commit order,
+// so no byte of an unverified frame ever reaches a sum and a half-arrived
+// frame can never be shipped. dropPending(rank) discards a rank's deposit
+// that has not committed yet (the rank died: its death decides its
+// contribution at merge time, as in flodl).
+//
+// Merging, as flodl: the first full payload of a tensor is held verbatim as
+// its seed (a single-deposit round ships the rank's bytes unchanged). A
+// second full payload of any tensor promotes the whole frame to f32 sums
+// from +0.0: every seed becomes 0 + seed, every tensor elided so far becomes
+// zeros (it ships as zeros, no longer elided), then deposits add in commit
+// order. Elided payloads merge nothing. Checks follow flodl's order too:
+// round kind, tensor count, dtype and shape against the first deposit for
+// every later deposit; a payload's dtype and byte count only when it is summed
+// (a later deposit's, or a seed's at promotion), never on the first deposit.
+// After an error the accumulator is poisoned and every call rethrows it.
+//
+// Memory: a streaming deposit costs the bytes it received plus one staging
+// block; sums are allocated only at promotion, from verified frames, in the
+// fold kernel's recycled memories. result() returns views of them and of the
+// seeds' staging, valid until reset(); FoldRounds (rounds.ts) delays that
+// reset by a round for the relay, whose HostFrame is still being sent.
+import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
+import { WireError } from '../wire/errors';
+import type { RoundFrame } from '../wire/round-frame';
+import type { RoundFrameSink } from '../wire/round-frame-stream';
+import { LITTLE_ENDIAN_HOST, elementSize, encodeValues, numel, type TensorEntry } from '../wire/tensor';
+import {
+  checkAgainstRound,
+  checkPayload,
+  foldError,
+  type DepositSchema,
+  type Schema,
+  type StagedTensor,
+} from './checks';
+import { allocAccumulator, getFoldKernel, releaseAccumulator } from './kernel';
+import { encodeBf16Sums } from './encode';
+import { DepositStaging } from './staging';
+
+/** Largest tensor the fold sums (elements): a verified frame still gets a named error, not a RangeError. */
+const MAX_SUM_ELEMENTS = 2 ** 28;
+
+interface Deposit extends DepositSchema {
+  tensors: StagedTensor[];
+  staging: DepositStaging;
+  /** Tensors this deposit seeds (its staging is kept while any). */
+  seeds: number;
+  state: 'streaming' | 'committed' | 'discarded';
+}
+
+type TensorState =
+  | { kind: 'elided' }
+  /** The tensor's only full payload so far, verbatim in its deposit's staging. */
+  | { kind: 'seed'; deposit: Deposit; tensor: StagedTensor }
+  | { kind: 'sum'; acc: Float32Array };
+
+/** A sink that consumes a frame and keeps nothing (a dropped rank's frame). */
+const INERT_SINK: RoundFrameSink = {};
+
+export class FoldAccumulator {
+  private roundKindValue: number | null = null;
+  private schema: Schema[] = [];
+  private states: TensorState[] = [];
+  private promoted = false;
+  private massValue = 0;
+  private order: number[] = [];
+  private readonly deposited = new Set<number>();
+  private readonly pending = new Map<number, Deposit>();
+  private readonly dropped = new Set<number>();
+  /** Committed deposits whose staging holds seeds. */
+  private held: Deposit[] = [];
+  private failure: WireError | null = null;
+  /** Bumped by reset(): sinks of an earlier round are ignored from then on. */
+  private generation = 0;
+  /** Kernel memory lent to this round besides the sums (copied seeds, re-encoded sums), returned at reset(). */
+  private lent: Float32Array[] = [];
+  /** Set by result(): what it returned may be in use, so nothing merges any more until reset(). */
+  private sealed = false;
+
+  /** Ranks whose deposit was merged this round, ascending. */
+  get ranks(): number[] {
+    return [...this.deposited].sort((a, b) => a - b);
+  }
+
+  /** Ranks whose deposit was merged this round, in merge order (the order the sums were built in). */
+  get mergeOrder(): number[] {
+    return [...this.order];
+  }
+
+  get depositCount(): number {
+    return this.deposited.size;
+  }
+
+  /** Sum of the merged masses (f64, merge order). */
+  get mass(): number {
+    return this.massValue;
+  }
+
+  get roundKind(): number | null {
+    return this.roundKindValue;
+  }
+
+  hasDeposited(rank: number): boolean {
+    return this.deposited.has(rank);
+  }
+
+  /** True while `rank` has a deposit streaming (begun, not yet merged nor dropped). */
+  isPending(rank: number): boolean {
+    return this.pending.has(rank);
+  }
+
+  /**
+   * Starts the next round. The sums and seeds go back for reuse: the caller
+   * must be done with what result() returned (FoldRounds keeps them for a
+   * round or two). A deposit of the finished round still streaming merges
+   * nothing from now on.
+   */
+  reset(): void {
+    for (const st of this.states) if (st.kind === 'sum') releaseAccumulator(st.acc);
+    for (const m of this.lent) releaseAccumulator(m);
+    for (const d of this.held) d.staging.release();
+    for (const d of this.pending.values()) this.discard(d);
+    this.lent = [];
+    this.held = [];
+    this.roundKindValue = null;
+    this.schema = [];
+    this.states = [];
+    this.promoted = false;
+    this.massValue = 0;
+    this.order = [];
+    this.deposited.clear();
+    this.pending.clear();
+    this.dropped.clear();
+    this.failure = null;
+    this.generation++;
+    this.sealed = false;
+  }
+
+  /**
+   * A rank died: its deposit that has not merged yet is discarded (its
+   * staging freed) and a later commit of it is ignored, as is any further
+   * frame of it this round. A deposit already merged stays (WIRE.md 4.4).
+   */
+  dropPending(rank: number): void {
+    this.dropped.add(rank);
+    const d = this.pending.get(rank);
+    if (!d) return;
+    this.pending.delete(rank);
+    this.discard(d);
+  }
+
+  private discard(d: Deposit): void {
+    d.state = 'discarded';
+    d.staging.release();
+  }
+
+  private guard<T>(f: () => T): T {
+    if (this.failure) throw this.failure;
+    try {
+      return f();
+    } catch (e) {
+      if (e instanceof WireError) this.failure = e;
+      throw e;
+    }
+  }
+
+  /** A whole decoded (already verified) frame from `rank`, through the same path as a streamed deposit. */
+  deposit(rank: number, frame: RoundFrame): void {
+    const sink = this.beginDeposit(rank);
+    sink.onHeader?.({ roundKind: frame.roundKind, weight: frame.weight, numTensors: frame.tensors.length });
+    frame.tensors.forEach((t, index) => {
+      const nbytes = t.data === null ? 0 : t.data.length;
+      sink.onTensor?.({ index, dtype: t.dtype, dims: t.dims, nbytes });
+      if (t.data && nbytes) sink.onData?.(index, 0, t.data);
+    });
+    sink.onComplete?.({ tag: new Uint8Array(8), wireLen: 0 });
+  }
+
+  /**
+   * A sink for RoundFrameStreamParser: stages the deposit's bytes as they
+   * arrive and merges the deposit when onComplete fires (the parser calls it
+   * only after the footer MAC verified). Several sinks may be fed interleaved.
+   * A rank dropped this round gets a sink that keeps nothing.
+   */
+  beginDeposit(rank: number): RoundFrameSink {
+    if (this.sealed) throw new Error('fold: the round was already taken; reset() before the next deposit');
+    this.guard(() => {
+      if (this.deposited.has(rank) || this.pending.has(rank)) {
+        throw foldError(`rank ${rank} deposited twice in one round (ping-pong violated)`);
+      }
+    });
+    if (this.dropped.has(rank)) return INERT_SINK;
+    const d: Deposit = {
+      rank,
+      roundKind: 0,
+      weight: 0,
+      numTensors: 0,
+      tensors: [],
+      staging: new DepositStaging(),
+      seeds: 0,
+      state: 'streaming',
+    };
+    this.pending.set(rank, d);
+    const generation = this.generation;
+    // A deposit still streaming when its rank is dropped or the round is
+    // taken or reset keeps nothing more (and has already freed its staging).
+    const live = () => {
+      if (d.state !== 'streaming') return false;
+      if (generation === this.generation && !this.sealed) return true;
+      this.discard(d);
+      return false;
+    };
+    let written = 0;
+    return {
+      onHeader: (h) => {
+        if (!live()) return;
+        d.roundKind = h.roundKind;
+        d.weight = h.weight;
+        d.numTensors = h.numTensors;
+      },
+      onTensor: (t) => {
+        if (!live()) return;
+        d.tensors.push({
+          dtype: t.dtype,
+          dims: [...t.dims],
+          nbytes: t.nbytes,
+          start: d.staging.alignTensor(),
+        });
+        written = 0;
+      },
+      onData: (index, offset, bytes) =>
+        this.guard(() => {
+          if (!live()) return;
+          const t = d.tensors[index];
+          if (index !== d.tensors.length - 1 || t === undefined)
+            throw foldError(`tensor ${index}: data without its header`);
+          if (offset !== written) throw foldError(`tensor ${index}: data at byte ${offset} out of order`);
+          if (written + bytes.length > t.nbytes)
+            throw foldError(`tensor ${index}: more data than its payload length`);
+          d.staging.append(bytes);
+          written += bytes.length;
+        }),
+      onComplete: () =>
+        this.guard(() => {
+          if (!live()) return;
+          if (d.tensors.length !== d.numTensors) throw foldError('deposit ended before all its tensors');
+          this.pending.delete(rank);
+          try {
+            this.commit(d);
+          } catch (e) {
+            // A rejected deposit keeps no memory beyond the next reset().
+            if (d.seeds > 0) this.held.push(d);
+            else d.staging.release();
+            throw e;
+          }
+        }),
+    };
+  }
+
+  /** Merges a verified deposit (WIRE.md 4.4), after checking it against the round's first deposit. */
+  private commit(d: Deposit): void {
+    d.state = 'committed';
+    if (this.roundKindValue === null) {
+      this.roundKindValue = d.roundKind;
+      this.schema = d.tensors.map((t) => ({ dtype: t.dtype, dims: t.dims, numel: numel(t.dims) }));
+      this.states = d.tensors.map(() => ({ kind: 'elided' }));
+    } else checkAgainstRound(d, this.roundKindValue, this.schema);
+    d.tensors.forEach((t, i) => {
+      if (t.nbytes === 0) return; // elided (or empty): merges nothing
+      const st = this.states[i];
+      if (!this.promoted && st.kind === 'elided') {
+        this.states[i] = { kind: 'seed', deposit: d, tensor: t };
+        d.seeds++;
+        return;
+      }
+      // A second full payload promotes the whole frame (once); then it adds.
+      if (!this.promoted) this.promote(d);
+      this.addPayload(i, d, t);
+    });
+    this.massValue += d.weight;
+    this.order.push(d.rank);
+    this.deposited.add(d.rank);
+    if (d.seeds > 0) this.held.push(d);
+    else d.staging.release();
+  }
+
+  /** Whole-frame promotion to f32 sums from +0.0: seeds become 0 + seed, elided tensors zeros. */
+  private promote(current: Deposit): void {
+    this.promoted = true;
+    this.states = this.states.map((st, i) => {
+      const s = this.schema[i];
+      elementSize(s.dtype);
+      if (s.numel > MAX_SUM_ELEMENTS)
+        throw new WireError('OVER_CEILING', `tensor ${i}: ${s.numel} elements is more than the fold sums`);
+      const acc = allocAccumulator(s.numel);
+      const sum: TensorState = { kind: 'sum', acc };
+      if (st.kind === 'seed') this.addPayload(i, st.deposit, st.tensor, sum);
+      return sum;
+    });
+    for (const d of this.held) {
+      d.seeds = 0;
+      d.staging.release();
+    }
+    this.held = [];
+    current.seeds = 0;
+  }
+
+  /** Adds a staged payload onto tensor i's sums, piece by piece (elements never straddle pieces). */
+  private addPayload(i: number, d: Deposit, t: StagedTensor, st = this.states[i]): void {
+    const size = checkPayload(i, t, this.schema[i], d.rank);
+    if (st.kind !== 'sum') throw new Error('fold: adding onto a tensor that is not summed');
+    const k = getFoldKernel();
+    d.staging.forEachPiece(t.start, t.nbytes, (piece, offset) => {
+      if (t.dtype === DTYPE_BF16) k.addBf16Into(st.acc, piece, offset / size);
+      else k.addF32Into(st.acc, piece, offset / size);
+    });
+  }
+
+  /** `nbytes` of recycled kernel memory (uninitialized) for this round, returned at reset(). */
+  private lend(nbytes: number): Uint8Array {
+    const m = allocAccumulator(Math.ceil(nbytes / 4), true);
+    this.lent.push(m);
+    return new Uint8Array(m.buffer, m.byteOffset, nbytes);
+  }
+
+  /** Takes the round: null before any merged deposit, else the frame with the tensors still to encode (bf16 sums). */
+  private take(): { frame: RoundFrame; later: Array<{ index: number; acc: Float32Array }> } | null {
+    return this.guard(() => {
+      if (this.roundKindValue === null || this.deposited.size === 0) return null;
+      this.sealed = true;
+      const later: Array<{ index: number; acc: Float32Array }> = [];
+      const tensors = this.schema.map((s, i): TensorEntry => {
+        const st = this.states[i];
+        const dims = [...s.dims];
+        if (st.kind === 'elided')
+          return { dtype: s.dtype, dims, data: s.numel === 0 ? new Uint8Array(0) : null };
+        if (st.kind === 'seed') {
+          const t = st.tensor;
+          return {
+            dtype: s.dtype,
+            dims,
+            data: st.deposit.staging.contiguous(t.start, t.nbytes, (n) => this.lend(n)),
+          };
+        }
+        if (s.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST)
+          return {
+            dtype: s.dtype,
+            dims,
+            data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4),
+          };
+        later.push({ index: i, acc: st.acc });
+        return { dtype: s.dtype, dims, data: null };
+      });
+      return { frame: { roundKind: this.roundKindValue, weight: this.massValue, tensors }, later };
+    });
+  }
+
+  /**
+   * The round's HostFrame contents (the relay re-signs and ships it); null
+   * before any merged deposit. Seeds come back verbatim, sums in the round's
+   * dtype (bf16 via RNE), promoted elided tensors as zeros, elided stays
+   * elided otherwise. Data are views valid until reset(). The round is taken:
+   * nothing merges any more until reset() (a deposit still streaming is lost).
+   */
+  result(): RoundFrame | null {
+    const taken = this.take();
+    if (!taken) return null;
+    for (const { index, acc } of taken.later) {
+      const t = taken.frame.tensors[index];
+      t.data =
+        t.dtype === DTYPE_BF16
+          ? encodeBf16Sums(acc, 0, acc.length, this.lend(acc.length * 2))
+          : encodeValues(t.dtype, acc);
+    }
+    return taken.frame;
+  }
+
+  /**
+   * result() for a caller that must not block its event loop: bf16 sums are
+   * re-encoded (RNE) in slices of `sliceElems` elements with `pause()` awaited
+   * between slices. The round is taken at the call, errors are thrown at the
+   * call too; everything else is result()'s.
+   */
+  resultSliced(pause: () => Promise<void>, sliceElems = 1 << 18): Promise<RoundFrame | null> {
+    const taken = this.take();
+    if (!taken) return Promise.resolve(null);
+    return (async () => {
+      for (const { index, acc } of taken.later) {
+        const t = taken.frame.tensors[index];
+        const size = elementSize(t.dtype);
+        const out = this.lend(acc.length * size);
+        for (let o = 0; o < acc.length; o += sliceElems) {
+          const end = Math.min(acc.length, o + sliceElems);
+          if (t.dtype === DTYPE_BF16) encodeBf16Sums(acc, o, end, out, o);
+          else out.set(encodeValues(t.dtype, acc.subarray(o, end)), o * size);
+          if (end < acc.length) await pause();
+        }
+        t.data = out;
+      }
+      return taken.frame;
+    })();
+  }
+}
