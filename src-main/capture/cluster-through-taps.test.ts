@@ -26,7 +26,9 @@ interface Tapped {
   u: DecodedUnit;
 }
 
-async function runSession(withTaps: boolean): Promise<{ trace: LoadedTrace; tapped: Tapped[]; bytes: Map<string, number> }> {
+async function runSession(
+  withTaps: boolean,
+): Promise<{ trace: LoadedTrace; tapped: Tapped[]; bytes: Map<string, number> }> {
   const taps: TapProxy[] = [];
   const tapped: Tapped[] = [];
   if (withTaps) {
@@ -87,7 +89,10 @@ const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const broadcasts = (t: LoadedTrace) =>
   records(t)
     .filter((e) => e.record.kind === 'Broadcast')
-    .map((e) => `${e.record.link} ${e.record.length} ${e.record.captured === e.record.length ? sha(e.bytes) : 'short'}`)
+    .map(
+      (e) =>
+        `${e.record.link} ${e.record.length} ${e.record.captured === e.record.length ? sha(e.bytes) : 'short'}`,
+    )
     .sort();
 
 describe('the lab cluster through a tap on every host uplink', () => {
@@ -114,7 +119,9 @@ describe('the lab cluster through a tap on every host uplink', () => {
       `${link} ${dir} ${layer} ${kind} ${length} ${verdict}`;
     const engine = records(tapped.trace)
       .filter((e) => e.record.link.includes('.uplink.'))
-      .map((e) => key(e.record.link, e.record.dir, e.record.layer, e.record.kind, e.record.length, e.record.verdict));
+      .map((e) =>
+        key(e.record.link, e.record.dir, e.record.layer, e.record.kind, e.record.length, e.record.verdict),
+      );
     const seen = tapped.tapped.map(({ link, u }) =>
       key(link.id, u.dir, u.layer, u.kind, u.length, u.verdict === 'ok' ? 'ok' : (u.code ?? '?')),
     );
@@ -131,7 +138,9 @@ describe('the lab cluster through a tap on every host uplink', () => {
     // Every byte the engine counted on an uplink went through a tap and was accounted to a unit.
     for (const [k, n] of tapped.bytes) {
       const [link, dir] = k.split(' ');
-      const sum = tapped.tapped.filter((x) => x.link.id === link && x.u.dir === dir).reduce((a, x) => a + x.u.length, 0);
+      const sum = tapped.tapped
+        .filter((x) => x.link.id === link && x.u.dir === dir)
+        .reduce((a, x) => a + x.u.length, 0);
       expect(sum, k).toBe(n);
     }
   });

@@ -86,6 +86,10 @@ interface DirState {
 
 const RESYNC_LOOKAHEAD = MUX_MAC_PREFIX_LEN;
 
+const MUX_MAGIC_BYTES = Buffer.from([0xd0, 0x17, 0x0d, 0xf1]);
+const u32 = (p: Uint8Array, i: number): number =>
+  (p[i] | (p[i + 1] << 8) | (p[i + 2] << 16) | (p[i + 3] << 24)) >>> 0;
+
 export class StreamDecoder {
   channel: 'data' | 'control' | null = null;
   framing: Framing = null;
@@ -303,7 +307,12 @@ export class StreamDecoder {
     const p = s.pending;
     const last = p.length - RESYNC_LOOKAHEAD;
     const from = s.scanFrom;
-    for (let i = from; i <= last; i++) {
+    // On a mux stream only a record magic can start a unit: let the native search find it.
+    const first =
+      this.framing === 'mux'
+        ? Buffer.from(p.buffer, p.byteOffset, p.length).indexOf(MUX_MAGIC_BYTES, from)
+        : from;
+    for (let i = first < 0 ? last + 1 : first; i <= last; i++) {
       if (this.plausibleStart(p, i)) {
         s.scanFrom = 0;
         if (this.framing === null && readU32LE(p, i) !== MUX_RECORD_MAGIC) this.framing = 'len';
@@ -323,16 +332,17 @@ export class StreamDecoder {
   }
 
   private plausibleStart(p: Uint8Array, i: number): boolean {
-    const m = readU32LE(p, i);
+    // Byte arithmetic, not a DataView per call: this runs once per skipped byte.
+    const m = u32(p, i);
     if (m === MUX_RECORD_MAGIC && this.framing !== 'len')
       return (
-        readU32LE(p, i + 4) === MUX_PROTOCOL_VERSION &&
+        u32(p, i + 4) === MUX_PROTOCOL_VERSION &&
         p[i + 8] >= 1 &&
         p[i + 8] <= 4 &&
-        readU32LE(p, i + 13) <= this.ceiling
+        u32(p, i + 13) <= this.ceiling
       );
     if (this.framing === 'mux') return false;
-    const inner = readU32LE(p, i + 4);
+    const inner = u32(p, i + 4);
     return m <= this.ceiling && m >= 8 && (inner === ROUND_FRAME_MAGIC || inner === CONTROL_FRAME_MAGIC);
   }
 

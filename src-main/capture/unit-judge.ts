@@ -17,7 +17,8 @@ import {
 import { dissect } from '@shared/wire/dissect';
 import type { WireErrorCode } from '@shared/wire/errors';
 import type { Mac } from '@shared/wire/mac';
-import { decodeMuxRecord, muxKindOfByte } from '@shared/wire/mux';
+import { muxKindOfByte } from '@shared/wire/mux';
+import { decodeRelayControl, type RelayControlMsg } from '@shared/wire/relay-control';
 
 export interface JudgeContext {
   mac: Mac;
@@ -107,21 +108,25 @@ function judgeMux(bytes: Uint8Array, ctx: JudgeContext): UnitFacts {
     verdict = d.inner.verdict;
     message = `${d.inner.kind}: ${d.inner.message ?? d.inner.verdict}`;
   }
-  if (recKind === 'Control' && d.verdict === 'ok') {
-    const rec = decodeMuxRecord(bytes, ctx.mac, { ceiling: ctx.ceiling });
-    if (rec.kind === 'Control') {
-      const msg = rec.msg;
-      if (msg.type === 'Hello')
-        return {
-          kind: 'Hello',
-          verdict,
-          hello: { host: msg.host, ranks: msg.ranks },
-          summary: `Hello host=${msg.host} ranks=[${msg.ranks}]`,
-        };
-      if (msg.type === 'RankExit' || msg.type === 'DeclareDead')
-        return { kind: msg.type, rank: msg.rank, verdict, summary: `${msg.type} rank=${msg.rank}` };
-      return { kind: msg.type, verdict, summary: msg.type };
+  if (recKind === 'Control') {
+    // Named even when the MAC fails (a wrong salt): the verdict says it would be rejected.
+    let msg: RelayControlMsg | null;
+    try {
+      msg = decodeRelayControl(bytes.subarray(MUX_HEADER_LEN));
+    } catch {
+      msg = null;
     }
+    if (msg?.type === 'Hello')
+      return {
+        kind: 'Hello',
+        verdict,
+        message,
+        hello: verdict === 'ok' ? { host: msg.host, ranks: msg.ranks } : undefined,
+        summary: `Hello host=${msg.host} ranks=[${msg.ranks.join(',')}]`,
+      };
+    if (msg?.type === 'RankExit' || msg?.type === 'DeclareDead')
+      return { kind: msg.type, rank: msg.rank, verdict, message, summary: `${msg.type} rank=${msg.rank}` };
+    if (msg) return { kind: msg.type, verdict, message, summary: msg.type };
   }
   const inner = d.inner ? ` ${d.inner.kind}` : '';
   return {
