@@ -11,7 +11,7 @@ import { TraceWriter } from '../lab/trace/ndjson';
 import { readCapture } from './capture-file';
 import { linkIdOf, traceLinkOf, hostIndexOfName } from './link-naming';
 import { StreamDecoder, type DecodedUnit } from './stream-decoder';
-import { reassemble, type StreamPiece, type TcpConnection } from './tcp-reassembly';
+import { reassemble, swapConnection, type StreamPiece, type TcpConnection } from './tcp-reassembly';
 import { captureTraceHeader, CaptureTraceWriter } from './trace-out';
 
 export interface ImportOptions {
@@ -43,28 +43,15 @@ export interface ImportResult {
 export function importCapture(file: Uint8Array, o: ImportOptions): ImportResult {
   const cap = readCapture(file);
   const conns = reassemble(cap.segments);
-  const startedAt = conns.length ? Math.min(...conns.map((c) => c.firstTime)) : 0;
+  const startedAt = conns.reduce((a, c) => Math.min(a, c.firstTime), conns.length ? Infinity : 0);
   const decoded: { conn: TcpConnection; d: StreamDecoder; units: DecodedUnit[] }[] = [];
-  for (const conn of conns) {
-    const units: DecodedUnit[] = [];
-    const d = new StreamDecoder({
-      mac: o.mac,
-      ceiling: o.ceiling,
-      controlVersion: o.controlVersion,
-      snapLen: o.snapLen,
-      midStream: conn.midStream,
-      onUnit: (u) => units.push(u),
-    });
-    for (const [dir, p] of mergeByTime(conn.up, conn.down)) {
-      const t = p.time - startedAt;
-      if ('gap' in p) d.gap(dir, p.gap, t);
-      else d.push(dir, p.data, t);
+  for (let conn of conns) {
+    let { d, units } = decodeConnection(conn, o, startedAt);
+    // Without a SYN the client was guessed: the bytes tell which side sends the up-only units.
+    if (!conn.clientFromSyn && reversedScore(units) > 0) {
+      conn = swapConnection(conn);
+      ({ d, units } = decodeConnection(conn, o, startedAt));
     }
-    const tEnd =
-      (conn.closed?.time ?? Math.max(conn.firstTime, ...[...conn.up, ...conn.down].map((p) => p.time))) -
-      startedAt;
-    d.end('up', tEnd);
-    d.end('down', tEnd);
     // Keep a connection only if it carried at least one unit flodl accepts.
     if (units.some((u) => u.verdict === 'ok')) decoded.push({ conn, d, units });
   }
@@ -105,6 +92,57 @@ export function importCapture(file: Uint8Array, o: ImportOptions): ImportResult 
     ranksPerHost: Array.from({ length: hostCount }, (_, h) => hosts.get(h)?.length ?? 0),
     mode: direct ? 'direct' : 'fold',
   };
+}
+
+function decodeConnection(conn: TcpConnection, o: ImportOptions, startedAt: number) {
+  const units: DecodedUnit[] = [];
+  const d = new StreamDecoder({
+    mac: o.mac,
+    ceiling: o.ceiling,
+    controlVersion: o.controlVersion,
+    snapLen: o.snapLen,
+    midStream: conn.midStream,
+    onUnit: (u) => units.push(u),
+  });
+  for (const [dir, p] of mergeByTime(conn.up, conn.down)) {
+    const t = p.time - startedAt;
+    if ('gap' in p) d.gap(dir, p.gap, t);
+    else d.push(dir, p.data, t);
+  }
+  let last = conn.firstTime;
+  for (const p of conn.up) last = Math.max(last, p.time);
+  for (const p of conn.down) last = Math.max(last, p.time);
+  const tEnd = (conn.closed?.time ?? last) - startedAt;
+  d.end('up', tEnd);
+  d.end('down', tEnd);
+  return { d, units };
+}
+
+/** Units that only travel up (toward the controller) seen going down, minus the reverse. */
+const UP_ONLY = new Set([
+  'DATA magic',
+  'CONTROL magic',
+  'Hello',
+  'HostFrame',
+  'RankExit',
+  'dataHandshake',
+  'controlHandshake',
+]);
+const DOWN_ONLY = new Set([
+  'HelloAck',
+  'Broadcast',
+  'DeclareDead',
+  'dataHandshakeAck',
+  'controlHandshakeAck',
+]);
+function reversedScore(units: DecodedUnit[]): number {
+  let score = 0;
+  for (const u of units) {
+    if (u.verdict !== 'ok') continue;
+    if (UP_ONLY.has(u.kind)) score += u.dir === 'up' ? -1 : 1;
+    else if (DOWN_ONLY.has(u.kind)) score += u.dir === 'down' ? -1 : 1;
+  }
+  return score;
 }
 
 function mergeByTime(up: StreamPiece[], down: StreamPiece[]): ['up' | 'down', StreamPiece][] {

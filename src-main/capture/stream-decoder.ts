@@ -31,9 +31,9 @@ import { CONTROL_HANDSHAKE_V4_LEN } from '@shared/wire/handshake';
 import { checkLenPrefix } from '@shared/wire/len-frame';
 import { isWireError, type WireErrorCode } from '@shared/wire/errors';
 import type { Mac } from '@shared/wire/mac';
-import { checkMuxHeaderPrefix } from '@shared/wire/mux';
+import { checkMuxHeaderPrefix, muxKindOfByte } from '@shared/wire/mux';
 import { UnitAssembly } from './unit-assembly';
-import type { UnitFacts } from './unit-judge';
+import { innerKindOf, type UnitFacts } from './unit-judge';
 
 /** 'undecodable': bytes that are not a unit flodl accepts; 'gap': bytes that were never seen. */
 export type UnitVerdict = 'ok' | 'undecodable' | 'gap' | 'stalled';
@@ -86,6 +86,13 @@ interface DirState {
 
 const RESYNC_LOOKAHEAD = MUX_MAC_PREFIX_LEN;
 
+/** The kind of a unit cut short, from the header bytes that arrived. */
+function cutKindOf(layer: UnitLayer, head: Uint8Array): string {
+  if (layer === 'mux') return (head.length > 8 && muxKindOfByte(head[8])) || 'MuxRecord';
+  if (layer === 'lenframe') return innerKindOf(head.subarray(4)) ?? 'LenFrame';
+  return layer;
+}
+
 const MUX_MAGIC_BYTES = Buffer.from([0xd0, 0x17, 0x0d, 0xf1]);
 const u32 = (p: Uint8Array, i: number): number =>
   (p[i] | (p[i + 1] << 8) | (p[i + 2] << 16) | (p[i + 3] << 24)) >>> 0;
@@ -118,7 +125,7 @@ export class StreamDecoder {
       skipReason: o.midStream
         ? {
             code: 'TRUNCATED',
-            message: 'the capture starts mid-stream: bytes before the first unit boundary',
+            message: 'the capture starts mid-stream: the rest of a unit whose start is missing',
             gap: true,
           }
         : null,
@@ -136,6 +143,20 @@ export class StreamDecoder {
 
   push(dir: Direction, chunk: Uint8Array, t: number): void {
     const s = this.dirs[dir];
+    if (this.o.midStream && s.offset === 0 && chunk.length > 0)
+      // How much came before is unknown: a gap of unknown length marks it.
+      this.emit({
+        t,
+        dir,
+        layer: this.layerOfFraming(),
+        kind: 'gap',
+        length: 0,
+        bytes: new Uint8Array(0),
+        verdict: 'gap',
+        code: 'TRUNCATED',
+        message: 'the capture starts mid-stream: the earlier bytes of this connection are missing',
+        summary: 'gap: the capture starts mid-stream',
+      });
     s.offset += chunk.length;
     let rest = chunk;
     while (rest.length > 0) {
@@ -418,7 +439,7 @@ export class StreamDecoder {
     facts?: UnitFacts,
   ): void {
     const f = facts ?? {
-      kind: u.layer === 'mux' ? 'MuxRecord' : u.layer,
+      kind: cutKindOf(u.layer, u.bytes()),
       verdict: bad!.code,
       summary: `${u.layer} cut short`,
     };

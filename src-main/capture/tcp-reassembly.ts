@@ -49,15 +49,19 @@ export function reassemble(segments: TcpSegment[]): TcpConnection[] {
     h.segs.push(s);
   }
   const listening = new Set<string>();
+  const uses = new Map<string, number>();
   for (const f of flows.values())
-    for (const h of f.values()) if (h.syn && h.syn.flags & TCP_ACK) listening.add(endpoint(h.addr, h.port));
+    for (const h of f.values()) {
+      const e = endpoint(h.addr, h.port);
+      if (h.syn && h.syn.flags & TCP_ACK) listening.add(e);
+      uses.set(e, (uses.get(e) ?? 0) + 1);
+    }
   const out: TcpConnection[] = [];
   for (const f of flows.values()) {
     const [x, y] = [...f.values()];
-    const client = pickClient(x, y, listening);
+    const client = pickClient(x, y, listening, uses);
     const server = client === x ? y : x;
     const midStream = !(client.syn && server.syn);
-    const times = [...x.segs, ...y.segs].map((s) => s.time);
     const conn: TcpConnection = {
       client: { addr: client.addr, port: client.port },
       server: { addr: server.addr, port: server.port },
@@ -65,7 +69,7 @@ export function reassemble(segments: TcpSegment[]): TcpConnection[] {
       clientFromSyn: !!(client.syn || server.syn),
       up: piecesOf(client, midStream),
       down: piecesOf(server, midStream),
-      firstTime: Math.min(...times),
+      firstTime: [...x.segs, ...y.segs].reduce((a, s) => Math.min(a, s.time), Infinity),
     };
     const ends = [
       client.rst && { time: client.rst.time, by: 'client' as const, reset: true },
@@ -79,14 +83,36 @@ export function reassemble(segments: TcpSegment[]): TcpConnection[] {
   return out.sort((a, b) => a.firstTime - b.firstTime);
 }
 
-/** The dialing side: a pure SYN's sender; else the side not seen listening; else the higher port. */
-function pickClient(x: Half, y: Half, listening: Set<string>): Half {
+/**
+ * The dialing side: a pure SYN's sender; else the side not seen listening;
+ * else the side whose address and port serve fewer connections (a listening
+ * port serves several); else the higher port. The importer checks the guess
+ * against what the bytes say (swapConnection).
+ */
+function pickClient(x: Half, y: Half, listening: Set<string>, uses: Map<string, number>): Half {
   if (x.syn && !(x.syn.flags & TCP_ACK)) return x;
   if (y.syn && !(y.syn.flags & TCP_ACK)) return y;
-  const xl = listening.has(endpoint(x.addr, x.port));
-  const yl = listening.has(endpoint(y.addr, y.port));
+  const ex = endpoint(x.addr, x.port);
+  const ey = endpoint(y.addr, y.port);
+  const xl = listening.has(ex);
+  const yl = listening.has(ey);
   if (xl !== yl) return xl ? y : x;
+  const ux = uses.get(ex) ?? 0;
+  const uy = uses.get(ey) ?? 0;
+  if (ux !== uy) return ux > uy ? y : x;
   return x.port > y.port ? x : y;
+}
+
+/** The same connection seen from the other side (a wrong client guess). */
+export function swapConnection(c: TcpConnection): TcpConnection {
+  return {
+    ...c,
+    client: c.server,
+    server: c.client,
+    up: c.down,
+    down: c.up,
+    closed: c.closed && { ...c.closed, by: c.closed.by === 'client' ? 'server' : 'client' },
+  };
 }
 
 /** One direction's bytes in order, each hole as a gap. */
@@ -96,7 +122,7 @@ function piecesOf(h: Half, midStream: boolean): StreamPiece[] {
   // Offsets relative to the stream's start (or first captured byte), signed across the 32-bit wrap.
   const rel = (seq: number) => (seq - ref) | 0;
   let base = 0;
-  if (!h.syn && withData.length) base = Math.min(...withData.map((s) => rel(s.seq)));
+  if (!h.syn) for (const s of withData) base = Math.min(base, rel(s.seq));
   const sorted = withData
     .map((s) => ({ s, at: rel(s.seq) - base }))
     .sort((a, b) => a.at - b.at || a.s.time - b.s.time);
