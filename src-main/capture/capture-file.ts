@@ -25,6 +25,8 @@ export interface TcpSegment {
   dst: string;
   dstPort: number;
   seq: number;
+  /** Acknowledgment number (meaningful with TCP_ACK in flags). */
+  ack: number;
   flags: number;
   /** The payload length the IP header declares (more than payload.length when captured short). */
   payloadLen: number;
@@ -192,6 +194,7 @@ function tcpOf(p: RawPacket): TcpSegment | null {
     dst,
     dstPort: dv.getUint16(tcpAt + 2),
     seq: dv.getUint32(tcpAt + 4),
+    ack: dv.getUint32(tcpAt + 8),
     flags: ip[tcpAt + 13],
     payloadLen,
     payload: ip.subarray(Math.min(dataAt, ip.length), Math.min(ipEnd, ip.length)),

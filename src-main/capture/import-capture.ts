@@ -52,8 +52,9 @@ export function importCapture(file: Uint8Array, o: ImportOptions): ImportResult 
       conn = swapConnection(conn);
       ({ d, units } = decodeConnection(conn, o, startedAt));
     }
-    // Keep a connection only if it carried at least one unit flodl accepts.
-    if (units.some((u) => u.verdict === 'ok')) decoded.push({ conn, d, units });
+    // Keep a connection that carried at least one framed flodl unit (accepted or not: a wrong salt shows).
+    if (units.some((u) => u.verdict === 'ok' || (u.verdict === 'undecodable' && !NOT_A_UNIT.has(u.kind))))
+      decoded.push({ conn, d, units });
   }
   // Hosts from the Hellos: name them in loopback link ids, count their ranks for the header.
   const hostOfRankMap = new Map<number, number>();
@@ -93,6 +94,9 @@ export function importCapture(file: Uint8Array, o: ImportOptions): ImportResult 
     mode: direct ? 'direct' : 'fold',
   };
 }
+
+/** Kinds that name bytes, not a framed unit. */
+const NOT_A_UNIT = new Set(['skipped', 'gap', 'partial']);
 
 function decodeConnection(conn: TcpConnection, o: ImportOptions, startedAt: number) {
   const units: DecodedUnit[] = [];

@@ -67,8 +67,8 @@ export function reassemble(segments: TcpSegment[]): TcpConnection[] {
       server: { addr: server.addr, port: server.port },
       midStream,
       clientFromSyn: !!(client.syn || server.syn),
-      up: piecesOf(client, midStream),
-      down: piecesOf(server, midStream),
+      up: piecesOf(client, server, midStream),
+      down: piecesOf(server, client, midStream),
       firstTime: [...x.segs, ...y.segs].reduce((a, s) => Math.min(a, s.time), Infinity),
     };
     const ends = [
@@ -116,7 +116,7 @@ export function swapConnection(c: TcpConnection): TcpConnection {
 }
 
 /** One direction's bytes in order, each hole as a gap. */
-function piecesOf(h: Half, midStream: boolean): StreamPiece[] {
+function piecesOf(h: Half, peer: Half, midStream: boolean): StreamPiece[] {
   const withData = h.segs.filter((s) => s.payloadLen > 0);
   const ref = h.syn ? (h.syn.seq + 1) >>> 0 : withData.length ? withData[0].seq : 0;
   // Offsets relative to the stream's start (or first captured byte), signed across the 32-bit wrap.
@@ -145,9 +145,18 @@ function piecesOf(h: Half, midStream: boolean): StreamPiece[] {
       next = end;
     }
   }
-  if (h.fin) {
-    const finAt = rel(h.fin.seq) - base;
-    if (finAt > next && !midStream) out.push({ time: h.fin.time, gap: finAt - next });
+  // Bytes lost at the end show as the FIN's sequence number, or as what the peer acknowledged.
+  let endAt = h.fin ? rel(h.fin.seq) - base : next;
+  let endTime = h.fin?.time ?? 0;
+  for (const a of peer.segs) {
+    if (!(a.flags & TCP_ACK)) continue;
+    const acked = rel(a.ack) - base - (h.fin && a.ack === (h.fin.seq + 1) >>> 0 ? 1 : 0);
+    // Only a plausible acknowledgment (ahead of what we have, by less than 1 GiB) counts.
+    if (acked > endAt && acked - next < 2 ** 30) {
+      endAt = acked;
+      endTime = a.time;
+    }
   }
+  if (endAt > next && !(midStream && next === 0)) out.push({ time: endTime, gap: endAt - next });
   return out;
 }
