@@ -11,7 +11,10 @@ import { tensorFromValues } from '@shared/wire/tensor';
 import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../crypto/node-mac';
 import { isTraceError } from '../lab/trace/errors';
-import { importCapture } from './import-capture';
+import { importCapture, writeImportTrace } from './import-capture';
+import { PassThrough } from 'node:stream';
+import { loadTrace } from '../lab/trace/ndjson';
+import { TraceReplay } from '../lab/trace/replay';
 import { LINKTYPE, TCP_ACK, TCP_SYN } from './capture-file';
 
 const mac = nodeMac(saltFromHex('0f0e0d0c0b0a09080706050403020100'));
@@ -272,6 +275,25 @@ describe('capture files of every supported kind', () => {
       'HostFrame undecodable HMAC_MISMATCH',
       'Broadcast undecodable HMAC_MISMATCH',
     ]);
+  });
+
+  it('the imported trace opens in the window replay: links, bytes and records at the end of the timeline', async () => {
+    const r = importCapture(pcap(LINKTYPE.LINUX_SLL, false, { le: true, nano: false }), { mac });
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (b: Buffer) => chunks.push(b));
+    expect(await writeImportTrace(r, mac.salt, out, 64 * 1024)).toBe(5);
+    const trace = await loadTrace(chunks);
+    expect(trace.complete).toBe(true);
+    // Hosts 0..2 are not in the capture: the last of them holds ranks 0..5 so that h3's are 6 and 7.
+    expect(trace.header.config.ranksPerHost).toEqual([0, 0, 6, 2]);
+    const replay = new TraceReplay(trace);
+    const snap = replay.snapshotAt(replay.duration);
+    const link = snap.links.find((l) => l.id === 'h3.uplink.data')!;
+    expect(link).toMatchObject({ host: 3, channel: 'data', kind: 'uplink', units: 5 });
+    expect(link.bytesUp).toBe(UP.reduce((a, b) => a + b.length, 0));
+    expect(link.bytesDown).toBe(DOWN.reduce((a, b) => a + b.length, 0));
+    expect(snap.ranks.filter((x) => x.host === 3).map((x) => x.rank)).toEqual([6, 7]);
   });
 
   it('a file that is no capture gets a named error', () => {

@@ -90,9 +90,32 @@ export function importCapture(file: Uint8Array, o: ImportOptions): ImportResult 
     tcpConnections: conns.length,
     startedAt,
     streams,
-    ranksPerHost: Array.from({ length: hostCount }, (_, h) => hosts.get(h)?.length ?? 0),
+    ranksPerHost: ranksPerHostOf(hosts, hostCount),
     mode: direct ? 'direct' : 'fold',
   };
+}
+
+/**
+ * The topology's ranks per host from the Hellos seen. The lab numbers ranks
+ * host by host, so a host missing from the capture is given the ranks that
+ * keep the next seen host's numbering right (all on the last missing host).
+ */
+function ranksPerHostOf(hosts: Map<number, number[]>, hostCount: number): number[] {
+  const out = new Array<number>(hostCount).fill(0);
+  let next = 0;
+  let lastMissing = -1;
+  for (let h = 0; h < hostCount; h++) {
+    const ranks = hosts.get(h);
+    if (!ranks) {
+      lastMissing = h;
+      continue;
+    }
+    const first = ranks.length ? Math.min(...ranks) : next;
+    if (first > next && lastMissing >= 0) out[lastMissing] += first - next;
+    out[h] = ranks.length;
+    next = Math.max(next, first) + ranks.length;
+  }
+  return out;
 }
 
 /** Kinds that name bytes, not a framed unit. */
@@ -173,6 +196,8 @@ export async function writeImportTrace(
     producer: 'relay-lab import',
     snapLen,
     config: { ranksPerHost: r.ranksPerHost, mode: r.mode },
+    // Every link known up front (a reconnect with the same id comes as a link event).
+    links: [...new Map(r.streams.map((s) => [s.link.id, s.link] as const)).values()],
   });
   const writer = new CaptureTraceWriter(
     typeof out === 'string' ? TraceWriter.toFile(out, header) : new TraceWriter(out, header),
