@@ -5,6 +5,8 @@
 // unit, judges it with the codec and reports it. Bytes it cannot frame
 // (garbage, an over-ceiling length, a gap in a capture) are reported and
 // skipped until a plausible unit start: it resynchronises rather than stops.
+// (Longer than the usual 400 lines: one state machine over both directions,
+// whose boundary, resync and gap rules share the same per-direction state.)
 import type { Direction } from '@shared/lab/state';
 import type { UnitLayer } from '@shared/lab/records';
 import { readU32LE } from '@shared/wire/bytes';

@@ -181,6 +181,33 @@ describe('the live tap under hostile traffic', () => {
     expect(sha(up.received[0])).toBe(sha([payload]));
   });
 
+  it('a decoder that falls behind drops its backlog as a named gap and resynchronises; forwarding loses nothing', async () => {
+    const up = await upstream();
+    // A backlog bound far below what arrives in one burst.
+    const { tap, units } = await startTap(up, { maxQueuedBytes: 4096 });
+    const c = await connect(tap.port);
+    const records = Array.from({ length: 400 }, (_, i) =>
+      encodeMuxRecord({ kind: 'Control', msg: { type: 'RankExit', rank: i } }, mac),
+    );
+    const sent = [encodeChannelMagic('data'), hello(), ...records];
+    c.write(Buffer.concat(sent));
+    const total = sent.reduce((a, b) => a + b.length, 0);
+    await until(() => (up.received[0] ?? []).reduce((a, b) => a + b.length, 0) >= total, 'forwarded bytes');
+    expect(sha(up.received[0])).toBe(sha(sent));
+    // Later bytes, once the backlog is gone, decode again.
+    const late = encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 9 } }, mac);
+    await new Promise((r) => setTimeout(r, 200));
+    c.write(late);
+    await until(() => units.some((x) => x.u.kind === 'DeclareDead'), 'a unit after the gap');
+    const gaps = units.filter((x) => x.u.verdict === 'gap');
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(gaps[0].u.message).toBe('not decoded: the decoder fell behind');
+    expect(units.find((x) => x.u.kind === 'DeclareDead')!.u.verdict).toBe('ok');
+    const decodedBytes = units.reduce((a, x) => a + x.u.length, 0);
+    // Every byte is either in a unit, in a gap or skipped: the accounting is whole.
+    expect(decodedBytes).toBe(total + late.length);
+  });
+
   it('passes a reset from the upstream to the client', async () => {
     const up = await upstream();
     const { tap, closes } = await startTap(up);
