@@ -15,6 +15,7 @@ import { nodeMac } from '../crypto/node-mac';
 import { closeServer, listen, serverPort } from '../engine/conn';
 import { fillValues, modelLayout } from '@shared/synthetic';
 import { runHeadless, type RunReport } from './headless';
+import { benchTap } from '../capture/tap-bench';
 import type { LabSession } from './session';
 
 const MiB = 1024 * 1024;
@@ -293,6 +294,8 @@ export async function runBench(o: BenchOptions = {}) {
   // The same models on the bf16 wire (half the payload bytes; widening adds and an RNE re-encode).
   const foldBf16 = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4, 7, DTYPE_BF16);
   const loopback = await benchLoopback(64 * MiB);
+  log('tap: a flodl uplink through the live tap vs raw loopback');
+  const tap = await benchTap();
   const common = { ranksPerHost: Array.from({ length: H }, () => K), modelBytes, rounds: o.rounds ?? 3 };
   log('3/5 rounds in fold');
   const foldRun = await benchRounds('fold', common);
@@ -313,6 +316,7 @@ export async function runBench(o: BenchOptions = {}) {
     fold4x16MiB: fold,
     fold4x16MiBBf16Wire: foldBf16,
     loopbackTcp: loopback,
+    tap,
     round: {
       topology: `${H} hosts x ${K} ranks x ${modelBytes} B`,
       fold: foldRun.round,

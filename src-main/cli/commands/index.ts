@@ -8,6 +8,8 @@ import { rankCommand } from './rank';
 import { scenarioCommand } from './scenario';
 import { benchCommand } from './bench';
 import { traceCommand } from '../../lab/trace/cli';
+import { tapCommand } from './tap';
+import { importCommand } from './import';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -19,4 +21,6 @@ export const commands: Record<string, Command> = {
   scenario: scenarioCommand,
   bench: benchCommand,
   trace: traceCommand,
+  tap: tapCommand,
+  import: importCommand,
 };

@@ -1,0 +1,13 @@
+// The tap bench runs its whole path on tiny sizes (its figures are measured by `relay-lab bench`, never asserted).
+import { describe, expect, it } from 'vitest';
+import { benchTap } from './tap-bench';
+
+describe('tap bench', () => {
+  it('moves a small uplink through the tap, decodes every unit and times echo round trips', async () => {
+    const r = await benchTap({ frameBytes: 64 * 1024, frames: 4, pings: 20 });
+    expect(r.unitsDecoded).toBe(6);
+    expect(r.unitsUndecodable).toBe(0);
+    for (const v of [r.rawMiBPerSec, r.tapMiBPerSec, r.tapOverRaw, r.rttUs.rawMedian, r.rttUs.tapMedian])
+      expect(Number.isFinite(v) && v > 0).toBe(true);
+  });
+});

@@ -1,0 +1,145 @@
+// The tap's cost, for `relay-lab bench`: bytes per second of a real flodl
+// uplink stream (channel magic, Hello, model-sized HostFrames) through the
+// tap against the same bytes over a raw loopback socket, and the latency a
+// tap adds per unit (small records echoed back, round trips through the tap
+// against direct). Figures, never test assertions.
+import net from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { encodeChannelMagic } from '@shared/wire/channel';
+import { encodeMuxRecord } from '@shared/wire/mux';
+import { encodeRoundFrame } from '@shared/wire/round-frame';
+import { saltFromHex } from '@shared/wire/salt';
+import { tensorFromValues } from '@shared/wire/tensor';
+import { nodeMac } from '../crypto/node-mac';
+import { TapProxy } from './tap-proxy';
+
+const MiB = 1024 * 1024;
+const SALT = saltFromHex('42'.repeat(16));
+
+export interface TapBenchOptions {
+  /** HostFrame payload size (default 4 MiB). */
+  frameBytes?: number;
+  frames?: number;
+  /** Echo round trips for the latency figure. */
+  pings?: number;
+}
+
+async function server(onConn: (s: net.Socket) => void): Promise<net.Server> {
+  const srv = net.createServer((s) => {
+    s.setNoDelay(true);
+    s.on('error', () => {});
+    onConn(s);
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return srv;
+}
+const portOf = (s: net.Server) => (s.address() as net.AddressInfo).port;
+const close = (s: net.Server) => new Promise<void>((r) => s.close(() => r()));
+
+/** Sends `chunks` to port; resolves with the ms until the receiver had them all, and that instant. */
+async function timedSend(port: number, chunks: Uint8Array[], received: () => Promise<number>) {
+  const c = net.connect({ port, host: '127.0.0.1' });
+  c.setNoDelay(true);
+  await new Promise((r) => c.once('connect', r));
+  const t0 = performance.now();
+  const done = received();
+  for (const ch of chunks) if (!c.write(ch)) await new Promise((r) => c.once('drain', r));
+  const t1 = await done;
+  c.destroy();
+  return { ms: t1 - t0, at: t1 };
+}
+
+export async function benchTap(o: TapBenchOptions = {}) {
+  const mac = nodeMac(SALT);
+  const frameBytes = o.frameBytes ?? 4 * MiB;
+  const frames = o.frames ?? 16;
+  const n = frameBytes / 4;
+  const values = new Float32Array(n).map((_, i) => (i % 97) / 8);
+  const payload = encodeRoundFrame(
+    { roundKind: 0, weight: 1, tensors: [tensorFromValues(0, [n], values)] },
+    mac,
+  );
+  const record = encodeMuxRecord({ kind: 'HostFrame', payload }, mac);
+  const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h0', ranks: [0] } }, mac);
+  const chunks = [encodeChannelMagic('data'), hello, ...Array.from({ length: frames }, () => record)];
+  const total = chunks.reduce((a, b) => a + b.length, 0);
+
+  // A sink that resolves when `total` bytes arrived on its current connection.
+  let arrived: ((t: number) => void) | null = null;
+  const sink = await server((s) => {
+    let got = 0;
+    s.on('data', (b: Buffer) => {
+      got += b.length;
+      if (got >= total) arrived?.(performance.now());
+    });
+  });
+  const wait = () => new Promise<number>((r) => (arrived = r));
+  let units = 0;
+  let undecodable = 0;
+  const tap = await TapProxy.start({
+    listenPort: 0,
+    upstreamHost: '127.0.0.1',
+    upstreamPort: portOf(sink),
+    mac,
+    onUnit: (_l, u) => {
+      units++;
+      if (u.verdict !== 'ok') undecodable++;
+    },
+  });
+  const { ms: rawMs } = await timedSend(portOf(sink), chunks, wait);
+  const { ms: tapMs, at: forwardedAt } = await timedSend(tap.port, chunks, wait);
+  const decodeDeadline = performance.now() + 60_000;
+  while (units < chunks.length && performance.now() < decodeDeadline)
+    await new Promise((r) => setTimeout(r, 5));
+  const decodedMs = performance.now();
+
+  // Latency: a 33-byte record echoed back, one at a time.
+  const echo = await server((s) => s.pipe(s));
+  const echoTap = await TapProxy.start({
+    listenPort: 0,
+    upstreamHost: '127.0.0.1',
+    upstreamPort: portOf(echo),
+    mac,
+    onUnit: () => {},
+  });
+  const small = encodeMuxRecord({ kind: 'Control', msg: { type: 'RankExit', rank: 3 } }, mac);
+  const pingRtts = async (port: number) => {
+    const c = net.connect({ port, host: '127.0.0.1' });
+    c.setNoDelay(true);
+    await new Promise((r) => c.once('connect', r));
+    const rtts: number[] = [];
+    for (let i = 0; i < (o.pings ?? 2000); i++) {
+      const t0 = performance.now();
+      const back = new Promise((r) => c.once('data', r));
+      c.write(i === 0 ? Buffer.concat([encodeChannelMagic('data'), small]) : small);
+      await back;
+      rtts.push(performance.now() - t0);
+    }
+    c.destroy();
+    return rtts.sort((a, b) => a - b);
+  };
+  const rawRtt = await pingRtts(portOf(echo));
+  const tapRtt = await pingRtts(echoTap.port);
+  await tap.close();
+  await echoTap.close();
+  await close(sink);
+  await close(echo);
+  const med = (xs: number[]) => xs[Math.floor(xs.length / 2)];
+  const p99 = (xs: number[]) => xs[Math.floor(xs.length * 0.99)];
+  return {
+    bytes: total,
+    rawMiBPerSec: total / MiB / (rawMs / 1000),
+    tapMiBPerSec: total / MiB / (tapMs / 1000),
+    tapOverRaw: rawMs / tapMs,
+    unitsDecoded: units,
+    unitsUndecodable: undecodable,
+    /** How long after the last byte was forwarded the decoder finished (it runs beside, not in, the path). */
+    decoderLagMs: Math.max(0, decodedMs - forwardedAt),
+    /** A unit crosses the tap once each way per round trip: half the RTT difference is the added latency per unit. */
+    addedLatencyPerUnitUs: {
+      median: ((med(tapRtt) - med(rawRtt)) / 2) * 1000,
+      p99: ((p99(tapRtt) - p99(rawRtt)) / 2) * 1000,
+    },
+    rttUs: { rawMedian: med(rawRtt) * 1000, tapMedian: med(tapRtt) * 1000 },
+  };
+}

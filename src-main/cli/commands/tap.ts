@@ -1,0 +1,126 @@
+// relay-lab tap: a transparent TCP proxy put between a flodl peer and its
+// upstream (a relay and the controller, a rank and its relay, a rank and the
+// controller in direct mode) that decodes what crosses and reports each unit.
+import fs from 'node:fs';
+import path from 'node:path';
+import { saltFromHex } from '@shared/wire/salt';
+import { DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
+import { nodeMac } from '../../crypto/node-mac';
+import { TapProxy } from '../../capture/tap-proxy';
+import { unitLineOf } from '../../capture/link-naming';
+import { captureTraceHeader, CaptureTraceWriter } from '../../capture/trace-out';
+import { TraceWriter } from '../../lab/trace/ndjson';
+import { UsageError, intFlag, parseFlags, sizeFlag } from '../args';
+import { hostPortFlag, portFlag, saltFlag } from './role-flags';
+import type { Command } from './types';
+
+const USAGE = `usage: relay-lab tap --listen [ADDR:]PORT --upstream HOST:PORT --salt HEX
+  [--name h0.uplink] [--ndjson | --trace FILE.ndjson] [--snap-len BYTES (64KiB)]
+  [--ceiling BYTES (1GiB)] [--control-version N] [--stall-ms MS (10000)]
+
+Point the peer (a relay's --controller, a rank's --data-port/--control-port)
+at the tap's port; the tap dials the upstream for every connection and
+forwards every byte unchanged both ways. --ndjson prints one JSON line per
+unit on stdout; --trace writes a trace that 'relay-lab trace info' and the
+window open. Without either, one line per unit on stderr. Ctrl-C stops it.`;
+
+/** [ADDR:]PORT; ADDR defaults to 127.0.0.1. */
+export function listenFlag(value: string | undefined): { host: string; port: number } {
+  if (value === undefined) throw new UsageError('--listen [ADDR:]PORT is required');
+  if (/^\d+$/.test(value)) return { host: '127.0.0.1', port: portFlag(value, 'listen', 0) };
+  return hostPortFlag(value, 'listen', '');
+}
+
+export const tapCommand: Command = {
+  summary: 'a transparent TCP proxy that decodes the flodl units crossing it',
+  async run(argv) {
+    const { values } = parseFlags(argv, {
+      listen: { type: 'string' },
+      upstream: { type: 'string' },
+      salt: { type: 'string' },
+      name: { type: 'string' },
+      ndjson: { type: 'boolean' },
+      trace: { type: 'string' },
+      'snap-len': { type: 'string' },
+      ceiling: { type: 'string' },
+      'control-version': { type: 'string' },
+      'stall-ms': { type: 'string' },
+      help: { type: 'boolean' },
+    });
+    if (values.help) {
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    const listen = listenFlag(values.listen);
+    if (values.upstream === undefined) throw new UsageError('--upstream HOST:PORT is required');
+    const upstream = hostPortFlag(values.upstream, 'upstream', '');
+    const saltHex = saltFlag(values.salt);
+    if (values.ndjson && values.trace !== undefined)
+      throw new UsageError('--ndjson and --trace exclude each other');
+    if (values.name !== undefined && !/^[\w.-]{1,48}$/.test(values.name))
+      throw new UsageError(
+        `--name must be letters, digits, '.', '_' or '-' (at most 48), got '${values.name}'`,
+      );
+    const tracePath = values.trace;
+    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
+      throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
+    const snapLen = sizeFlag(values['snap-len'], 'snap-len', 64 * 1024);
+    const salt = saltFromHex(saltHex);
+    const trace =
+      tracePath === undefined
+        ? null
+        : new CaptureTraceWriter(
+            TraceWriter.toFile(
+              tracePath,
+              captureTraceHeader({ salt, startedAt: Date.now(), producer: 'relay-lab tap', snapLen }),
+            ),
+          );
+    const tap = await TapProxy.start({
+      listenHost: listen.host,
+      listenPort: listen.port,
+      upstreamHost: upstream.host,
+      upstreamPort: upstream.port,
+      mac: nodeMac(salt),
+      name: values.name,
+      snapLen,
+      ceiling: sizeFlag(values.ceiling, 'ceiling', DEFAULT_FRAME_CEILING),
+      controlVersion:
+        values['control-version'] === undefined
+          ? undefined
+          : intFlag(values['control-version'], 'control-version', 2, 1),
+      stallMs: intFlag(values['stall-ms'], 'stall-ms', 10_000, 1),
+      onUnit: (link, u) => {
+        if (trace) trace.unit(link, u);
+        else if (values.ndjson) process.stdout.write(JSON.stringify(unitLineOf(link.id, u)) + '\n');
+        else
+          process.stderr.write(
+            `${u.t.toFixed(1).padStart(9)} ${link.id} ${u.dir.padEnd(4)} ${u.summary}${u.verdict === 'ok' ? '' : ` [${u.verdict} ${u.code}: ${u.message}]`}\n`,
+          );
+      },
+      onClose: (link, by, reset, t) => {
+        trace?.closed(link, by, reset, t);
+        if (!values.ndjson)
+          process.stderr.write(
+            `tap: ${link?.id ?? 'connection'} closed by the ${by}${reset ? ' (reset)' : ''}\n`,
+          );
+      },
+      onLog: (level, message) => {
+        trace?.log(level, message, tap.now());
+        process.stderr.write(`tap ${level}: ${message}\n`);
+      },
+    });
+    process.stderr.write(
+      `tap listening on ${listen.host}:${tap.port}, upstream ${upstream.host}:${upstream.port}\n`,
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await tap.close();
+    if (trace) {
+      await trace.close();
+      process.stderr.write(`tap: trace saved to ${tracePath}\n`);
+    }
+    return 0;
+  },
+};
