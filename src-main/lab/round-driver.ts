@@ -313,6 +313,7 @@ export class RoundDriver {
     const stallMs = stallThresholdMs(
       this.stallMs,
       this.reports.slice(-STALL_HISTORY).map((x) => x.durationMs),
+      this.intervalMs,
     );
     const upBefore = this.uplinkUp();
     const live = this.cluster.hostRanks.flat().filter((x) => this.isLive(x));

@@ -245,16 +245,12 @@ export class LabSession implements LabApi {
       },
     );
     this.cluster = cluster;
-    driver = new RoundDriver(
-      cluster,
-      {
-        round: (report) => this.push({ type: 'round', report }),
-        finding: (f) => this.addFinding(f),
-        rankState: () => this.push({ type: 'snapshot', snapshot: this.snapshot() }),
-        log: (level, message) => this.push({ type: 'log', level, message }),
-      },
-      Math.max(1000, Math.floor(config.stalenessMs / 2)),
-    );
+    driver = new RoundDriver(cluster, {
+      round: (report) => this.push({ type: 'round', report }),
+      finding: (f) => this.addFinding(f),
+      rankState: () => this.push({ type: 'snapshot', snapshot: this.snapshot() }),
+      log: (level, message) => this.push({ type: 'log', level, message }),
+    });
     driver.faults.push(...faults);
     // Ranks that said ready before the driver existed.
     for (let r = 0; r < cluster.world; r++) if (!cluster.ranks[r].exited) driver.setState(r, 'alive');
