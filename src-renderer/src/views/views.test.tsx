@@ -70,6 +70,8 @@ describe('views', () => {
         round,
         uplink: [per + 25, per + 25],
         direct: [4 * per, 4 * per],
+        k: [4, 4],
+        perRank: [per, per],
       })),
     });
     const html = renderToStaticMarkup(<SavingsView />);
@@ -79,6 +81,28 @@ describe('views', () => {
     expect(row).toContain(`data-ratio="${((per + 25) / (4 * per)).toFixed(6)}"`);
     expect(html).toContain('K = 4');
     expect(html).toMatch(/<button[^>]*>Compare modes<\/button>/);
+    // The formula with the live numbers, and what the table means in this mode.
+    expect(html).toContain('ratio = uplink / (K × one rank) = 1.0 KiB / (4 × 1000 B) = 0.2562');
+    expect(html).toMatch(/fold: the relay folds/);
+  });
+
+  it('Byte savings after a death shows the K the host folded and says what was excluded', () => {
+    setLab({
+      snapshot: snapshot(),
+      savings: [1, 2, 3, 4].map((round) => ({
+        round,
+        uplink: [1025, round < 3 ? 1025 : 0],
+        direct: [round < 3 ? 4000 : 3000, round < 3 ? 4000 : 0],
+        k: [round < 3 ? 4 : 3, round < 3 ? 4 : 0],
+        perRank: [1000, round < 3 ? 1000 : 0],
+      })),
+    });
+    const html = renderToStaticMarkup(<SavingsView />);
+    expect(attrsOf(html, 'savings h0')).toContain('data-k="3"');
+    expect(attrsOf(html, 'savings h0')).toContain(`data-ratio="${(1025 / 3000).toFixed(6)}"`);
+    expect(html).toMatch(/h0: ratio = [^<]*\(3 × 1000 B\)/);
+    expect(html).toMatch(/excluded: 0 rounds not taken part in, 2 at another K/);
+    expect(html).toMatch(/excluded: 2 rounds not taken part in/);
   });
 
   it('Findings list each finding with a jump to its record', () => {
