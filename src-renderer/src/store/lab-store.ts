@@ -146,7 +146,7 @@ export async function runCompare(cmd: Extract<LabCommand, { type: 'compareModes'
 }
 
 export function clearRecords(): void {
-  recordRing.clear();
+  recordRing.clearKept();
   for (const l of recordsListeners) l([], true);
   useLab.setState((s) => ({ recordsVersion: s.recordsVersion + 1 }));
 }

@@ -155,9 +155,9 @@ export function RecordsView() {
       </header>
       <div className="records-stats muted mono small" aria-label="Record counts">
         showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}
-        {formatInt(recordRing.total + recordRing.droppedUpstream)} seen
-        {recordRing.evicted + recordRing.droppedUpstream > 0 &&
-          ` · ${formatInt(recordRing.evicted + recordRing.droppedUpstream)} older counted, not kept`}
+        <span data-session-seen={recordRing.sessionSeen}>{formatInt(recordRing.sessionSeen)}</span> seen by
+        the session
+        {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
         {displayPaused && <strong className="warn"> · display paused</strong>}
       </div>
       <div className="grid-head rec-row" aria-hidden="true">
