@@ -56,6 +56,8 @@ export class RankProcess {
    */
   private running: boolean;
   private heldStop = false;
+  /** True while the process is held by SIGSTOP (asked for, held or delivered) and not continued. */
+  stopped = false;
 
   constructor(
     readonly spec: RankSpec,
@@ -126,10 +128,15 @@ export class RankProcess {
     if (this.exited) return false;
     if (!this.running && (sig === 'SIGSTOP' || sig === 'SIGCONT')) {
       this.heldStop = sig === 'SIGSTOP';
+      this.stopped = this.heldStop;
       return true;
     }
     try {
-      return this.child.kill(sig);
+      const sent = this.child.kill(sig);
+      // Resume (SIGCONT) must stay possible whatever the rank was declared meanwhile.
+      if (sent && sig === 'SIGSTOP') this.stopped = true;
+      if (sent && sig === 'SIGCONT') this.stopped = false;
+      return sent;
     } catch {
       return false;
     }
