@@ -14,6 +14,23 @@ export function rankDataState(state: RankView['state']): string {
   return state === 'exited' ? 'dead' : state;
 }
 
+/** A rank's state in words, with what a pause led to (flodl: a rank declared dead is not readmitted). */
+export function rankStateLabel(rank: RankView): string {
+  if (rank.state === 'dead' && rank.stopped) return 'declared dead while paused';
+  if (rank.state === 'dead' && rank.resumedAfterDeath) return 'dead · resumed, out of the reduce';
+  return rank.state;
+}
+
+/** Pause and Resume: Resume whenever the process is held by SIGSTOP, even once it was declared dead. */
+export function pauseAction(rank: RankView | undefined): {
+  type: 'pauseRank' | 'resumeRank';
+  enabled: boolean;
+} {
+  if (!rank) return { type: 'pauseRank', enabled: false };
+  if (rank.stopped || rank.state === 'paused') return { type: 'resumeRank', enabled: true };
+  return { type: 'pauseRank', enabled: rank.state === 'alive' || rank.state === 'starting' };
+}
+
 function sumRates(
   links: LinkView[],
   rates: Record<string, LinkRate>,
@@ -151,12 +168,13 @@ function RankChip({
       aria-label={`rank ${rank.rank}`}
       aria-pressed={selected}
       data-state={state}
+      data-stopped={rank.stopped ? 'true' : undefined}
       className={`rank ${state} ${selected ? 'selected' : ''}`}
-      title={`rank ${rank.rank} on h${rank.host}: ${rank.state}${rank.pid ? `, pid ${rank.pid}` : ''}, ${rank.roundsCompleted} rounds`}
+      title={`rank ${rank.rank} on h${rank.host}: ${rankStateLabel(rank)}${rank.pid ? `, pid ${rank.pid}` : ''}, ${rank.roundsCompleted} rounds`}
       onClick={() => useUi.getState().set({ selectedRank: rank.rank, selectedHost: rank.host })}
     >
       <span className="rank-name">r{rank.rank}</span>
-      <span className="rank-state">{rank.state}</span>
+      <span className="rank-state">{rankStateLabel(rank)}</span>
       <span className="mono tiny" title="bytes per second up the rank's loopback legs">
         ↑{formatRate(loop.up)}
       </span>
@@ -174,13 +192,13 @@ function SelectionActions() {
   const rank = selectedRank !== null ? snapshot?.ranks.find((r) => r.rank === selectedRank) : undefined;
   const host = selectedHost !== null ? snapshot?.hosts.find((h) => h.host === selectedHost) : undefined;
   const rankGone = !rank || rank.state === 'dead' || rank.state === 'exited';
-  const paused = rank?.state === 'paused';
+  const pause = pauseAction(rank);
   return (
     <div className="selection" aria-label="Selection">
       <div className="selection-what">
         {rank ? (
           <>
-            <strong>rank {rank.rank}</strong> on h{rank.host} · {rank.state}
+            <strong>rank {rank.rank}</strong> on h{rank.host} · {rankStateLabel(rank)}
             {rank.pid ? ` · pid ${rank.pid}` : ''} · {rank.roundsCompleted} rounds
           </>
         ) : host ? (
@@ -203,11 +221,15 @@ function SelectionActions() {
         </button>
         <button
           type="button"
-          disabled={rankGone}
-          onClick={() => rank && void send({ type: paused ? 'resumeRank' : 'pauseRank', rank: rank.rank })}
-          title="SIGSTOP / SIGCONT the rank process (P)"
+          disabled={!pause.enabled}
+          onClick={() => rank && void send({ type: pause.type, rank: rank.rank })}
+          title={
+            rank?.stopped && rank.state === 'dead'
+              ? 'SIGCONT: the process runs again; flodl does not readmit a rank it declared dead (P)'
+              : 'SIGSTOP / SIGCONT the rank process (P)'
+          }
         >
-          {paused ? 'Resume rank' : 'Pause rank'}
+          {pause.type === 'resumeRank' ? 'Resume rank' : 'Pause rank'}
         </button>
         <button
           type="button"

@@ -62,6 +62,22 @@ describe('views', () => {
     expect(html).toMatch(/<button[^>]*>Kill host<\/button>/);
   });
 
+  it('a rank declared dead while paused says so and can still be resumed (SIGCONT)', () => {
+    // Issue 10: after the staleness a paused rank turned "dead" and both buttons greyed out.
+    const snap = snapshot();
+    snap.ranks[2] = { ...snap.ranks[2], state: 'dead', stopped: true };
+    snap.ranks[4] = { ...snap.ranks[4], state: 'dead', resumedAfterDeath: true };
+    setLab({ snapshot: snap });
+    setUi({ selectedRank: 2, selectedHost: 0 });
+    let html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toContain('declared dead while paused');
+    expect(html).toMatch(/<button(?![^>]*disabled)[^>]*>Resume rank<\/button>/);
+    setUi({ selectedRank: 4, selectedHost: 1 });
+    html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toContain('dead · resumed, out of the reduce');
+    expect(html).toMatch(/<button[^>]*disabled=""[^>]*>Pause rank<\/button>/);
+  });
+
   it('Byte savings shows K and the measured ratio per host', () => {
     const per = 1000;
     setLab({
