@@ -3,7 +3,7 @@
 // uplink), with the theory next to it; and Compare modes, which runs the same
 // workload in fold, forward and direct.
 import { useEffect, useState } from 'react';
-import { useLab, runCompare } from '../store/lab-store';
+import { useLab, runCompare, workloadKey } from '../store/lab-store';
 import { useThrottled } from '../lib/use-throttled';
 import { useUi } from '../store/ui-store';
 import { recentSavings, type HostSavings } from '../store/apply-batch';
@@ -42,7 +42,12 @@ export function SavingsView() {
     useLab((s) => s.savings),
     250,
   );
-  const compare = useLab((s) => s.compare);
+  const labCompare = useLab((s) => s.compare);
+  // A comparison belongs to the workload it ran: under another topology it is not shown (issue 10).
+  const compare =
+    labCompare.workload === undefined || !snapshot || labCompare.workload === workloadKey(snapshot.config)
+      ? labCompare
+      : { ...labCompare, rows: null, error: null };
   const marks = useLab((s) => s.marks);
   const theme = useUi((s) => s.theme);
   const hosts = snapshot?.hosts ?? [];

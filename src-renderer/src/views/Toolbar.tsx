@@ -70,7 +70,7 @@ export function Toolbar() {
           <>
             <span>{running ? (paused ? 'rounds paused' : 'running') : 'stopped'}</span>
             <span className="mono" aria-label="Rounds completed">
-              round {formatInt(snapshot.roundsCompleted)}
+              {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
           </>
         ) : (

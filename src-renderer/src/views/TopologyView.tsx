@@ -71,7 +71,10 @@ export function TopologyView() {
               <div className="node-title">controller</div>
               <div className="muted small">data + control (coordinator)</div>
               <div className="mono small">
-                round {snapshot.round} · salt {snapshot.saltHex.slice(0, 8)}…
+                {snapshot.running
+                  ? `on round ${snapshot.round}`
+                  : `stopped · ${snapshot.roundsCompleted} rounds done`}{' '}
+                · salt {snapshot.saltHex.slice(0, 8)}…
               </div>
             </div>
             <div className="hosts">
@@ -82,6 +85,7 @@ export function TopologyView() {
                   ranks={snapshot.ranks.filter((r) => r.host === h.host)}
                   links={links}
                   rates={rates}
+                  direct={snapshot.config.mode === 'direct'}
                 />
               ))}
             </div>
@@ -89,7 +93,8 @@ export function TopologyView() {
         )}
       </div>
       <SelectionActions />
-      <FaultControls />
+      {/* A new session has no link faults: the list starts empty with it. */}
+      <FaultControls key={snapshot?.startedAt ?? 0} />
       <NewTopologyForm />
     </section>
   );
@@ -100,11 +105,14 @@ function HostCard({
   ranks,
   links,
   rates,
+  direct,
 }: {
   host: HostView;
   ranks: RankView[];
   links: LinkView[];
   rates: Record<string, LinkRate>;
+  /** direct mode: no relay; each rank has its own connection to the controller. */
+  direct: boolean;
 }) {
   const selectedHost = useUi((s) => s.selectedHost);
   const uplink = sumRates(links, rates, (l) => l.kind === 'uplink' && l.host === host.host);
@@ -130,17 +138,32 @@ function HostCard({
           {formatRate(uplink.down)}
         </span>
       </div>
-      <button
-        type="button"
-        className={`node relay ${host.state}`}
-        aria-label={`relay ${host.name}`}
-        aria-pressed={selectedHost === host.host}
-        onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
-      >
-        <span className="node-title">
-          {host.name} relay {host.state === 'dead' && <em className="bad">dead</em>}
-        </span>
-      </button>
+      {direct ? (
+        <button
+          type="button"
+          className={`node host-label ${host.state}`}
+          aria-label={`host ${host.name} (no relay)`}
+          aria-pressed={selectedHost === host.host}
+          title="direct (lab-only): no relay; each rank talks to the controller on its own connections"
+          onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
+        >
+          <span className="node-title">
+            {host.name} · no relay (direct) {host.state === 'dead' && <em className="bad">dead</em>}
+          </span>
+        </button>
+      ) : (
+        <button
+          type="button"
+          className={`node relay ${host.state}`}
+          aria-label={`relay ${host.name}`}
+          aria-pressed={selectedHost === host.host}
+          onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
+        >
+          <span className="node-title">
+            {host.name} relay {host.state === 'dead' && <em className="bad">dead</em>}
+          </span>
+        </button>
+      )}
       <div className="ranks">
         {ranks.map((r) => (
           <RankChip key={r.rank} rank={r} links={links} rates={rates} />

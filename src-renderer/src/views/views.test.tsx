@@ -5,7 +5,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { TopologyView } from './TopologyView';
 import { SavingsView } from './SavingsView';
 import { FindingsView, nearestRecordOf } from './FindingsView';
-import { useLab, recordRing } from '../store/lab-store';
+import { useLab, recordRing, workloadKey } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
 import { snapshot, record } from '../test-fixtures';
@@ -60,6 +60,41 @@ describe('views', () => {
     html = renderToStaticMarkup(<TopologyView />);
     expect(html).toMatch(/<button[^>]*disabled=""[^>]*>Kill rank<\/button>/);
     expect(html).toMatch(/<button[^>]*>Kill host<\/button>/);
+  });
+
+  it('direct mode draws no relay boxes; a new session has no link faults listed', () => {
+    const snap = snapshot();
+    snap.config = { ...snap.config, mode: 'direct' };
+    setLab({ snapshot: snap });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(html).not.toContain('aria-label="relay h0"');
+    expect(html).toContain('h0 · no relay (direct)');
+    setLab({ snapshot: snapshot() });
+    expect(renderToStaticMarkup(<TopologyView />)).toContain('aria-label="relay h0"');
+  });
+
+  it('a comparison from another workload is not shown under the running topology', () => {
+    const rows = [
+      {
+        mode: 'fold' as const,
+        labOnly: false,
+        rounds: 3,
+        uplinkBytesPerHostPerRound: [100, 100],
+        ratioToDirect: [0.25, 0.25],
+        theoryRatio: [0.25, 0.25],
+        msPerRound: 10,
+      },
+    ];
+    setLab({
+      snapshot: snapshot(),
+      compare: { busy: false, rows, error: null, workload: '4,4|2097152|bf16' },
+    });
+    expect(renderToStaticMarkup(<SavingsView />)).not.toContain('Modes compared');
+    setLab({
+      snapshot: snapshot(),
+      compare: { busy: false, rows, error: null, workload: workloadKey(snapshot().config) },
+    });
+    expect(renderToStaticMarkup(<SavingsView />)).toContain('Modes compared');
   });
 
   it('a rank declared dead while paused says so and can still be resumed (SIGCONT)', () => {
