@@ -12,6 +12,10 @@ describe('stall threshold', () => {
     expect(stallThresholdMs(1000, [])).toBe(STALL_WARMUP_MS);
     // A default start: round 0 took ~1.5 s while the processes warmed up (issue 10).
     expect(1500).toBeLessThan(stallThresholdMs(1000, [], 250));
+    // ...and 5.03 s in a default start on the loaded machine.
+    expect(5027).toBeLessThan(stallThresholdMs(1000, [], 250));
+    // Named before the default 30 s staleness declares it dead.
+    expect(STALL_WARMUP_MS).toBeLessThan(30_000);
   });
 
   it('is the floor plus the interval while rounds are quick', () => {

@@ -15,9 +15,12 @@ export const STALL_SPREAD_FACTOR = 3;
 export const STALL_HISTORY = 16;
 /**
  * The threshold for round 0, before any round time is known: round 0 includes
- * the ranks' first allocation of the model and the sockets' first bytes.
+ * the ranks' first allocation of the model and the sockets' first bytes. It
+ * took 1.5 s on a quiet machine and just over 5 s in a default start while
+ * other engineers' suites ran (the ranks run niced): 15 s, half the default
+ * staleness, so a rank wedged in round 0 is still named before it is declared dead.
  */
-export const STALL_WARMUP_MS = 5000;
+export const STALL_WARMUP_MS = 15_000;
 
 function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1)))];
