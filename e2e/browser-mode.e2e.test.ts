@@ -38,7 +38,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       executablePath: exe!,
       headless: true,
       args: CHROMIUM_ARGS,
-      viewport: { width: 1600, height: 1000 },
+      viewport: { width: 1440, height: 900 },
       // The window's first theme follows the system: ask for the dark one.
       colorScheme: 'dark',
     });

@@ -55,6 +55,8 @@ export class RankProcess {
    */
   private running: boolean;
   private heldStop = false;
+  /** True while the process is held by SIGSTOP (asked for, held or delivered) and not continued. */
+  stopped = false;
 
   constructor(
     readonly spec: RankSpec,
@@ -110,9 +112,14 @@ export class RankProcess {
     if (this.exited) return false;
     if (!this.running && (sig === 'SIGSTOP' || sig === 'SIGCONT')) {
       this.heldStop = sig === 'SIGSTOP';
+      this.stopped = this.heldStop;
       return true;
     }
-    return this.child.signal(sig);
+    const sent = this.child.signal(sig);
+    // Resume (SIGCONT) must stay possible whatever the rank was declared meanwhile.
+    if (sent && sig === 'SIGSTOP') this.stopped = true;
+    if (sent && sig === 'SIGCONT') this.stopped = false;
+    return sent;
   }
 
   send(msg: unknown): void {

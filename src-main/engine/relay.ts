@@ -87,6 +87,8 @@ interface RankSock {
   conn: Conn;
   link?: TapLink;
   splitter: LenFrameSplitter;
+  /** RoundFrames this rank has sent: each rank sends one per round, so the count is the next frame's round. */
+  framesUp?: number;
 }
 
 export class Relay {
@@ -168,6 +170,8 @@ class RelayChannel {
   readonly finished: Promise<void> = new Promise((r) => (this.finish = r));
   // Data channel fold state.
   private round = 0;
+  /** Consensus frames passed down: one Broadcast per round, so the count is the next one's round. */
+  private consensusDown = 0;
   /** The incremental fold of the current round (WIRE.md 4.4). */
   private readonly folds = new FoldRounds();
   private acc = this.folds.current;
@@ -346,9 +350,13 @@ class RelayChannel {
     let dropping = false;
     let cap: ReturnType<Tap['capture']> | null = null;
     let frameLen = 0;
+    let frameRound = 0;
     return {
       onStart: (len: number) => {
         frameLen = len;
+        const rs = rsOf();
+        frameRound = rs.framesUp ?? 0;
+        rs.framesUp = frameRound + 1;
         cap = this.o.tap ? this.o.tap.capture() : null;
         cap?.push(encodeLenPrefix(len, this.o.ceiling));
         dropping = this.dead.has(rank);
@@ -380,6 +388,8 @@ class RelayChannel {
             frameLen + 4,
             cap,
             `RoundFrame from dead rank ${rank}: dropped`,
+            'ok',
+            frameRound,
           );
           this.relay.emit({
             type: 'dropped',
@@ -397,6 +407,8 @@ class RelayChannel {
           frameLen + 4,
           cap,
           `RoundFrame from rank ${rank} (${frameLen} B)`,
+          'ok',
+          frameRound,
         );
         if (this.o.historical?.staleBuild) {
           // Lab-only: a pre-fold relay build sends per-rank Data on the data channel (WIRE.md 6.11).
@@ -427,6 +439,7 @@ class RelayChannel {
     cap: ReturnType<Tap['capture']> | null | Uint8Array[],
     summary: string,
     verdict: 'ok' | string = 'ok',
+    round?: number,
   ): number | undefined {
     if (!rs?.link || !this.o.tap) return undefined;
     return this.o.tap.unit({
@@ -435,6 +448,7 @@ class RelayChannel {
       layer: 'lenframe',
       kind,
       rank: rs.rank,
+      ...(round !== undefined ? { round } : {}),
       length,
       summary,
       verdict: verdict as never,
@@ -621,6 +635,7 @@ class RelayChannel {
     if (kind === REC_BROADCAST) {
       if (this.channel !== 'data') return; // "desynced controller?": dropped
       const prefix = encodeLenPrefix(payload.length, this.o.ceiling);
+      const round = this.consensusDown++;
       for (const rs of this.ranks.values()) {
         if (this.dead.has(rs.rank)) continue;
         rs.conn.writer.enqueue([prefix, payload]);
@@ -631,6 +646,8 @@ class RelayChannel {
           payload.length + 4,
           [prefix, payload],
           `consensus to rank ${rs.rank} (${payload.length} B)`,
+          'ok',
+          round,
         );
       }
       return;

@@ -329,6 +329,7 @@ export class RoundDriver {
     const stallMs = stallThresholdMs(
       this.stallMs,
       this.reports.slice(-STALL_HISTORY).map((x) => x.durationMs),
+      this.intervalMs,
     );
     const upBefore = this.uplinkUp();
     const live = this.cluster.hostRanks.flat().filter((x) => this.isLive(x));
@@ -448,6 +449,13 @@ export class RoundDriver {
         ranks: poisoned.map(([k]) => k),
       });
     }
+    // The savings' K per host: the ranks whose frames each host's uplink carried into this round.
+    const foldedPerHost = this.cluster.hostRanks.map((ranks, h) =>
+      (this.cluster.config.mode === 'fold'
+        ? [...(this.folded[h]?.get(r) ?? [])]
+        : ranks.filter((x) => accepted.includes(x))
+      ).sort((a, b) => a - b),
+    );
     // A session may run for hours: forget what this round no longer needs.
     this.adopted.delete(r);
     this.controllerRounds.delete(r);
@@ -463,6 +471,7 @@ export class RoundDriver {
       maxAbsErrorVsExactMean,
       durationMs,
       uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),
+      foldedPerHost,
     };
     this.reports.push(report);
     if (results.length > 0) this.roundsCompleted++;

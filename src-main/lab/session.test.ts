@@ -83,6 +83,33 @@ describe('a whole topology with real rank processes', () => {
       expect(recs.filter((x) => x.kind === 'HostFrame').every((x) => x.length === 25 + frameLen)).toBe(true);
       expect(report.uplinkBytesPerHost[h]).toBe(up.bytesUp + links.get(`h${h}.uplink.control`)!.bytesUp);
     }
+    // Every unit of a round carries it: `kind == RoundFrame && round > 0` finds rows (issue 10).
+    const roundUnits = tapRecords(tap, null).filter((x) =>
+      ['RoundFrame', 'HostFrame', 'Broadcast'].includes(x.kind),
+    );
+    expect(roundUnits.filter((x) => x.round === undefined).map((x) => `${x.link} ${x.kind}`)).toEqual([]);
+    for (const kind of ['RoundFrame', 'HostFrame', 'Broadcast'])
+      expect(
+        [...new Set(roundUnits.filter((x) => x.kind === kind).map((x) => x.round))].sort(),
+        kind,
+      ).toEqual([0, 1, 2]);
+    // Per rank link: one frame up and one consensus down per round, each carrying its round.
+    const r3 = tapRecords(tap, 'h1.r3.data').filter((x) => x.kind === 'RoundFrame');
+    expect(r3.map((x) => `${x.dir}${x.round}`).sort()).toEqual([
+      'down0',
+      'down1',
+      'down2',
+      'up0',
+      'up1',
+      'up2',
+    ]);
+    // The savings' K: the ranks each host folded, every round.
+    expect(report.rounds.map((r) => r.foldedPerHost)).toEqual(
+      new Array(3).fill([
+        [0, 1],
+        [2, 3],
+      ]),
+    );
   });
 
   it('bf16 wire, several shapes, and an idle rank shipping elided tensors: verified, nothing poisoned', async () => {

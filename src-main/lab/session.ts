@@ -45,6 +45,8 @@ export interface LabSessionOptions {
 export class LabSession implements LabApi {
   private cluster: Cluster | null = null;
   private driver: RoundDriver | null = null;
+  /** Ranks resumed (SIGCONT) after they were declared dead while paused: out of the reduce till Start. */
+  private readonly resumedAfterDeath = new Set<number>();
   private config: TopologyConfig = { ...DEFAULT_TOPOLOGY };
   private saltHex = '';
   private startedAt = 0;
@@ -103,12 +105,27 @@ export class LabSession implements LabApi {
         const c = this.need();
         if (c.rank(cmd.rank).signal('SIGSTOP')) this.driver!.setState(cmd.rank, 'paused');
         this.fault(`pause rank ${cmd.rank} (SIGSTOP)`, [cmd.rank]);
+        this.push({ type: 'snapshot', snapshot: this.snapshot() });
         return { ok: true };
       }
       case 'resumeRank': {
         const c = this.need();
+        const dead = this.driver!.rankStates[cmd.rank] === 'dead';
         if (c.rank(cmd.rank).signal('SIGCONT')) this.driver!.setState(cmd.rank, 'alive');
         this.fault(`resume rank ${cmd.rank} (SIGCONT)`, [cmd.rank]);
+        if (dead) {
+          // flodl does not readmit a rank it declared dead (WIRE.md 4.4): say what the user will see.
+          this.resumedAfterDeath.add(cmd.rank);
+          this.addFinding({
+            severity: 'info',
+            kind: 'dead',
+            message:
+              `rank ${cmd.rank} resumed after it was declared dead while paused: it runs again, but flodl does not ` +
+              'readmit it: its relay drops its late frames and sends it no consensus; it stays out of the reduce until Start',
+            ranks: [cmd.rank],
+          });
+        }
+        this.push({ type: 'snapshot', snapshot: this.snapshot() });
         return { ok: true };
       }
       case 'killHost': {
@@ -233,6 +250,7 @@ export class LabSession implements LabApi {
     this.findings.length = 0;
     this.records = [];
     this.droppedRecords = 0;
+    this.resumedAfterDeath.clear();
     this.startedAt = Date.now();
     let driver: RoundDriver | null = null;
     const cluster = await Cluster.start(
@@ -245,16 +263,12 @@ export class LabSession implements LabApi {
       },
     );
     this.cluster = cluster;
-    driver = new RoundDriver(
-      cluster,
-      {
-        round: (report) => this.push({ type: 'round', report }),
-        finding: (f) => this.addFinding(f),
-        rankState: () => this.push({ type: 'snapshot', snapshot: this.snapshot() }),
-        log: (level, message) => this.push({ type: 'log', level, message }),
-      },
-      Math.max(1000, Math.floor(config.stalenessMs / 2)),
-    );
+    driver = new RoundDriver(cluster, {
+      round: (report) => this.push({ type: 'round', report }),
+      finding: (f) => this.addFinding(f),
+      rankState: () => this.push({ type: 'snapshot', snapshot: this.snapshot() }),
+      log: (level, message) => this.push({ type: 'log', level, message }),
+    });
     driver.faults.push(...faults);
     // Ranks that said ready before the driver existed.
     for (let r = 0; r < cluster.world; r++) if (!cluster.ranks[r].exited) driver.setState(r, 'alive');
@@ -319,6 +333,8 @@ export class LabSession implements LabApi {
         rank,
         host: h,
         state: (d?.rankStates[rank] ?? 'starting') as RankState,
+        ...(c?.ranks[rank]?.stopped && !c.ranks[rank].exited ? { stopped: true } : {}),
+        ...(this.resumedAfterDeath.has(rank) ? { resumedAfterDeath: true } : {}),
         pid: c?.ranks[rank]?.pid,
         roundsCompleted: d?.rankRounds[rank] ?? 0,
       })),

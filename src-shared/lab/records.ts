@@ -55,4 +55,11 @@ export interface RoundReport {
   durationMs: number;
   /** Bytes each host sent up (both channels) during this round. */
   uplinkBytesPerHost: number[];
+  /**
+   * Per host, the global ranks whose frames its uplink carried into this
+   * round's consensus: in fold the ranks the relay folded (its K for the
+   * round), in forward/direct the host's accepted ranks. Empty: the host
+   * did not take part in the round. Absent in traces saved before it existed.
+   */
+  foldedPerHost?: number[][];
 }

@@ -10,6 +10,14 @@ export interface RankView {
   rank: number;
   host: number;
   state: RankState;
+  /**
+   * The process is held by SIGSTOP (Pause rank) and not resumed: with state
+   * 'paused' it is simply paused; with 'dead' the coordinator declared it dead
+   * while it was paused (heartbeat staleness). Resume (SIGCONT) stays possible.
+   */
+  stopped?: boolean;
+  /** A rank resumed after it was declared dead: it runs, out of the reduce (its relay drops its frames). */
+  resumedAfterDeath?: boolean;
   pid?: number;
   roundsCompleted: number;
 }

@@ -107,9 +107,77 @@ describe('applyBatches', () => {
     expect(d.savings.length).toBe(5);
     expect(d.savings[0].direct).toEqual([4 * perRank, 4 * perRank]);
     const s = recentSavings(d.savings);
-    expect(s[0].ratio).toBeCloseTo((perRank + 25) / (4 * perRank), 9);
+    expect(s[0]!.ratio).toBeCloseTo((perRank + 25) / (4 * perRank), 9);
     expect(d.snapshot?.roundsCompleted).toBe(6);
     expect(d.rounds.length).toBe(6);
+  });
+
+  it('after deaths K is the ranks the host folded; rounds a host missed are excluded and counted', () => {
+    // Issue 10: with r2 and r5 dead, h0 still showed K = 4 and a ratio of 0.25; a dead host's row
+    // averaged its live and dead rounds.
+    const ring = new RecordRing(10);
+    const perRank = 1000;
+    let d = applyBatches(
+      emptyLabData(),
+      [{ events: [{ type: 'snapshot', snapshot: snapshot() }] }],
+      ring,
+      0,
+    ).data;
+    const sent: Record<number, number> = {};
+    const round = (r: number, folded: number[][]) => {
+      for (const ranks of folded) for (const x of ranks) sent[x] = (sent[x] ?? 0) + perRank;
+      const rankBytes = (id: string) => {
+        const m = /\.r(\d+)\./.exec(id);
+        // Counters are summed over data + control: put a rank's bytes on its data link only.
+        return m && id.endsWith('.data') ? (sent[Number(m[1])] ?? 0) : 0;
+      };
+      d = applyBatches(
+        d,
+        [
+          {
+            events: [
+              { type: 'links', links: links(rankBytes) },
+              {
+                type: 'round',
+                report: {
+                  round: r,
+                  accepted: folded.flat(),
+                  verdict: 'ok',
+                  durationMs: 10,
+                  uplinkBytesPerHost: folded.map((ranks) => (ranks.length ? perRank + 25 : 0)),
+                  foldedPerHost: folded,
+                },
+              },
+            ],
+          },
+        ],
+        ring,
+        r * 100 + 100,
+      ).data;
+    };
+    for (let r = 0; r < 4; r++)
+      round(r, [
+        [0, 1, 2, 3],
+        [4, 5, 6, 7],
+      ]);
+    // r2 and r5 die; then host h1 is lost altogether.
+    for (let r = 4; r < 8; r++)
+      round(r, [
+        [0, 1, 3],
+        [4, 6, 7],
+      ]);
+    for (let r = 8; r < 10; r++) round(r, [[0, 1, 3], []]);
+    const [h0, h1] = recentSavings(d.savings);
+    expect(h0!.k).toBe(3);
+    expect(h0!.direct).toBe(3 * perRank);
+    expect(h0!.ratio).toBeCloseTo((perRank + 25) / (3 * perRank), 9);
+    expect(h0!.rounds).toBe(6);
+    expect(h0!.otherK).toBe(3);
+    expect(h1!.k).toBe(3);
+    expect(h1!.ratio).toBeCloseTo((perRank + 25) / (3 * perRank), 9);
+    expect(h1!.absent).toBe(2);
+    expect(h1!.rounds).toBe(4);
+    expect(d.savings.at(-1)!.k).toEqual([3, 0]);
   });
 
   it('a snapshot from a new session clears the ring and the history', () => {

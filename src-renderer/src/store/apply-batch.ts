@@ -17,11 +17,19 @@ export interface LinkRate {
   down: number;
 }
 
-/** One round's uplink bytes per host, next to what `direct` would have sent (K x one rank's upload). */
+/**
+ * One round's uplink bytes per host, next to what `direct` would have sent:
+ * K x one rank's upload, K being the ranks whose frames the host actually
+ * folded that round (0: the host did not take part; the point is excluded).
+ */
 export interface SavingsPoint {
   round: number;
   uplink: number[];
   direct: number[];
+  /** K per host for this round. */
+  k: number[];
+  /** One folded rank's upload this round (mean over the folded ranks), per host. */
+  perRank: number[];
 }
 
 export interface LinkSample {
@@ -224,20 +232,22 @@ function applyRound(data: LabData, report: RoundReport): LabData {
   let savings = data.savings;
   if (snap) {
     const hosts = snap.hosts;
-    const direct = hosts.map((h) => {
-      // One rank's upload this round, from the ranks that sent anything; `direct` would send it K times.
-      const deltas = h.ranks
+    // Reports from before foldedPerHost existed (old traces): every rank of the host.
+    const folded = hosts.map((h, i) => report.foldedPerHost?.[i] ?? h.ranks);
+    const perRank = folded.map((ranks) => {
+      // One rank's upload this round, from the folded ranks that sent anything.
+      const deltas = ranks
         .map((r) => (uploads[r] ?? 0) - (data.rankUpAtLastRound[r] ?? 0))
         .filter((d) => d > 0);
-      if (deltas.length === 0) return 0;
-      const perRank = deltas.reduce((a, b) => a + b, 0) / deltas.length;
-      return perRank * h.ranks.length;
+      return deltas.length ? deltas.reduce((a, b) => a + b, 0) / deltas.length : 0;
     });
+    const k = folded.map((ranks) => ranks.length);
+    const direct = perRank.map((p, i) => p * k[i]);
     const first = Object.keys(data.rankUpAtLastRound).length === 0;
     // The first report has no baseline for the rank counters; skip it rather than show a wrong ratio.
     if (!first)
       savings = keepLast(
-        [...savings, { round: report.round, uplink: report.uplinkBytesPerHost.slice(), direct }],
+        [...savings, { round: report.round, uplink: report.uplinkBytesPerHost.slice(), direct, k, perRank }],
         MAX_ROUNDS_KEPT,
       );
   }
@@ -257,19 +267,52 @@ function applyRound(data: LabData, report: RoundReport): LabData {
   };
 }
 
-/** Mean over the last `n` savings points, per host: measured uplink, direct equivalent and their ratio. */
-export function recentSavings(
-  points: readonly SavingsPoint[],
-  n = 20,
-): { uplink: number; direct: number; ratio: number }[] {
+export interface HostSavings {
+  /** K of the host's latest round it took part in. */
+  k: number;
+  /** Means over the rounds averaged (the recent rounds the host took part in at that K). */
+  uplink: number;
+  perRank: number;
+  direct: number;
+  ratio: number;
+  /** Rounds averaged. */
+  rounds: number;
+  /** Recent rounds the host did not take part in (K = 0): excluded. */
+  absent: number;
+  /** Recent rounds it took part in at another K (before a death): excluded. */
+  otherK: number;
+}
+
+/**
+ * Per host, over the last `n` rounds: the mean uplink, one rank's upload and
+ * direct's K x that, at the K of the host's latest round. Rounds the host did
+ * not take part in, and rounds at another K, are excluded and counted, so a
+ * host that lost ranks reads its new K and ratio, not an average across both.
+ */
+export function recentSavings(points: readonly SavingsPoint[], n = 20): (HostSavings | null)[] {
   const recent = points.slice(-n);
   if (recent.length === 0) return [];
   const hosts = Math.max(...recent.map((p) => p.uplink.length));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   return Array.from({ length: hosts }, (_, h) => {
-    const ups = recent.map((p) => p.uplink[h] ?? 0);
-    const directs = recent.map((p) => p.direct[h] ?? 0).filter((d) => d > 0);
-    const uplink = ups.reduce((a, b) => a + b, 0) / ups.length;
-    const direct = directs.length ? directs.reduce((a, b) => a + b, 0) / directs.length : 0;
-    return { uplink, direct, ratio: direct > 0 ? uplink / direct : NaN };
+    const kOf = (p: SavingsPoint) => p.k?.[h] ?? 0;
+    const present = recent.filter((p) => kOf(p) > 0);
+    if (present.length === 0) return null;
+    const k = kOf(present[present.length - 1]);
+    const used = present.filter((p) => kOf(p) === k);
+    const withBaseline = used.filter((p) => (p.perRank?.[h] ?? 0) > 0);
+    const uplink = mean(used.map((p) => p.uplink[h] ?? 0));
+    const perRank = withBaseline.length ? mean(withBaseline.map((p) => p.perRank[h])) : 0;
+    const direct = perRank * k;
+    return {
+      k,
+      uplink,
+      perRank,
+      direct,
+      ratio: direct > 0 ? uplink / direct : NaN,
+      rounds: used.length,
+      absent: recent.length - present.length,
+      otherK: present.length - used.length,
+    };
   });
 }

@@ -18,7 +18,8 @@ import { useUi } from './ui-store';
 
 export interface LabStore extends LabData {
   connection: ConnectionState;
-  compare: { busy: boolean; rows: CompareRow[] | null; error: string | null };
+  /** `workload`: the topology the comparison ran (it is shown only under the same one). */
+  compare: { busy: boolean; rows: CompareRow[] | null; error: string | null; workload?: string };
   lastError: string | null;
 }
 
@@ -136,17 +137,23 @@ export async function send(cmd: LabCommand | TraceCommand): Promise<LabReply> {
 }
 
 export async function runCompare(cmd: Extract<LabCommand, { type: 'compareModes' }>): Promise<void> {
-  useLab.setState({ compare: { busy: true, rows: useLab.getState().compare.rows, error: null } });
+  const workload = cmd.config ? workloadKey(cmd.config) : undefined;
+  useLab.setState({ compare: { busy: true, rows: null, error: null, workload } });
   const reply = await send(cmd);
   useLab.setState({
     compare: reply.ok
-      ? { busy: false, rows: reply.compare ?? [], error: null }
-      : { busy: false, rows: null, error: `${reply.error}: ${reply.message}` },
+      ? { busy: false, rows: reply.compare ?? [], error: null, workload }
+      : { busy: false, rows: null, error: `${reply.error}: ${reply.message}`, workload },
   });
 }
 
+/** What makes two comparisons comparable: hosts x ranks, model size and wire dtype. */
+export function workloadKey(c: { ranksPerHost?: number[]; modelBytes?: number; dtype?: string }): string {
+  return `${(c.ranksPerHost ?? []).join(',')}|${c.modelBytes ?? ''}|${c.dtype ?? ''}`;
+}
+
 export function clearRecords(): void {
-  recordRing.clear();
+  recordRing.clearKept();
   for (const l of recordsListeners) l([], true);
   useLab.setState((s) => ({ recordsVersion: s.recordsVersion + 1 }));
 }

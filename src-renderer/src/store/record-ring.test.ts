@@ -23,6 +23,23 @@ describe('RecordRing', () => {
     expect(ring.at(0)).toBeUndefined();
   });
 
+  it("counts the session's units, not the window's: after a reload catch-up and after Clear", () => {
+    // Issue 10: after a reload the window said "kept 5,658 of 5,658 seen" while seqs were near 14,000.
+    const ring = new RecordRing(100);
+    ring.push([13_990, 13_991, 13_992].map((s) => record(s)));
+    expect(ring.size).toBe(3);
+    expect(ring.sessionSeen).toBe(13_993);
+    expect(ring.notKept).toBe(13_990);
+    ring.clearKept();
+    expect(ring.size).toBe(0);
+    expect(ring.sessionSeen).toBe(13_993);
+    ring.push([record(13_993)]);
+    expect(ring.sessionSeen).toBe(13_994);
+    // A new session starts the count over.
+    ring.clear();
+    expect(ring.sessionSeen).toBe(0);
+  });
+
   it('matches a plain array model for any sequence of pushes (seeded)', () => {
     fc.assert(
       fc.property(

@@ -15,6 +15,12 @@ export class RecordRing {
   droppedUpstream = 0;
   /** Bumped on every change, so views can tell when to re-read. */
   version = 0;
+  /**
+   * Units the session has seen, by its own count: the newest seq + 1 (seqs
+   * number every unit of a session from 0). A window that connected late, was
+   * reloaded or cleared its list still shows the session's count, not its own.
+   */
+  private sessionCount = 0;
 
   constructor(readonly capacity = DEFAULT_RING_CAPACITY) {
     if (!Number.isInteger(capacity) || capacity < 1)
@@ -34,6 +40,7 @@ export class RecordRing {
   push(records: readonly UnitRecord[]): void {
     if (records.length === 0) return;
     for (const r of records) {
+      if (r.seq + 1 > this.sessionCount) this.sessionCount = r.seq + 1;
       const end = (this.start + this.count) % this.capacity;
       this.slots[end] = r;
       if (this.count < this.capacity) this.count++;
@@ -75,11 +82,30 @@ export class RecordRing {
     return undefined;
   }
 
+  /** Units the session has seen (kept here or not): its count, never the window's. */
+  get sessionSeen(): number {
+    return Math.max(this.sessionCount, this.total + this.droppedUpstream);
+  }
+
+  /** Units of the session this window does not hold: before it connected, evicted, cleared or dropped. */
+  get notKept(): number {
+    return this.sessionSeen - this.count;
+  }
+
   forEach(fn: (r: UnitRecord) => void): void {
     for (let i = 0; i < this.count; i++) fn(this.at(i)!);
   }
 
+  /** The user's Clear: drops the kept records; the session's count stays. */
+  clearKept(): void {
+    const seen = this.sessionCount;
+    this.clear();
+    this.sessionCount = seen;
+  }
+
+  /** A new session (or a trace view): everything starts over. */
   clear(): void {
+    this.sessionCount = 0;
     this.slots.fill(undefined);
     this.start = 0;
     this.count = 0;

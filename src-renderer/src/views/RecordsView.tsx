@@ -39,8 +39,13 @@ export function RecordsView() {
   const pausedRef = useRef(displayPaused);
   pausedRef.current = displayPaused;
 
+  // A filter change shows its first rows at once: the selected row if the new
+  // view holds it, else the newest rows while following, else the top (never a
+  // scroll position left over from a longer list).
+  const filterChanged = useRef(false);
   useEffect(() => {
     view.setPredicate(combinedFilter(activeFilter, followRank), recordRing);
+    filterChanged.current = true;
     rerender();
   }, [activeFilter, followRank, view]);
 
@@ -52,7 +57,14 @@ export function RecordsView() {
   }, [displayPaused, view]);
 
   const scrollRef = useRef<HTMLDivElement>(null);
+  // Follow the newest rows until the user scrolls away or selects a row (as
+  // Wireshark's auto-scroll does); "Jump to latest" follows again.
+  const [following, setFollowingState] = useState(true);
   const stickToEnd = useRef(true);
+  const setFollowing = (on: boolean) => {
+    stickToEnd.current = on;
+    setFollowingState(on);
+  };
   const virtualizer = useVirtualizer({
     count: view.length,
     getScrollElement: () => scrollRef.current,
@@ -74,8 +86,14 @@ export function RecordsView() {
   // scrollTop write (no layout read) keeps this to one layout per frame.
   useEffect(() => {
     const el = scrollRef.current;
-    if (el && !displayPaused && stickToEnd.current && view.length > 0)
-      el.scrollTop = virtualizer.getTotalSize();
+    if (!el) return;
+    if (filterChanged.current) {
+      filterChanged.current = false;
+      const sel = selectedSeq === null ? -1 : view.indexOfSeq(selectedSeq);
+      if (sel >= 0) virtualizer.scrollToIndex(sel, { align: 'center' });
+      else if (!stickToEnd.current) virtualizer.scrollToOffset(0);
+    }
+    if (!displayPaused && stickToEnd.current && view.length > 0) el.scrollTop = virtualizer.getTotalSize();
   });
 
   // A finding or the ladder asked to show a record. The filter may be clearing
@@ -90,14 +108,14 @@ export function RecordsView() {
     const i = view.indexOfSeq(seq);
     if (i >= 0) {
       pendingReveal.current = null;
-      stickToEnd.current = false;
+      setFollowing(false);
       virtualizer.scrollToIndex(i, { align: 'center' });
     }
   });
 
   const select = (seq: number) => {
-    // Keep the chosen row in view: stop following the newest records until scrolled back to the end.
-    stickToEnd.current = false;
+    // Keep the chosen row in view: stop following the newest records until "Jump to latest".
+    setFollowing(false);
     useUi.getState().set({ selectedSeq: seq, selectedField: null });
   };
 
@@ -155,10 +173,24 @@ export function RecordsView() {
       </header>
       <div className="records-stats muted mono small" aria-label="Record counts">
         showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}
-        {formatInt(recordRing.total + recordRing.droppedUpstream)} seen
-        {recordRing.evicted + recordRing.droppedUpstream > 0 &&
-          ` · ${formatInt(recordRing.evicted + recordRing.droppedUpstream)} older counted, not kept`}
+        <span data-session-seen={recordRing.sessionSeen}>{formatInt(recordRing.sessionSeen)}</span> seen by
+        the session
+        {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
         {displayPaused && <strong className="warn"> · display paused</strong>}
+        {!following && (
+          <button
+            type="button"
+            className="jump-latest"
+            onClick={() => {
+              setFollowing(true);
+              const el = scrollRef.current;
+              if (el) el.scrollTop = virtualizer.getTotalSize();
+            }}
+            title="Follow the newest records again"
+          >
+            Jump to latest ↓
+          </button>
+        )}
       </div>
       <div className="grid-head rec-row" aria-hidden="true">
         <span>No.</span>
@@ -180,8 +212,12 @@ export function RecordsView() {
         aria-rowcount={view.length}
         tabIndex={0}
         onScroll={(e) => {
+          // Content growing never scrolls; only the user (or a reveal) does. Scrolling away stops
+          // following; scrolling back to the end follows again unless a row is selected.
           const el = e.currentTarget;
-          stickToEnd.current = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_HEIGHT * 2;
+          const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_HEIGHT * 2;
+          if (!atEnd && stickToEnd.current) setFollowing(false);
+          else if (atEnd && !stickToEnd.current && useUi.getState().selectedSeq === null) setFollowing(true);
         }}
         onKeyDown={(e) => {
           if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
@@ -191,7 +227,6 @@ export function RecordsView() {
           const rec = view.at(next);
           if (rec) {
             select(rec.seq);
-            stickToEnd.current = false;
             virtualizer.scrollToIndex(next);
           }
         }}

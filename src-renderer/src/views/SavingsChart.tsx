@@ -19,7 +19,8 @@ function toData(points: readonly SavingsPoint[], hosts: number): uPlot.AlignedDa
   const x = points.map((p) => p.round);
   const series: (number | null)[][] = [];
   for (let h = 0; h < hosts; h++) {
-    series.push(points.map((p) => p.uplink[h] ?? null));
+    // A round the host did not take part in (K = 0) is a gap, not a zero.
+    series.push(points.map((p) => (p.k?.[h] === 0 ? null : (p.uplink[h] ?? null))));
     series.push(points.map((p) => (p.direct[h] ? p.direct[h] : null)));
   }
   return [x, ...series] as uPlot.AlignedData;

@@ -3,12 +3,32 @@
 // uplink), with the theory next to it; and Compare modes, which runs the same
 // workload in fold, forward and direct.
 import { useEffect, useState } from 'react';
-import { useLab, runCompare } from '../store/lab-store';
+import { useLab, runCompare, workloadKey } from '../store/lab-store';
 import { useThrottled } from '../lib/use-throttled';
 import { useUi } from '../store/ui-store';
-import { recentSavings } from '../store/apply-batch';
+import { recentSavings, type HostSavings } from '../store/apply-batch';
+import type { UplinkMode } from '@shared/lab/topology';
 import { formatBytes, formatRatio } from '../lib/format';
 import { SavingsChart } from './SavingsChart';
+
+/** What the table means in each mode, in one sentence. */
+export function modeMeaning(mode: UplinkMode | undefined): string {
+  if (mode === 'forward')
+    return "forward (lab-only): the relay forwards each rank's frame unfolded, so the uplink carries K frames; ratio ≈ 1 plus mux headers, nothing is saved.";
+  if (mode === 'direct')
+    return 'direct (lab-only): no relay; each rank sends to the controller itself. This is the baseline: the host sends K x one rank, ratio 1 by definition.';
+  return 'fold: the relay folds the frames of its K live ranks into one HostFrame; direct would send K x one rank. K counts the ranks folded in the round.';
+}
+
+/** The ratio as arithmetic on the live numbers. */
+export function formula(row: HostSavings, mode: UplinkMode | undefined): string {
+  const up = mode === 'direct' ? row.direct : row.uplink;
+  const ratio = mode === 'direct' ? 1 : row.ratio;
+  return (
+    `ratio = uplink / (K × one rank) = ${formatBytes(up)} / (${row.k} × ${formatBytes(row.perRank)}) = ` +
+    `${Number.isFinite(ratio) ? formatRatio(ratio) : '–'} (mean of ${row.rounds} round${row.rounds === 1 ? '' : 's'})`
+  );
+}
 
 /** One figure when every host shows the same, else one per host. */
 function perHost(values: number[], format: (v: number) => string): string {
@@ -22,7 +42,12 @@ export function SavingsView() {
     useLab((s) => s.savings),
     250,
   );
-  const compare = useLab((s) => s.compare);
+  const labCompare = useLab((s) => s.compare);
+  // A comparison belongs to the workload it ran: under another topology it is not shown (issue 10).
+  const compare =
+    labCompare.workload === undefined || !snapshot || labCompare.workload === workloadKey(snapshot.config)
+      ? labCompare
+      : { ...labCompare, rows: null, error: null };
   const marks = useLab((s) => s.marks);
   const theme = useUi((s) => s.theme);
   const hosts = snapshot?.hosts ?? [];
@@ -38,7 +63,11 @@ export function SavingsView() {
     <section aria-label="Byte savings" className="panel savings">
       <header className="panel-head">
         <h2>Byte savings</h2>
-        <span className="muted small">mean of the last {Math.min(20, savings.length)} rounds</span>
+        <span className="muted small">
+          {savings.length
+            ? `mean of the last ${Math.min(20, savings.length)} rounds`
+            : 'no round measured yet'}
+        </span>
         <button
           type="button"
           className="push-right"
@@ -59,11 +88,14 @@ export function SavingsView() {
         </button>
       </header>
       <div className="panel-body savings-body">
+        <p className="muted small savings-meaning" aria-label="What the table means">
+          {modeMeaning(mode)}
+        </p>
         <table className="figures" aria-label="Savings per host">
           <thead>
             <tr>
               <th>host</th>
-              <th>K</th>
+              <th title="ranks whose frames the host folded in its latest round">K</th>
               <th className="num">uplink/round</th>
               <th className="num">direct (K ×)</th>
               <th className="num">ratio</th>
@@ -72,28 +104,50 @@ export function SavingsView() {
           </thead>
           <tbody>
             {hosts.map((h) => {
-              const k = h.ranks.length;
-              const row = recent[h.host];
+              const row = recent[h.host] ?? null;
+              const k = row?.k ?? 0;
+              const uplink = row ? (mode === 'direct' ? row.direct : row.uplink) : 0;
+              const ratio = row ? (mode === 'direct' ? 1 : row.ratio) : NaN;
               return (
                 <tr
                   key={h.host}
                   aria-label={`savings ${h.name}`}
-                  data-k={k}
-                  data-ratio={row && Number.isFinite(row.ratio) ? row.ratio.toFixed(6) : ''}
+                  data-k={row ? k : ''}
+                  data-ratio={Number.isFinite(ratio) ? ratio.toFixed(6) : ''}
+                  data-rounds={row?.rounds ?? 0}
+                  data-excluded={row ? row.absent + row.otherK : 0}
+                  title={row ? formula(row, mode) : undefined}
                 >
                   <td>{h.name}</td>
-                  <td className="mono">K = {k}</td>
-                  <td className="mono num">{row ? formatBytes(row.uplink) : '–'}</td>
+                  <td className="mono">{row ? `K = ${k}` : 'not in rounds'}</td>
+                  <td className="mono num">{row ? formatBytes(uplink) : '–'}</td>
                   <td className="mono num">{row && row.direct ? formatBytes(row.direct) : '–'}</td>
-                  <td className="mono num strong">{row ? formatRatio(row.ratio) : '–'}</td>
+                  <td className="mono num strong">{Number.isFinite(ratio) ? formatRatio(ratio) : '–'}</td>
                   <td className="mono num muted">
-                    {mode === 'fold' ? `1/${k} = ${formatRatio(1 / k)}` : '1'}
+                    {mode === 'fold' && k > 0 ? `1/${k} = ${formatRatio(1 / k)}` : '1'}
                   </td>
                 </tr>
               );
             })}
           </tbody>
         </table>
+        <ul className="savings-formula small" aria-label="Savings formula">
+          {hosts.map((h) => {
+            const row = recent[h.host] ?? null;
+            return (
+              <li key={h.host} className="mono">
+                {h.name}: {row ? formula(row, mode) : 'took part in none of the recent rounds'}
+                {row && (row.absent > 0 || row.otherK > 0) && (
+                  <span className="muted">
+                    {' '}
+                    · excluded: {row.absent} round{row.absent === 1 ? '' : 's'} not taken part in
+                    {row.otherK > 0 && `, ${row.otherK} at another K`}
+                  </span>
+                )}
+              </li>
+            );
+          })}
+        </ul>
         {(compare.rows || compare.error) && (
           <div className="segmented" role="group" aria-label="Savings view">
             <button type="button" aria-pressed={show === 'chart'} onClick={() => setShow('chart')}>

@@ -5,8 +5,43 @@ import { useUi, formToConfig } from '../store/ui-store';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
+import { useEffect, useRef, useState } from 'react';
+import { useMediaQuery } from '../lib/use-media-query';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
+/** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
+export const TOOLBAR_INLINE_MIN_PX = 1360;
+
+/** A "More" button opening the controls that do not fit; Escape or a click outside closes it. */
+function OverflowMenu({ children }: { children: React.ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const close = (e: Event) => {
+      if (e instanceof KeyboardEvent ? e.key === 'Escape' : !ref.current?.contains(e.target as Node))
+        setOpen(false);
+    };
+    document.addEventListener('mousedown', close);
+    document.addEventListener('keydown', close);
+    return () => {
+      document.removeEventListener('mousedown', close);
+      document.removeEventListener('keydown', close);
+    };
+  }, [open]);
+  return (
+    <div className="overflow-menu" ref={ref}>
+      <button type="button" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>
+        More ▾
+      </button>
+      {open && (
+        <div className="overflow-items" role="menu" aria-label="More controls" onClick={() => setOpen(false)}>
+          {children}
+        </div>
+      )}
+    </div>
+  );
+}
 
 export function Toolbar() {
   const snapshot = useLab((s) => s.snapshot);
@@ -16,6 +51,35 @@ export function Toolbar() {
   const running = (snapshot?.running ?? false) && !viewingTrace;
   const paused = snapshot?.roundsPaused ?? false;
   const interval = snapshot?.config.roundIntervalMs ?? 250;
+  const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
+
+  // Traces, reproductions, theme and help: inline on a wide window, in a "More" menu on a narrow one.
+  const secondary = (
+    <>
+      <TraceButtons />
+      <button
+        type="button"
+        onClick={() => void openScenarios()}
+        title="Reproductions of the transport's historical bugs"
+      >
+        Reproductions
+      </button>
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
+        title="Toggle theme (T)"
+      >
+        {theme === 'dark' ? 'Light theme' : 'Dark theme'}
+      </button>
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ helpOpen: true })}
+        title="Keyboard shortcuts (?)"
+      >
+        Shortcuts
+      </button>
+    </>
+  );
 
   return (
     <header className="toolbar" role="toolbar" aria-label="Run controls">
@@ -70,35 +134,14 @@ export function Toolbar() {
           <>
             <span>{running ? (paused ? 'rounds paused' : 'running') : 'stopped'}</span>
             <span className="mono" aria-label="Rounds completed">
-              round {formatInt(snapshot.roundsCompleted)}
+              {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
           </>
         ) : (
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
-      <TraceButtons />
-      <button
-        type="button"
-        onClick={() => void openScenarios()}
-        title="Reproductions of the transport's historical bugs"
-      >
-        Reproductions
-      </button>
-      <button
-        type="button"
-        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
-        title="Toggle theme (T)"
-      >
-        {theme === 'dark' ? 'Light theme' : 'Dark theme'}
-      </button>
-      <button
-        type="button"
-        onClick={() => useUi.getState().set({ helpOpen: true })}
-        title="Keyboard shortcuts (?)"
-      >
-        Shortcuts
-      </button>
+      {wide ? secondary : <OverflowMenu>{secondary}</OverflowMenu>}
     </header>
   );
 }

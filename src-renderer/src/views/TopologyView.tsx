@@ -14,6 +14,23 @@ export function rankDataState(state: RankView['state']): string {
   return state === 'exited' ? 'dead' : state;
 }
 
+/** A rank's state in words, with what a pause led to (flodl: a rank declared dead is not readmitted). */
+export function rankStateLabel(rank: RankView): string {
+  if (rank.state === 'dead' && rank.stopped) return 'declared dead while paused';
+  if (rank.state === 'dead' && rank.resumedAfterDeath) return 'dead · resumed, out of the reduce';
+  return rank.state;
+}
+
+/** Pause and Resume: Resume whenever the process is held by SIGSTOP, even once it was declared dead. */
+export function pauseAction(rank: RankView | undefined): {
+  type: 'pauseRank' | 'resumeRank';
+  enabled: boolean;
+} {
+  if (!rank) return { type: 'pauseRank', enabled: false };
+  if (rank.stopped || rank.state === 'paused') return { type: 'resumeRank', enabled: true };
+  return { type: 'pauseRank', enabled: rank.state === 'alive' || rank.state === 'starting' };
+}
+
 function sumRates(
   links: LinkView[],
   rates: Record<string, LinkRate>,
@@ -54,7 +71,10 @@ export function TopologyView() {
               <div className="node-title">controller</div>
               <div className="muted small">data + control (coordinator)</div>
               <div className="mono small">
-                round {snapshot.round} · salt {snapshot.saltHex.slice(0, 8)}…
+                {snapshot.running
+                  ? `on round ${snapshot.round}`
+                  : `stopped · ${snapshot.roundsCompleted} rounds done`}{' '}
+                · salt {snapshot.saltHex.slice(0, 8)}…
               </div>
             </div>
             <div className="hosts">
@@ -65,6 +85,7 @@ export function TopologyView() {
                   ranks={snapshot.ranks.filter((r) => r.host === h.host)}
                   links={links}
                   rates={rates}
+                  direct={snapshot.config.mode === 'direct'}
                 />
               ))}
             </div>
@@ -72,7 +93,8 @@ export function TopologyView() {
         )}
       </div>
       <SelectionActions />
-      <FaultControls />
+      {/* A new session has no link faults: the list starts empty with it. */}
+      <FaultControls key={snapshot?.startedAt ?? 0} />
       <NewTopologyForm />
     </section>
   );
@@ -83,11 +105,14 @@ function HostCard({
   ranks,
   links,
   rates,
+  direct,
 }: {
   host: HostView;
   ranks: RankView[];
   links: LinkView[];
   rates: Record<string, LinkRate>;
+  /** direct mode: no relay; each rank has its own connection to the controller. */
+  direct: boolean;
 }) {
   const selectedHost = useUi((s) => s.selectedHost);
   const uplink = sumRates(links, rates, (l) => l.kind === 'uplink' && l.host === host.host);
@@ -113,17 +138,32 @@ function HostCard({
           {formatRate(uplink.down)}
         </span>
       </div>
-      <button
-        type="button"
-        className={`node relay ${host.state}`}
-        aria-label={`relay ${host.name}`}
-        aria-pressed={selectedHost === host.host}
-        onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
-      >
-        <span className="node-title">
-          {host.name} relay {host.state === 'dead' && <em className="bad">dead</em>}
-        </span>
-      </button>
+      {direct ? (
+        <button
+          type="button"
+          className={`node host-label ${host.state}`}
+          aria-label={`host ${host.name} (no relay)`}
+          aria-pressed={selectedHost === host.host}
+          title="direct (lab-only): no relay; each rank talks to the controller on its own connections"
+          onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
+        >
+          <span className="node-title">
+            {host.name} · no relay (direct) {host.state === 'dead' && <em className="bad">dead</em>}
+          </span>
+        </button>
+      ) : (
+        <button
+          type="button"
+          className={`node relay ${host.state}`}
+          aria-label={`relay ${host.name}`}
+          aria-pressed={selectedHost === host.host}
+          onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
+        >
+          <span className="node-title">
+            {host.name} relay {host.state === 'dead' && <em className="bad">dead</em>}
+          </span>
+        </button>
+      )}
       <div className="ranks">
         {ranks.map((r) => (
           <RankChip key={r.rank} rank={r} links={links} rates={rates} />
@@ -151,12 +191,13 @@ function RankChip({
       aria-label={`rank ${rank.rank}`}
       aria-pressed={selected}
       data-state={state}
+      data-stopped={rank.stopped ? 'true' : undefined}
       className={`rank ${state} ${selected ? 'selected' : ''}`}
-      title={`rank ${rank.rank} on h${rank.host}: ${rank.state}${rank.pid ? `, pid ${rank.pid}` : ''}, ${rank.roundsCompleted} rounds`}
+      title={`rank ${rank.rank} on h${rank.host}: ${rankStateLabel(rank)}${rank.pid ? `, pid ${rank.pid}` : ''}, ${rank.roundsCompleted} rounds`}
       onClick={() => useUi.getState().set({ selectedRank: rank.rank, selectedHost: rank.host })}
     >
       <span className="rank-name">r{rank.rank}</span>
-      <span className="rank-state">{rank.state}</span>
+      <span className="rank-state">{rankStateLabel(rank)}</span>
       <span className="mono tiny" title="bytes per second up the rank's loopback legs">
         ↑{formatRate(loop.up)}
       </span>
@@ -174,13 +215,13 @@ function SelectionActions() {
   const rank = selectedRank !== null ? snapshot?.ranks.find((r) => r.rank === selectedRank) : undefined;
   const host = selectedHost !== null ? snapshot?.hosts.find((h) => h.host === selectedHost) : undefined;
   const rankGone = !rank || rank.state === 'dead' || rank.state === 'exited';
-  const paused = rank?.state === 'paused';
+  const pause = pauseAction(rank);
   return (
     <div className="selection" aria-label="Selection">
       <div className="selection-what">
         {rank ? (
           <>
-            <strong>rank {rank.rank}</strong> on h{rank.host} · {rank.state}
+            <strong>rank {rank.rank}</strong> on h{rank.host} · {rankStateLabel(rank)}
             {rank.pid ? ` · pid ${rank.pid}` : ''} · {rank.roundsCompleted} rounds
           </>
         ) : host ? (
@@ -203,11 +244,15 @@ function SelectionActions() {
         </button>
         <button
           type="button"
-          disabled={rankGone}
-          onClick={() => rank && void send({ type: paused ? 'resumeRank' : 'pauseRank', rank: rank.rank })}
-          title="SIGSTOP / SIGCONT the rank process (P)"
+          disabled={!pause.enabled}
+          onClick={() => rank && void send({ type: pause.type, rank: rank.rank })}
+          title={
+            rank?.stopped && rank.state === 'dead'
+              ? 'SIGCONT: the process runs again; flodl does not readmit a rank it declared dead (P)'
+              : 'SIGSTOP / SIGCONT the rank process (P)'
+          }
         >
-          {paused ? 'Resume rank' : 'Pause rank'}
+          {pause.type === 'resumeRank' ? 'Resume rank' : 'Pause rank'}
         </button>
         <button
           type="button"

@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import { useUi, formToConfig } from '../store/ui-store';
 import { useLab, send, clearRecords } from '../store/lab-store';
+import { pauseAction } from './TopologyView';
 
 export interface Shortcut {
   keys: string;
@@ -67,8 +68,7 @@ export function useShortcuts(): void {
           if (rank) void send({ type: 'killRank', rank: rank.rank });
           break;
         case 'p':
-          if (rank)
-            void send({ type: rank.state === 'paused' ? 'resumeRank' : 'pauseRank', rank: rank.rank });
+          if (rank && pauseAction(rank).enabled) void send({ type: pauseAction(rank).type, rank: rank.rank });
           break;
         case 'h':
           if (ui.selectedHost !== null) void send({ type: 'killHost', host: ui.selectedHost });

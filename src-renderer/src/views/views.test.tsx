@@ -5,7 +5,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { TopologyView } from './TopologyView';
 import { SavingsView } from './SavingsView';
 import { FindingsView, nearestRecordOf } from './FindingsView';
-import { useLab, recordRing } from '../store/lab-store';
+import { useLab, recordRing, workloadKey } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
 import { snapshot, record } from '../test-fixtures';
@@ -62,6 +62,57 @@ describe('views', () => {
     expect(html).toMatch(/<button[^>]*>Kill host<\/button>/);
   });
 
+  it('direct mode draws no relay boxes; a new session has no link faults listed', () => {
+    const snap = snapshot();
+    snap.config = { ...snap.config, mode: 'direct' };
+    setLab({ snapshot: snap });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(html).not.toContain('aria-label="relay h0"');
+    expect(html).toContain('h0 · no relay (direct)');
+    setLab({ snapshot: snapshot() });
+    expect(renderToStaticMarkup(<TopologyView />)).toContain('aria-label="relay h0"');
+  });
+
+  it('a comparison from another workload is not shown under the running topology', () => {
+    const rows = [
+      {
+        mode: 'fold' as const,
+        labOnly: false,
+        rounds: 3,
+        uplinkBytesPerHostPerRound: [100, 100],
+        ratioToDirect: [0.25, 0.25],
+        theoryRatio: [0.25, 0.25],
+        msPerRound: 10,
+      },
+    ];
+    setLab({
+      snapshot: snapshot(),
+      compare: { busy: false, rows, error: null, workload: '4,4|2097152|bf16' },
+    });
+    expect(renderToStaticMarkup(<SavingsView />)).not.toContain('Modes compared');
+    setLab({
+      snapshot: snapshot(),
+      compare: { busy: false, rows, error: null, workload: workloadKey(snapshot().config) },
+    });
+    expect(renderToStaticMarkup(<SavingsView />)).toContain('Modes compared');
+  });
+
+  it('a rank declared dead while paused says so and can still be resumed (SIGCONT)', () => {
+    // Issue 10: after the staleness a paused rank turned "dead" and both buttons greyed out.
+    const snap = snapshot();
+    snap.ranks[2] = { ...snap.ranks[2], state: 'dead', stopped: true };
+    snap.ranks[4] = { ...snap.ranks[4], state: 'dead', resumedAfterDeath: true };
+    setLab({ snapshot: snap });
+    setUi({ selectedRank: 2, selectedHost: 0 });
+    let html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toContain('declared dead while paused');
+    expect(html).toMatch(/<button(?![^>]*disabled)[^>]*>Resume rank<\/button>/);
+    setUi({ selectedRank: 4, selectedHost: 1 });
+    html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toContain('dead · resumed, out of the reduce');
+    expect(html).toMatch(/<button[^>]*disabled=""[^>]*>Pause rank<\/button>/);
+  });
+
   it('Byte savings shows K and the measured ratio per host', () => {
     const per = 1000;
     setLab({
@@ -70,6 +121,8 @@ describe('views', () => {
         round,
         uplink: [per + 25, per + 25],
         direct: [4 * per, 4 * per],
+        k: [4, 4],
+        perRank: [per, per],
       })),
     });
     const html = renderToStaticMarkup(<SavingsView />);
@@ -79,6 +132,28 @@ describe('views', () => {
     expect(row).toContain(`data-ratio="${((per + 25) / (4 * per)).toFixed(6)}"`);
     expect(html).toContain('K = 4');
     expect(html).toMatch(/<button[^>]*>Compare modes<\/button>/);
+    // The formula with the live numbers, and what the table means in this mode.
+    expect(html).toContain('ratio = uplink / (K × one rank) = 1.0 KiB / (4 × 1000 B) = 0.2562');
+    expect(html).toMatch(/fold: the relay folds/);
+  });
+
+  it('Byte savings after a death shows the K the host folded and says what was excluded', () => {
+    setLab({
+      snapshot: snapshot(),
+      savings: [1, 2, 3, 4].map((round) => ({
+        round,
+        uplink: [1025, round < 3 ? 1025 : 0],
+        direct: [round < 3 ? 4000 : 3000, round < 3 ? 4000 : 0],
+        k: [round < 3 ? 4 : 3, round < 3 ? 4 : 0],
+        perRank: [1000, round < 3 ? 1000 : 0],
+      })),
+    });
+    const html = renderToStaticMarkup(<SavingsView />);
+    expect(attrsOf(html, 'savings h0')).toContain('data-k="3"');
+    expect(attrsOf(html, 'savings h0')).toContain(`data-ratio="${(1025 / 3000).toFixed(6)}"`);
+    expect(html).toMatch(/h0: ratio = [^<]*\(3 × 1000 B\)/);
+    expect(html).toMatch(/excluded: 0 rounds not taken part in, 2 at another K/);
+    expect(html).toMatch(/excluded: 2 rounds not taken part in/);
   });
 
   it('Findings list each finding with a jump to its record', () => {
