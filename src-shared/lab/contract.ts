@@ -47,6 +47,11 @@ export interface LinkFault {
   jitterMs?: number;
   /** Bandwidth cap in bytes per second. */
   bandwidth?: number;
+  /**
+   * Links whose faults name the same key share one bandwidth/latency
+   * schedule per direction (one host's NIC) instead of one each.
+   */
+  shareKey?: string;
   /** Cut the stream into pieces of this many bytes... */
   sliceBytes?: number;
   /** ...with this gap between pieces (readers must reassemble). */
