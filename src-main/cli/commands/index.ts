@@ -8,6 +8,7 @@ import { rankCommand } from './rank';
 import { scenarioCommand } from './scenario';
 import { benchCommand } from './bench';
 import { traceCommand } from '../../lab/trace/cli';
+import { sweepCommand } from './sweep';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -19,4 +20,5 @@ export const commands: Record<string, Command> = {
   scenario: scenarioCommand,
   bench: benchCommand,
   trace: traceCommand,
+  sweep: sweepCommand,
 };
