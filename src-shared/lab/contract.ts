@@ -4,6 +4,8 @@
 import type { TopologyConfig, UplinkMode } from './topology';
 import type { SessionSnapshot, LinkView } from './state';
 import type { UnitRecord, Finding, RoundReport } from './records';
+import type { SweepCommand, SweepEvent } from '../sweep/contract';
+import type { SweepResult } from '../sweep/types';
 
 export type LabCommand =
   | { type: 'start'; config?: Partial<TopologyConfig> }
@@ -101,6 +103,12 @@ export type LabReply =
       records?: UnitRecord[];
       view?: LabView;
       history?: LabEvent[];
+      /** sweep, openSweep (src-shared/sweep/contract.ts). */
+      sweep?: SweepResult;
+      /** sweep, saveSweep: the file written. */
+      sweepFile?: SavedTrace;
+      /** listSweeps. */
+      sweeps?: TraceFileInfo[];
     }
   | { ok: false; error: string; message: string };
 
@@ -112,7 +120,9 @@ export type LabEvent =
   | { type: 'links'; links: LinkView[] }
   | { type: 'round'; report: RoundReport }
   | { type: 'finding'; finding: Finding }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  /** A running sweep's progress (src-shared/sweep/contract.ts). */
+  | SweepEvent;
 
 /** At most one batch per animation frame goes to a front end. */
 export interface LabBatch {
@@ -120,7 +130,7 @@ export interface LabBatch {
 }
 
 export interface LabApi {
-  command(cmd: LabCommand | TraceCommand): Promise<LabReply>;
+  command(cmd: LabCommand | TraceCommand | SweepCommand): Promise<LabReply>;
   subscribe(listener: (batch: LabBatch) => void): () => void;
 }
 
