@@ -127,3 +127,14 @@ export function validateSweepSpec(v: unknown): SweepSpec {
   }
   return out;
 }
+
+/** Sizes as people write them: 262144, 256KiB, 4MiB, 4M, 1.5GiB (binary units). */
+export function parseSize(text: string, what: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(k|kib|kb|m|mib|mb|g|gib|gb|b)?$/i.exec(text.trim());
+  if (!m) fail(`${what} must be a size such as 262144, 256KiB or 4MiB, got '${text}'`);
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
+  const n = Math.round(Number(m[1]) * mult);
+  if (!Number.isSafeInteger(n)) fail(`${what} is too large`);
+  return n;
+}
