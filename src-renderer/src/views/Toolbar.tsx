@@ -5,6 +5,7 @@ import { useUi, formToConfig } from '../store/ui-store';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
+import { openExplore } from '../store/explore-store';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 
@@ -78,6 +79,13 @@ export function Toolbar() {
         )}
       </div>
       <TraceButtons />
+      <button
+        type="button"
+        onClick={() => void openExplore()}
+        title="Sweep topologies x modes, measured beside theory"
+      >
+        Explore
+      </button>
       <button
         type="button"
         onClick={() => void openScenarios()}
