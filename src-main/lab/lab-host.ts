@@ -127,7 +127,6 @@ export class LabHost implements LabApi {
   ) {
     this.sweeps = new SweepHost({
       tracesDir: opts.tracesDir,
-      downloadUrl: opts.downloadUrl,
       producer: opts.producer,
       emit: (b) => this.emit(b),
     });

@@ -11,9 +11,8 @@ import type { SweepResult } from '@shared/sweep/types';
 import { runSweep, sweepStem } from './runner';
 
 export interface SweepHostOptions {
+  /** Case traces and saved sweeps go here. (Browser mode's download route serves .ndjson/.pcapng only, so a sweep file carries no download link.) */
   tracesDir: string;
-  /** Browser mode: the URL that downloads a file of the traces folder. */
-  downloadUrl?: (name: string) => string;
   emit: (batch: LabBatch) => void;
   producer?: string;
 }
@@ -130,7 +129,6 @@ export class SweepHost {
       bytes: Buffer.byteLength(text),
       records: this.last.result.cases.length,
     };
-    if (this.opts.downloadUrl) saved.download = this.opts.downloadUrl(name);
     return saved;
   }
 
