@@ -19,6 +19,8 @@ import {
 const exe = browserOrSkip('explore e2e');
 // Generous waits: the machine may be busy; nothing here measures speed.
 const WAIT = { timeout: 180_000 };
+// Page actions wait as long (a click on a busy machine can take more than Playwright's 30 s default).
+const ACT = { timeout: 180_000 };
 
 describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
   let app: LaunchedApp;
@@ -53,14 +55,14 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
   it('runs a sweep, shows it against theory, opens a case trace, saves and reopens it', async () => {
     // The default topology is running: the sweep must save it before stopping it.
     await expect.poll(() => page.getByText('running', { exact: true }).count(), WAIT).toBeGreaterThan(0);
-    await page.getByRole('button', { name: 'Explore', exact: true }).click();
+    await page.getByRole('button', { name: 'Explore', exact: true }).click(ACT);
     const dialog = page.getByRole('dialog', { name: 'Explore topologies' });
-    await dialog.getByLabel('Topologies').fill('1x2,2x1');
-    await dialog.getByLabel('Model size').fill('4KiB');
-    await dialog.getByLabel('Rounds').fill('2');
-    await dialog.getByLabel('Uplink bandwidth MB/s').fill('');
+    await dialog.getByLabel('Topologies').fill('1x2,2x1', ACT);
+    await dialog.getByLabel('Model size').fill('4KiB', ACT);
+    await dialog.getByLabel('Rounds').fill('2', ACT);
+    await dialog.getByLabel('Uplink bandwidth MB/s').fill('', ACT);
     await expect.poll(() => dialog.getByLabel('Save the live session, then stop it').isChecked()).toBe(true);
-    await dialog.getByRole('button', { name: 'Run sweep' }).click();
+    await dialog.getByRole('button', { name: 'Run sweep' }).click(ACT);
     await expect
       .poll(() => dialog.getByText(/Live session saved as relay-lab-\S+ and stopped/).count(), WAIT)
       .toBe(1);
@@ -87,28 +89,28 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
     await page.screenshot({ path: path.join(resultsDir, 'explore-sweep.png') });
 
     // Results save as CSV too.
-    await dialog.getByRole('button', { name: 'Save CSV' }).click();
+    await dialog.getByRole('button', { name: 'Save CSV' }).click(ACT);
     await expect.poll(() => dialog.getByText(/Saved sweep-\S+\.sweep\.csv/).count(), WAIT).toBe(1);
     const csv = fs.readdirSync(tracesDir).find((n) => n.endsWith('.sweep.csv'))!;
     expect(fs.readFileSync(path.join(tracesDir, csv), 'utf8').split('\n')[0]).toMatch(/^topology,mode,/);
 
     // A click on a case opens its trace.
-    await rows.nth(2).click();
+    await rows.nth(2).click(ACT);
     const banner = page.getByRole('region', { name: 'Trace' });
     await expect
       .poll(() => banner.getByRole('status').textContent(), WAIT)
       .toMatch(/Viewing trace sweep-\S+-c02-2x1-fold\.trace\.ndjson/);
     await page.screenshot({ path: path.join(resultsDir, 'explore-case-trace.png') });
-    await banner.getByRole('button', { name: 'Back to live' }).click();
+    await banner.getByRole('button', { name: 'Back to live' }).click(ACT);
 
     // The saved sweep opens again in the view (after a reload: nothing held in the page).
-    await page.reload();
-    await page.getByRole('button', { name: 'Explore', exact: true }).click();
+    await page.reload(ACT);
+    await page.getByRole('button', { name: 'Explore', exact: true }).click(ACT);
     await expect.poll(() => dialog.locator('tr.explore-case').count()).toBe(0);
     const picker = dialog.getByLabel('Open a saved sweep');
     const json = fs.readdirSync(tracesDir).find((n) => n.endsWith('.sweep.json'))!;
     await expect.poll(() => picker.locator('option').count(), WAIT).toBe(2);
-    await picker.selectOption(json);
+    await picker.selectOption(json, ACT);
     await expect.poll(() => dialog.locator('tr.explore-case').count(), WAIT).toBe(4);
   });
 });
