@@ -147,8 +147,8 @@ export class Conn implements FaultTarget {
     const inbound = fault && (fault.dir === 'both' || fault.dir === this.opts.readDir) ? { ...fault } : null;
     const outbound = fault && (fault.dir === 'both' || fault.dir === writeDir) ? { ...fault } : null;
     this.inFault = inbound;
-    this.inShaper = inbound ? new Shaper(inbound) : null;
-    this.writer.setFault(outbound);
+    this.inShaper = inbound ? new Shaper(inbound, this.opts.readDir) : null;
+    this.writer.setFault(outbound, writeDir);
   }
 
   /** Hands inbound bytes to `consumer`, first those that arrived while nobody consumed. */

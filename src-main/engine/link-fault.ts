@@ -4,13 +4,45 @@
 // writes is shaped before the socket gets it. Byte counters stay exact: they
 // count what actually crossed the socket.
 import type { LinkFault } from '@shared/lab/contract';
+import type { Direction } from '@shared/lab/state';
 
 export type { LinkFault };
 
+/**
+ * When the link is next free in one direction. Shapers of faults that name
+ * the same `shareKey` share one lane per direction, so their connections
+ * draw from one rate together (a host's NIC: its data and control uplinks,
+ * or every rank's connection of a host in direct mode), FIFO in the order
+ * their bytes come. Up and down are separate lanes (a full-duplex link).
+ */
+export interface RateLane {
+  nextFree: number;
+}
+const sharedLanes = new Map<string, RateLane>();
+
+/** The lane of `key` in direction `dir`, created on first use. */
+export function sharedLane(key: string, dir: Direction): RateLane {
+  const id = `${key}\u0000${dir}`;
+  let lane = sharedLanes.get(id);
+  if (!lane) sharedLanes.set(id, (lane = { nextFree: 0 }));
+  return lane;
+}
+
+/** Forgets the lanes of keys starting with `prefix` (when the connections that used them are gone). */
+export function releaseSharedLanes(prefix: string): void {
+  for (const id of sharedLanes.keys()) if (id.startsWith(prefix)) sharedLanes.delete(id);
+}
+
 /** Delivery schedule for one direction: latency with jitter, a bandwidth cap, slicing. */
 export class Shaper {
-  private nextFree = 0;
-  constructor(readonly fault: LinkFault) {}
+  private readonly lane: RateLane;
+  /** `dir`: the way the shaped bytes travel; with `fault.shareKey` it picks the shared lane. */
+  constructor(
+    readonly fault: LinkFault,
+    dir?: Direction,
+  ) {
+    this.lane = fault.shareKey && dir ? sharedLane(fault.shareKey, dir) : { nextFree: 0 };
+  }
 
   /** Pieces of `bytes` with the time (ms from now) each may be delivered. */
   plan(bytes: Uint8Array, now: number): { at: number; bytes: Uint8Array }[] {
@@ -26,8 +58,8 @@ export class Shaper {
       const wire = f.bandwidth && f.bandwidth > 0 ? (p.length * 1000) / f.bandwidth : 0;
       const gap = out.length > 0 ? (f.sliceGapMs ?? 0) : 0;
       // Order is kept: a piece never overtakes the one before it.
-      const at = Math.max(now + lat, this.nextFree + gap) + wire;
-      this.nextFree = at;
+      const at = Math.max(now + lat, this.lane.nextFree + gap) + wire;
+      this.lane.nextFree = at;
       out.push({ at, bytes: p });
     }
     return out;

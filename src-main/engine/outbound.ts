@@ -4,6 +4,7 @@
 // which brings TCP backpressure back to whoever feeds it.
 import type { Socket } from 'node:net';
 import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
+import type { Direction } from '@shared/lab/state';
 import { Shaper, corrupt, type LinkFault } from './link-fault';
 
 /** Largest piece handed to the socket in one event-loop turn. */
@@ -43,10 +44,10 @@ export class OutboundWriter {
     socket.on('close', () => this.fail(new WriterClosedError('socket closed')));
   }
 
-  /** A link fault on what this writer sends (null clears it). */
-  setFault(fault: LinkFault | null): void {
+  /** A link fault on what this writer sends (null clears it); `dir`: the way it sends (for a shared lane). */
+  setFault(fault: LinkFault | null, dir?: Direction): void {
     this.fault = fault ? { ...fault } : null;
-    this.shaper = fault ? new Shaper(fault) : null;
+    this.shaper = fault ? new Shaper(fault, dir) : null;
   }
 
   get size(): number {

@@ -31,6 +31,8 @@ import { TraceReplay } from './trace/replay';
 import type { TraceRecorder } from './trace/recorder';
 import { recordSession, type RecordableSession } from './trace/session-recording';
 import type { EndEvent, LifecycleEvent } from './trace/format';
+import { isSweepCommand, type SweepCommand } from '@shared/sweep/contract';
+import { SweepHost } from '../sweep/sweep-host';
 
 /** What the host needs of a LabSession (src-main/lab/session.ts). */
 export type HostedSession = LabApi & RecordableSession & { stop(): Promise<void> };
@@ -116,11 +118,18 @@ export class LabHost implements LabApi {
   private replay: { name: string; api: TraceReplay; detach: () => void } | null = null;
   private readonly workDir: string;
   private recordingNumber = 0;
+  /** Sweeps run beside the live session, on their own clusters (src-main/sweep). */
+  private readonly sweeps: SweepHost;
 
   constructor(
     readonly session: HostedSession,
     private readonly opts: LabHostOptions,
   ) {
+    this.sweeps = new SweepHost({
+      tracesDir: opts.tracesDir,
+      producer: opts.producer,
+      emit: (b) => this.emit(b),
+    });
     this.workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-recording-'));
     // Live events reach the window only while no trace is open; the recording listens to the session itself.
     session.subscribe((b) => {
@@ -159,7 +168,8 @@ export class LabHost implements LabApi {
     for (const l of this.listeners) l(b);
   }
 
-  async command(cmd: LabCommand | TraceCommand): Promise<LabReply> {
+  async command(cmd: LabCommand | TraceCommand | SweepCommand): Promise<LabReply> {
+    if (isSweepCommand(cmd)) return this.sweeps.command(cmd);
     try {
       return await this.route(cmd);
     } catch (e) {
@@ -450,6 +460,7 @@ export class LabHost implements LabApi {
 
   /** Stops the session and its recording, and removes the recording folder. */
   async shutdown(): Promise<void> {
+    this.sweeps.shutdown();
     await this.session.command({ type: 'stop' }).catch(() => {});
     await this.stopRecording();
     this.replay?.detach();

@@ -18,6 +18,8 @@ import { Splitter } from './views/Splitter';
 import { useShortcuts } from './views/shortcuts';
 import { OpenTraceDialog, TraceBanner, TraceNotice } from './views/TracesView';
 import { useTraces } from './store/trace-store';
+import { ExploreView } from './views/ExploreView';
+import { useExplore } from './store/explore-store';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -25,6 +27,7 @@ export function App({ connected }: { connected: boolean }) {
   const helpOpen = useUi((s) => s.helpOpen);
   const scenariosOpen = useScenarios((s) => s.open);
   const tracesOpen = useTraces((s) => s.dialogOpen);
+  const exploreOpen = useExplore((s) => s.open);
   const lastError = useLab((s) => s.lastError);
   const connection = useLab((s) => s.connection);
   useShortcuts();
@@ -115,6 +118,7 @@ export function App({ connected }: { connected: boolean }) {
       {helpOpen && <HelpOverlay />}
       {scenariosOpen && <ScenariosDialog />}
       {tracesOpen && <OpenTraceDialog />}
+      {exploreOpen && <ExploreView />}
     </div>
   );
 }

@@ -4,6 +4,8 @@
 import type { TopologyConfig, UplinkMode } from './topology';
 import type { SessionSnapshot, LinkView } from './state';
 import type { UnitRecord, Finding, RoundReport } from './records';
+import type { SweepCommand, SweepEvent } from '../sweep/contract';
+import type { SweepResult } from '../sweep/types';
 
 export type LabCommand =
   | { type: 'start'; config?: Partial<TopologyConfig> }
@@ -47,6 +49,11 @@ export interface LinkFault {
   jitterMs?: number;
   /** Bandwidth cap in bytes per second. */
   bandwidth?: number;
+  /**
+   * Links whose faults name the same key share one bandwidth/latency
+   * schedule per direction (one host's NIC) instead of one each.
+   */
+  shareKey?: string;
   /** Cut the stream into pieces of this many bytes... */
   sliceBytes?: number;
   /** ...with this gap between pieces (readers must reassemble). */
@@ -96,6 +103,12 @@ export type LabReply =
       records?: UnitRecord[];
       view?: LabView;
       history?: LabEvent[];
+      /** sweep, openSweep (src-shared/sweep/contract.ts). */
+      sweep?: SweepResult;
+      /** sweep, saveSweep: the file written. */
+      sweepFile?: SavedTrace;
+      /** listSweeps. */
+      sweeps?: TraceFileInfo[];
     }
   | { ok: false; error: string; message: string };
 
@@ -107,7 +120,9 @@ export type LabEvent =
   | { type: 'links'; links: LinkView[] }
   | { type: 'round'; report: RoundReport }
   | { type: 'finding'; finding: Finding }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  /** A running sweep's progress (src-shared/sweep/contract.ts). */
+  | SweepEvent;
 
 /** At most one batch per animation frame goes to a front end. */
 export interface LabBatch {
@@ -115,7 +130,7 @@ export interface LabBatch {
 }
 
 export interface LabApi {
-  command(cmd: LabCommand | TraceCommand): Promise<LabReply>;
+  command(cmd: LabCommand | TraceCommand | SweepCommand): Promise<LabReply>;
   subscribe(listener: (batch: LabBatch) => void): () => void;
 }
 

@@ -5,6 +5,8 @@
 // reaches the session.
 import type { LabCommand, LinkFault, TraceCommand } from './contract';
 import type { TopologyConfig, UplinkMode, LossPolicy, WireDtype } from './topology';
+import { SWEEP_COMMAND_TYPES, type SweepCommand } from '../sweep/contract';
+import { validateSweepCommand } from '../sweep/validate-command';
 
 export const BAD_COMMAND = 'BAD_COMMAND';
 
@@ -174,6 +176,7 @@ const COMMAND_TYPES = [
   'seekTrace',
   'closeTrace',
   'recentRecords',
+  ...SWEEP_COMMAND_TYPES,
 ] as const;
 
 /** A trace file name inside the traces folder: no folders, no dot files. */
@@ -182,7 +185,7 @@ export const TRACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ndjson$/;
 export const MAX_RECENT_RECORDS = 20_000;
 
 /** Checks an untrusted value and returns a fresh, well-formed LabCommand, or throws LabCommandError. */
-export function validateLabCommand(v: unknown): LabCommand | TraceCommand {
+export function validateLabCommand(v: unknown): LabCommand | TraceCommand | SweepCommand {
   if (!isPlainObject(v)) fail('command must be an object');
   const type = oneOf(v.type, 'command.type', COMMAND_TYPES);
   switch (type) {
@@ -260,6 +263,16 @@ export function validateLabCommand(v: unknown): LabCommand | TraceCommand {
       if (typeof v.t !== 'number' || !Number.isFinite(v.t) || v.t < 0)
         fail('seekTrace.t must be a finite number of milliseconds, 0 or more');
       return { type, t: v.t };
+    case 'sweep':
+    case 'cancelSweep':
+    case 'saveSweep':
+    case 'listSweeps':
+    case 'openSweep':
+      try {
+        return validateSweepCommand(v);
+      } catch (e) {
+        return fail((e as Error).message);
+      }
     case 'recentRecords':
       onlyKeys(v, ['type', 'limit'], type);
       return v.limit === undefined

@@ -171,6 +171,9 @@ function applyEvent(
           logs: keepLast([...data.logs, { t: now, level: ev.level, message: ev.message }], MAX_LOGS_KEPT),
         },
       };
+    case 'sweep':
+      // A sweep's progress belongs to the Explore view's own store (store/explore-store.ts).
+      return { data };
   }
 }
 

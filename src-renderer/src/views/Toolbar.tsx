@@ -7,6 +7,7 @@ import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
 import { useEffect, useRef, useState } from 'react';
 import { useMediaQuery } from '../lib/use-media-query';
+import { openExplore } from '../store/explore-store';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
@@ -57,6 +58,13 @@ export function Toolbar() {
   const secondary = (
     <>
       <TraceButtons />
+      <button
+        type="button"
+        onClick={() => void openExplore()}
+        title="Sweep topologies x modes, measured beside theory"
+      >
+        Explore
+      </button>
       <button
         type="button"
         onClick={() => void openScenarios()}

@@ -1,0 +1,116 @@
+// The Explore view end to end in browser mode (Chromium): a small sweep of
+// real topologies from the window, the live session saved before it stops,
+// the table and charts, one case's trace opened, the result saved as CSV and
+// the saved sweep opened again.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import {
+  browserOrSkip,
+  CHROMIUM_ARGS,
+  freshProfileDir,
+  launchBrowserMode,
+  resultsDir,
+  type LaunchedApp,
+} from './support';
+
+const exe = browserOrSkip('explore e2e');
+// Generous waits: the machine may be busy; nothing here measures speed.
+const WAIT = { timeout: 180_000 };
+// Page actions wait as long (a click on a busy machine can take more than Playwright's 30 s default).
+const ACT = { timeout: 180_000 };
+
+describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
+  let app: LaunchedApp;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const tracesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-e2e-explore-'));
+
+  beforeAll(async () => {
+    fs.mkdirSync(resultsDir, { recursive: true });
+    app = await launchBrowserMode(240_000, ['--traces-dir', tracesDir]);
+    profile = freshProfileDir();
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: exe!,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1600, height: 1000 },
+      colorScheme: 'dark',
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => console.error('page error:', e.message));
+    await page.goto(app.url);
+  }, 300_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await app?.stop();
+    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    fs.rmSync(tracesDir, { recursive: true, force: true });
+  }, 30_000);
+
+  it('runs a sweep, shows it against theory, opens a case trace, saves and reopens it', async () => {
+    // The default topology is running: the sweep must save it before stopping it.
+    await expect.poll(() => page.getByText('running', { exact: true }).count(), WAIT).toBeGreaterThan(0);
+    await page.getByRole('button', { name: 'Explore', exact: true }).click(ACT);
+    const dialog = page.getByRole('dialog', { name: 'Explore topologies' });
+    await dialog.getByLabel('Topologies').fill('1x2,2x1', ACT);
+    await dialog.getByLabel('Model size').fill('4KiB', ACT);
+    await dialog.getByLabel('Rounds').fill('2', ACT);
+    await dialog.getByLabel('Uplink bandwidth MB/s').fill('', ACT);
+    await expect.poll(() => dialog.getByLabel('Save the live session, then stop it').isChecked()).toBe(true);
+    await dialog.getByRole('button', { name: 'Run sweep' }).click(ACT);
+    await expect
+      .poll(() => dialog.getByText(/Live session saved as relay-lab-\S+ and stopped/).count(), WAIT)
+      .toBe(1);
+    // A progress bar and Cancel while it runs.
+    await expect.poll(() => dialog.getByLabel('Cases done').count(), WAIT).toBe(1);
+    const rows = dialog.locator('tr.explore-case');
+    await expect.poll(() => rows.count(), WAIT).toBe(4);
+    await expect.poll(() => dialog.getByText(/Sweep saved as sweep-\S+\.sweep\.json/).count(), WAIT).toBe(1);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-case')))).toEqual([
+      '1x2 fold',
+      '1x2 direct',
+      '2x1 fold',
+      '2x1 direct',
+    ]);
+    // Measured data bytes equal the theory in every case, and every round is ok.
+    for (let i = 0; i < 4; i++) {
+      expect(await rows.nth(i).locator('td').nth(3).textContent()).toMatch(/=$/);
+      expect(await rows.nth(i).locator('td').nth(9).textContent()).toMatch(/^2\/2 ok/);
+    }
+    expect(await dialog.getByLabel('Fold time benefit').textContent()).toMatch(
+      /1x2: fold .* ms vs direct .* ms/,
+    );
+    expect(await dialog.locator('.explore-chart canvas').count()).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: path.join(resultsDir, 'explore-sweep.png') });
+
+    // Results save as CSV too.
+    await dialog.getByRole('button', { name: 'Save CSV' }).click(ACT);
+    await expect.poll(() => dialog.getByText(/Saved sweep-\S+\.sweep\.csv/).count(), WAIT).toBe(1);
+    const csv = fs.readdirSync(tracesDir).find((n) => n.endsWith('.sweep.csv'))!;
+    expect(fs.readFileSync(path.join(tracesDir, csv), 'utf8').split('\n')[0]).toMatch(/^topology,mode,/);
+
+    // A click on a case opens its trace.
+    await rows.nth(2).click(ACT);
+    const banner = page.getByRole('region', { name: 'Trace' });
+    await expect
+      .poll(() => banner.getByRole('status').textContent(), WAIT)
+      .toMatch(/Viewing trace sweep-\S+-c02-2x1-fold\.trace\.ndjson/);
+    await page.screenshot({ path: path.join(resultsDir, 'explore-case-trace.png') });
+    await banner.getByRole('button', { name: 'Back to live' }).click(ACT);
+
+    // The saved sweep opens again in the view (after a reload: nothing held in the page).
+    await page.reload(ACT);
+    await page.getByRole('button', { name: 'Explore', exact: true }).click(ACT);
+    await expect.poll(() => dialog.locator('tr.explore-case').count()).toBe(0);
+    const picker = dialog.getByLabel('Open a saved sweep');
+    const json = fs.readdirSync(tracesDir).find((n) => n.endsWith('.sweep.json'))!;
+    await expect.poll(() => picker.locator('option').count(), WAIT).toBe(2);
+    await picker.selectOption(json, ACT);
+    await expect.poll(() => dialog.locator('tr.explore-case').count(), WAIT).toBe(4);
+  });
+});

@@ -1,0 +1,113 @@
+// relay-lab sweep: every (topology, mode) case of one workload on real
+// processes and sockets, one after another, measured against the theory.
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseModes, parseTopologies, SweepSpecError, validateSweepSpec } from '@shared/sweep/spec';
+import { sweepToCsv } from '@shared/sweep/csv';
+import type { SweepResult, SweepSpec } from '@shared/sweep/types';
+import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
+import { runSweep } from '../../sweep/runner';
+import { sweepTable } from '../../sweep/report';
+import type { Command } from './types';
+
+const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--modes fold,forward,direct]
+  [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--uplink-bandwidth BYTES_PER_S]
+  [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--json | --csv]
+  Runs every topology x mode case for real, one after another (progress on stderr).
+  --uplink-bandwidth/--uplink-latency-ms shape every host uplink in both directions with
+  one rate shared by the host's connections (in direct mode: the host's ranks' connections
+  to the controller together), so every mode gets the same NIC per host.
+  --trace-dir saves each case's trace there. Ctrl-C stops the running case and prints
+  the cases that finished. forward and direct are lab-only modes (flodl 0.7 has only fold).`;
+
+export function sweepSpecFromFlags(
+  argv: string[],
+): { spec: SweepSpec; format: 'json' | 'csv' | 'table'; traceDir?: string } | null {
+  const { values } = parseFlags(argv, {
+    topologies: { type: 'string' },
+    modes: { type: 'string' },
+    'model-bytes': { type: 'string' },
+    dtype: { type: 'string' },
+    rounds: { type: 'string' },
+    'uplink-bandwidth': { type: 'string' },
+    'uplink-latency-ms': { type: 'string' },
+    seed: { type: 'string' },
+    'trace-dir': { type: 'string' },
+    json: { type: 'boolean' },
+    csv: { type: 'boolean' },
+    help: { type: 'boolean' },
+  });
+  if (values.help) return null;
+  if (values.json && values.csv) throw new UsageError('--json and --csv exclude each other');
+  try {
+    const spec: SweepSpec = {
+      topologies: parseTopologies(values.topologies ?? '1x8,2x4,4x2,8x1'),
+      modes: parseModes(values.modes ?? 'fold,forward,direct'),
+      modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+      dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
+      rounds: intFlag(values.rounds, 'rounds', 5, 1),
+      seed: intFlag(values.seed, 'seed', 1),
+    };
+    if (values['uplink-bandwidth'] !== undefined)
+      spec.uplinkBandwidth = sizeFlag(values['uplink-bandwidth'], 'uplink-bandwidth', 0);
+    if (values['uplink-latency-ms'] !== undefined)
+      spec.uplinkLatencyMs = intFlag(values['uplink-latency-ms'], 'uplink-latency-ms', 0);
+    const traceDir = values['trace-dir'];
+    if (traceDir !== undefined && !fs.existsSync(path.dirname(path.resolve(traceDir))))
+      throw new UsageError(`--trace-dir: folder ${path.dirname(path.resolve(traceDir))} does not exist`);
+    return {
+      spec: validateSweepSpec(spec),
+      format: values.json ? 'json' : values.csv ? 'csv' : 'table',
+      traceDir,
+    };
+  } catch (e) {
+    if (e instanceof SweepSpecError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+export const sweepCommand: Command = {
+  summary:
+    'run topologies x modes for real (optionally shaped uplinks) and compare bytes and times with theory',
+  async run(argv) {
+    const parsed = sweepSpecFromFlags(argv);
+    if (!parsed) {
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    const { spec, format, traceDir } = parsed;
+    const abort = new AbortController();
+    // Ctrl-C: the running case stops and is dropped; the finished ones are printed.
+    const onSigint = () => {
+      if (abort.signal.aborted) return;
+      process.stderr.write('\nrelay-lab sweep: interrupted, keeping the finished cases\n');
+      abort.abort('interrupted');
+    };
+    process.on('SIGINT', onSigint);
+    let result: SweepResult;
+    const t0 = Date.now();
+    try {
+      result = await runSweep(spec, {
+        signal: abort.signal,
+        traceDir,
+        onProgress: (p) => {
+          if (p.state !== 'running') return;
+          const secs = ((Date.now() - t0) / 1000).toFixed(0);
+          if (p.current)
+            process.stderr.write(`relay-lab sweep: [${p.done + 1}/${p.total}] ${p.current} (${secs} s)\n`);
+          else if (p.finished)
+            process.stderr.write(
+              `relay-lab sweep: [${p.done}/${p.total}] ${p.finished.topology} ${p.finished.mode}: median ${p.finished.roundMs.median.toFixed(1)} ms, ${p.finished.verdict}\n`,
+            );
+        },
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+    }
+    if (format === 'json') printJson(result);
+    else if (format === 'csv') process.stdout.write(sweepToCsv(result));
+    else process.stdout.write(sweepTable(result));
+    const failed = result.cases.some((c) => c.verdict !== 'ok');
+    return failed || !result.complete ? 1 : 0;
+  },
+};

@@ -1,0 +1,193 @@
+// The Explore view's state: the sweep form, the running sweep's progress (the
+// lab's `sweep` events), the result on screen and the saved sweeps. The live
+// session is never wiped silently: before a sweep it is either saved (trace)
+// and stopped, or kept running on purpose.
+import { create } from 'zustand';
+import type { LabBatch, LabReply, TraceFileInfo } from '@shared/lab/contract';
+import type { SweepCommand } from '@shared/sweep/contract';
+import type { UplinkMode, WireDtype } from '@shared/lab/topology';
+import { parseModes, parseSize, parseTopologies, validateSweepSpec } from '@shared/sweep/spec';
+import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
+import { currentLab, send, useLab } from './lab-store';
+
+export interface ExploreForm {
+  topologies: string;
+  modes: Record<UplinkMode, boolean>;
+  modelBytes: string;
+  dtype: WireDtype;
+  rounds: string;
+  /** MB/s (10^6 bytes per second) per host uplink, each direction; empty: unshaped. */
+  bandwidthMBps: string;
+  latencyMs: string;
+}
+
+export interface ExploreState {
+  open: boolean;
+  form: ExploreForm;
+  /** What happens to a running live topology when a sweep starts. */
+  live: 'save-and-stop' | 'keep';
+  running: boolean;
+  progress: SweepProgress | null;
+  /** Cases as they finish (the running sweep), then the whole result. */
+  partial: SweepCase[];
+  result: SweepResult | null;
+  /** The result's JSON in the traces folder. */
+  savedAs: string | null;
+  saved: TraceFileInfo[];
+  notice: string | null;
+  error: string | null;
+}
+
+export const DEFAULT_EXPLORE_FORM: ExploreForm = {
+  topologies: '1x4,2x2,4x1',
+  modes: { fold: true, forward: false, direct: true },
+  modelBytes: '256KiB',
+  dtype: 'f32',
+  rounds: '3',
+  bandwidthMBps: '50',
+  latencyMs: '',
+};
+
+export const useExplore = create<ExploreState>(() => ({
+  open: false,
+  form: DEFAULT_EXPLORE_FORM,
+  live: 'save-and-stop',
+  running: false,
+  progress: null,
+  partial: [],
+  result: null,
+  savedAs: null,
+  saved: [],
+  notice: null,
+  error: null,
+}));
+
+let subscribed = false;
+
+/** Sweep commands go straight to the lab: their errors show in the Explore view, not the main error bar. */
+async function sweepSend(cmd: SweepCommand): Promise<LabReply> {
+  const api = currentLab();
+  if (!api) return { ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' };
+  return api.command(cmd);
+}
+
+/** Sweep progress events of a lab batch into the store (the lab store ignores them). */
+export function applySweepBatch(b: LabBatch): void {
+  for (const e of b.events) {
+    if (e.type !== 'sweep') continue;
+    const p = e.progress;
+    useExplore.setState((s) => ({
+      progress: p,
+      partial: p.finished
+        ? [...s.partial.filter((c) => c.index !== p.finished!.index), p.finished]
+        : s.partial,
+      ...(p.state === 'error' ? { error: p.message ?? 'the sweep failed' } : {}),
+    }));
+  }
+}
+
+export async function openExplore(): Promise<void> {
+  useExplore.setState({ open: true });
+  const api = currentLab();
+  if (api && !subscribed) {
+    subscribed = true;
+    api.subscribe(applySweepBatch);
+  }
+  await refreshSavedSweeps();
+}
+
+export async function refreshSavedSweeps(): Promise<void> {
+  const reply = await sweepSend({ type: 'listSweeps' });
+  if (reply.ok) useExplore.setState({ saved: reply.sweeps ?? [] });
+}
+
+/** The form as a spec, or a named error. */
+export function formToSpec(f: ExploreForm): SweepSpec {
+  const modes = parseModes((Object.keys(f.modes) as UplinkMode[]).filter((m) => f.modes[m]).join(','));
+  const spec: SweepSpec = {
+    topologies: parseTopologies(f.topologies),
+    modes,
+    modelBytes: parseSize(f.modelBytes, 'model size'),
+    dtype: f.dtype,
+    rounds: Number(f.rounds),
+  };
+  if (f.bandwidthMBps.trim() !== '') spec.uplinkBandwidth = Math.round(Number(f.bandwidthMBps) * 1e6);
+  if (f.latencyMs.trim() !== '') spec.uplinkLatencyMs = Number(f.latencyMs);
+  return validateSweepSpec(spec);
+}
+
+export async function startSweep(): Promise<void> {
+  const s = useExplore.getState();
+  if (s.running) return;
+  let spec: SweepSpec;
+  try {
+    spec = formToSpec(s.form);
+  } catch (e) {
+    useExplore.setState({ error: (e as Error).message });
+    return;
+  }
+  useExplore.setState({ error: null, notice: null });
+  const lab = useLab.getState();
+  const liveRunning = lab.view.kind === 'live' && (lab.snapshot?.running ?? false);
+  if (liveRunning && s.live === 'save-and-stop') {
+    // The live topology's trace is saved before it stops: nothing is lost.
+    const saved = await send({ type: 'saveTrace', format: 'ndjson' });
+    if (!saved.ok) {
+      useExplore.setState({ error: `could not save the live session first: ${saved.message}` });
+      return;
+    }
+    await send({ type: 'stop' });
+    useExplore.setState({ notice: `Live session saved as ${saved.trace?.name} and stopped.` });
+  }
+  useExplore.setState({
+    running: true,
+    result: null,
+    partial: [],
+    savedAs: null,
+    progress: { done: 0, total: spec.topologies.length * spec.modes.length, current: null, state: 'running' },
+  });
+  const reply = await sweepSend({ type: 'sweep', spec });
+  if (reply.ok)
+    useExplore.setState({
+      running: false,
+      result: reply.sweep ?? null,
+      savedAs: reply.sweepFile?.name ?? null,
+    });
+  else useExplore.setState({ running: false, error: `${reply.error}: ${reply.message}` });
+  await refreshSavedSweeps();
+}
+
+export async function cancelSweep(): Promise<void> {
+  await sweepSend({ type: 'cancelSweep' });
+}
+
+export async function saveSweep(format: 'json' | 'csv'): Promise<void> {
+  const reply = await sweepSend({ type: 'saveSweep', format });
+  if (!reply.ok) useExplore.setState({ error: `${reply.error}: ${reply.message}` });
+  else
+    useExplore.setState({
+      notice: `Saved ${reply.sweepFile!.name} (${reply.sweepFile!.path})`,
+      savedAs: format === 'json' ? reply.sweepFile!.name : useExplore.getState().savedAs,
+    });
+}
+
+export async function openSavedSweep(name: string): Promise<void> {
+  const reply = await sweepSend({ type: 'openSweep', name });
+  if (!reply.ok) useExplore.setState({ error: `${reply.error}: ${reply.message}` });
+  else
+    useExplore.setState({
+      result: reply.sweep ?? null,
+      partial: [],
+      savedAs: name,
+      error: null,
+      progress: null,
+    });
+}
+
+/** Opens a case's trace in the main window (the live session stays behind it). */
+export async function openCaseTrace(c: SweepCase): Promise<void> {
+  if (!c.trace) return;
+  const reply = await send({ type: 'openTrace', name: c.trace });
+  if (!reply.ok) useExplore.setState({ error: `${reply.error}: ${reply.message}` });
+  else useExplore.setState({ open: false });
+}

@@ -1,0 +1,142 @@
+// The Explore view's two charts (uPlot on canvas): bytes per host uplink per
+// round and median round time, against topology, one colour per mode; the
+// measurement as dots, the theory as a dashed line.
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import type { UplinkMode } from '@shared/lab/topology';
+import { topologyLabel } from '@shared/sweep/spec';
+import type { SweepCase, SweepSpec } from '@shared/sweep/types';
+import { formatBytes } from '../lib/format';
+
+export const MODE_COLOURS: Record<UplinkMode, string> = {
+  fold: '#3ecf8e',
+  forward: '#f5a524',
+  direct: '#4ea1ff',
+};
+
+const AXIS = { dark: { axis: '#8590a0', grid: '#262d37' }, light: { axis: '#667085', grid: '#e4e8ee' } };
+
+export type ChartKind = 'bytes' | 'time';
+
+/** The busiest host's number: the uplink that paces the round. */
+const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
+
+function valueOf(c: SweepCase | undefined, kind: ChartKind, theory: boolean): number | null {
+  if (!c || c.error) return null;
+  if (kind === 'bytes') return worst(theory ? c.dataUp.theory : c.dataUp.measured);
+  if (theory) return c.theoryRoundMs;
+  return c.roundsCompleted > 0 ? c.roundMs.median : null;
+}
+
+export function chartData(spec: SweepSpec, cases: SweepCase[], kind: ChartKind): uPlot.AlignedData {
+  const labels = spec.topologies.map(topologyLabel);
+  const x = labels.map((_, i) => i);
+  const cols: (number | null)[][] = [];
+  for (const m of spec.modes) {
+    const of = (t: string) => cases.find((c) => c.mode === m && c.topology === t);
+    cols.push(labels.map((t) => valueOf(of(t), kind, false)));
+    cols.push(labels.map((t) => valueOf(of(t), kind, true)));
+  }
+  return [x, ...cols] as uPlot.AlignedData;
+}
+
+export function ExploreChart({
+  spec,
+  cases,
+  kind,
+  theme,
+}: {
+  spec: SweepSpec;
+  cases: SweepCase[];
+  kind: ChartKind;
+  theme: string;
+}) {
+  const el = useRef<HTMLDivElement>(null);
+  const plot = useRef<uPlot | null>(null);
+  const key = `${spec.topologies.map(topologyLabel).join(',')}|${spec.modes.join(',')}|${theme}`;
+
+  useEffect(() => {
+    const div = el.current;
+    if (!div) return;
+    const labels = spec.topologies.map(topologyLabel);
+    const fmt = (v: number | null) =>
+      v == null ? '–' : kind === 'bytes' ? formatBytes(v) : `${v.toFixed(v >= 100 ? 0 : 1)} ms`;
+    const series: uPlot.Series[] = [{ label: 'topology', value: (_u, v) => labels[v] ?? '' }];
+    for (const m of spec.modes) {
+      series.push({
+        label: `${m} measured`,
+        stroke: MODE_COLOURS[m],
+        fill: MODE_COLOURS[m],
+        paths: () => null,
+        points: { show: true, size: 9, fill: MODE_COLOURS[m] },
+        value: (_u, v) => fmt(v),
+      });
+      series.push({
+        label: `${m} theory`,
+        stroke: MODE_COLOURS[m],
+        width: 1.5,
+        dash: [5, 4],
+        points: { show: false },
+        value: (_u, v) => fmt(v),
+      });
+    }
+    const { axis, grid } = AXIS[theme === 'light' ? 'light' : 'dark'];
+    const u = new uPlot(
+      {
+        width: Math.max(240, div.clientWidth),
+        height: 220,
+        series,
+        legend: { show: true, live: false },
+        cursor: { drag: { x: false, y: false } },
+        scales: {
+          x: { time: false, range: () => [-0.5, labels.length - 0.5] },
+          y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 1) * 1.15)] },
+        },
+        axes: [
+          {
+            stroke: axis,
+            grid: { show: false },
+            ticks: { stroke: grid },
+            splits: () => labels.map((_, i) => i),
+            values: (_u, ticks) => ticks.map((t) => labels[t] ?? ''),
+          },
+          {
+            stroke: axis,
+            grid: { stroke: grid },
+            ticks: { stroke: grid },
+            size: 80,
+            values: (_u, ticks) => ticks.map((t) => fmt(t)),
+          },
+        ],
+      },
+      chartData(spec, cases, kind),
+      div,
+    );
+    plot.current = u;
+    const ro = new ResizeObserver(() => u.setSize({ width: Math.max(240, div.clientWidth), height: 220 }));
+    ro.observe(div);
+    return () => {
+      ro.disconnect();
+      u.destroy();
+      plot.current = null;
+    };
+    // Rebuilt when the axes change (topologies, modes, theme); data updates in place below.
+  }, [key, kind]);
+
+  useEffect(() => {
+    plot.current?.setData(chartData(spec, cases, kind));
+  }, [spec, cases, kind]);
+
+  return (
+    <div
+      ref={el}
+      className="chart explore-chart"
+      role="img"
+      aria-label={
+        kind === 'bytes'
+          ? 'Data bytes per host uplink per round against topology, measured and theory'
+          : 'Median round time against topology, measured and theory'
+      }
+    />
+  );
+}

@@ -1,0 +1,140 @@
+// Sweep choices as people write them (`1x8,2x4,4+2+1`, `fold,direct`) and
+// the checks every front end applies before a process starts: the same
+// limits as one topology (64 ranks, 512 MiB), plus a cap on the cases.
+import type { UplinkMode, WireDtype } from '../lab/topology';
+import type { SweepSpec } from './types';
+
+export class SweepSpecError extends Error {
+  override readonly name = 'SweepSpecError';
+  readonly code = 'BAD_SWEEP';
+}
+
+export const SWEEP_LIMITS = {
+  maxCases: 64,
+  maxRounds: 1000,
+  maxRanks: 64,
+  maxRanksPerHost: 32,
+  maxHosts: 16,
+  maxModelBytes: 512 * 1024 * 1024,
+  maxLatencyMs: 10_000,
+  minBandwidth: 1000,
+} as const;
+
+const MODES: readonly UplinkMode[] = ['fold', 'forward', 'direct'];
+
+function fail(message: string): never {
+  throw new SweepSpecError(message);
+}
+
+/** `HxK` (H hosts of K ranks) or `a+b+c` (uneven: ranks of each host). */
+export function parseTopology(text: string): number[] {
+  const t = text.trim();
+  const even = /^(\d+)x(\d+)$/.exec(t);
+  let hosts: number[];
+  if (even) hosts = Array.from({ length: Number(even[1]) }, () => Number(even[2]));
+  else if (/^\d+(\+\d+)*$/.test(t)) hosts = t.split('+').map(Number);
+  else fail(`topology '${text}' must look like 2x4 (hosts x ranks) or 4+2+1 (ranks of each host)`);
+  if (hosts.length < 1 || hosts.length > SWEEP_LIMITS.maxHosts)
+    fail(`topology '${text}': 1..${SWEEP_LIMITS.maxHosts} hosts`);
+  if (hosts.some((k) => k < 1 || k > SWEEP_LIMITS.maxRanksPerHost))
+    fail(`topology '${text}': every host needs 1..${SWEEP_LIMITS.maxRanksPerHost} ranks`);
+  if (hosts.reduce((a, b) => a + b, 0) > SWEEP_LIMITS.maxRanks)
+    fail(`topology '${text}': at most ${SWEEP_LIMITS.maxRanks} ranks in all`);
+  return hosts;
+}
+
+/** `1x4` when every host has the same ranks, else `4+2+1`. */
+export function topologyLabel(ranksPerHost: readonly number[]): string {
+  return ranksPerHost.every((k) => k === ranksPerHost[0])
+    ? `${ranksPerHost.length}x${ranksPerHost[0]}`
+    : ranksPerHost.join('+');
+}
+
+export function parseTopologies(text: string): number[][] {
+  const items = text.split(',').filter((s) => s.trim() !== '');
+  if (items.length === 0) fail('name at least one topology, e.g. 1x4,2x2,4x1');
+  return items.map(parseTopology);
+}
+
+export function parseModes(text: string): UplinkMode[] {
+  const items = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (items.length === 0) fail('name at least one mode: fold, forward, direct');
+  for (const m of items)
+    if (!(MODES as readonly string[]).includes(m)) fail(`mode '${m}' must be one of ${MODES.join(', ')}`);
+  return [...new Set(items)] as UplinkMode[];
+}
+
+function isInt(v: unknown, min: number, max: number): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+}
+
+/** Checks a spec from any side (flags, the window) and returns a clean copy. */
+export function validateSweepSpec(v: unknown): SweepSpec {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail('sweep spec must be an object');
+  const s = v as Record<string, unknown>;
+  for (const key of Object.keys(s))
+    if (
+      ![
+        'topologies',
+        'modes',
+        'modelBytes',
+        'dtype',
+        'rounds',
+        'uplinkBandwidth',
+        'uplinkLatencyMs',
+        'seed',
+      ].includes(key)
+    )
+      fail(`sweep spec: unknown field '${key}'`);
+  if (!Array.isArray(s.topologies) || s.topologies.length === 0) fail('topologies must list at least one');
+  const topologies = s.topologies.map((t: unknown) => {
+    if (!Array.isArray(t) || !t.every((k) => isInt(k, 1, SWEEP_LIMITS.maxRanksPerHost)))
+      fail('every topology must be a list of ranks per host (1..32 each)');
+    return parseTopology((t as number[]).join('+'));
+  });
+  if (!Array.isArray(s.modes)) fail('modes must be a list');
+  const modes = parseModes((s.modes as unknown[]).map(String).join(','));
+  if (topologies.length * modes.length > SWEEP_LIMITS.maxCases)
+    fail(`${topologies.length * modes.length} cases: at most ${SWEEP_LIMITS.maxCases} in one sweep`);
+  if (!isInt(s.modelBytes, 4, SWEEP_LIMITS.maxModelBytes)) fail('modelBytes must be 4 B .. 512 MiB');
+  if (s.dtype !== 'f32' && s.dtype !== 'bf16') fail('dtype must be f32 or bf16');
+  if (!isInt(s.rounds, 1, SWEEP_LIMITS.maxRounds)) fail(`rounds must be 1..${SWEEP_LIMITS.maxRounds}`);
+  const out: SweepSpec = {
+    topologies,
+    modes,
+    modelBytes: s.modelBytes,
+    dtype: s.dtype as WireDtype,
+    rounds: s.rounds,
+  };
+  if (s.uplinkBandwidth !== undefined) {
+    if (!isInt(s.uplinkBandwidth, SWEEP_LIMITS.minBandwidth, Number.MAX_SAFE_INTEGER))
+      fail(
+        `uplinkBandwidth must be a whole number of bytes per second, at least ${SWEEP_LIMITS.minBandwidth}`,
+      );
+    out.uplinkBandwidth = s.uplinkBandwidth;
+  }
+  if (s.uplinkLatencyMs !== undefined) {
+    if (!isInt(s.uplinkLatencyMs, 0, SWEEP_LIMITS.maxLatencyMs))
+      fail(`uplinkLatencyMs must be 0..${SWEEP_LIMITS.maxLatencyMs}`);
+    out.uplinkLatencyMs = s.uplinkLatencyMs;
+  }
+  if (s.seed !== undefined) {
+    if (!isInt(s.seed, 0, 0xffffffff)) fail('seed must be a whole number');
+    out.seed = s.seed;
+  }
+  return out;
+}
+
+/** Sizes as people write them: 262144, 256KiB, 4MiB, 4M, 1.5GiB (binary units). */
+export function parseSize(text: string, what: string): number {
+  const m = /^(\d+(?:\.\d+)?)\s*(k|kib|kb|m|mib|mb|g|gib|gb|b)?$/i.exec(text.trim());
+  if (!m) fail(`${what} must be a size such as 262144, 256KiB or 4MiB, got '${text}'`);
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
+  const n = Math.round(Number(m[1]) * mult);
+  if (!Number.isSafeInteger(n)) fail(`${what} is too large`);
+  return n;
+}
