@@ -19,7 +19,7 @@ import {
   topologyLabel,
   validateSweepSpec,
 } from '@shared/sweep/spec';
-import { modelLayout } from '../engine/synthetic';
+import { modelLayout } from '@shared/synthetic';
 
 function frameOf(modelBytes: number, dtype: number): RoundFrame {
   const elem = dtype === DTYPE_BF16 ? 2 : 4;
