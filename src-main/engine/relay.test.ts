@@ -273,6 +273,8 @@ describe('relay data channel (first fold tier)', () => {
     expect(err.code).toBe('HMAC_MISMATCH');
   });
 
+  // A length over the ceiling is a read error (flodl's try_read_len_framed): that rank's death, RankExit
+  // goes up; prefix/body drift is caught by the frame's parse: a fold error, the channel shuts down.
   it('rejects a hostile 0xFFFFFFFF len prefix before allocating, and prefix/body drift both ways (5.5 #14)', async () => {
     for (const [prefixDelta, pattern] of [
       [null, /frame ceiling/],
@@ -293,6 +295,8 @@ describe('relay data channel (first fold tier)', () => {
       );
       r0.write(prefix, body);
       if (prefixDelta === 10) r0.write(new Uint8Array(10));
+      if (prefixDelta === null)
+        expect(await next(peer)).toEqual({ kind: 'Control', msg: { type: 'RankExit', rank: 0 } });
       expect(await peer.readMux()).toBeNull();
       expect((events.find((e) => e.type === 'error') as { message: string }).message).toMatch(pattern);
     }
