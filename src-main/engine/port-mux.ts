@@ -4,6 +4,7 @@
 // magic again as its own first read). Unknown magics, a channel with no
 // subsystem, or no magic within the peek deadline: the connection is dropped.
 import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { channelOfMagic, type Channel } from '@shared/wire/channel';
 import { Conn } from './conn';
 
@@ -26,7 +27,8 @@ export class PortMux {
     server.on('connection', (s) => this.accept(s));
   }
 
-  private accept(socket: net.Socket): void {
+  /** Takes one connection (the server's, or an in-memory one in tests). */
+  accept(socket: Duplex): void {
     const conn = new Conn(socket, { readDir: 'up', stallMs: this.opts.stallMs, noDelay: this.opts.noDelay });
     this.conns.add(conn);
     conn.onClose(() => this.conns.delete(conn));

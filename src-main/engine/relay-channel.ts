@@ -11,7 +11,7 @@
 // rank's death: RankExit goes up and the channel carries on. A frame that was
 // read but is unusable (HMAC, parse or fold validation: a role's sink throws)
 // shuts the whole channel down; records already queued still go up first.
-import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { COMMITTED_READ_STARVATION_MS } from '@shared/wire/constants';
 import { isWireError } from '@shared/wire/errors';
@@ -22,7 +22,7 @@ import { decodeRelayControl, type RelayControlMsg } from '@shared/wire/relay-con
 import { Conn, connectWithRetry } from './conn';
 import { MuxRecordStream } from './mux-stream';
 import { acceptRankHandshake } from './rank-handshake';
-import type { ChannelName, RelayEvent, RelayOptions } from './relay-options';
+import type { ChannelName, RankAcceptor, RelayEvent, RelayOptions } from './relay-options';
 import type { Tap, TapLink } from './tap';
 
 export interface RankSock {
@@ -86,7 +86,7 @@ export abstract class RelayChannel {
 
   // ---- start: ranks, then upstream (WIRE.md 4.2 RelayChannel::start) ----
 
-  async start(server: net.Server): Promise<void> {
+  async start(server: RankAcceptor): Promise<void> {
     await this.acceptRanks(server);
     server.close();
     await this.connectUpstream();
@@ -100,11 +100,11 @@ export abstract class RelayChannel {
   }
 
   /** Accepts every local rank; any handshake failure fails the whole channel start (WIRE.md 3.6). */
-  private acceptRanks(server: net.Server): Promise<void> {
+  private acceptRanks(server: RankAcceptor): Promise<void> {
     const expected = [...this.opts.ranks].sort((a, b) => a - b);
     const pending = new Set<number>(expected);
     return new Promise<void>((resolve, reject) => {
-      const onConn = (socket: net.Socket) => {
+      const onConn = (socket: Duplex) => {
         const conn = new Conn(socket, { readDir: 'up', noDelay: !this.opts.historical?.nagle });
         acceptRankHandshake(conn, {
           channel: this.channel,
@@ -312,11 +312,13 @@ export abstract class RelayChannel {
   // ---- upstream ----
 
   private async connectUpstream(): Promise<void> {
-    const socket = await connectWithRetry(this.opts.controllerAddress, this.opts.controllerPort, {
-      attempts: this.opts.connectAttempts ?? 60,
-      intervalMs: this.opts.connectIntervalMs ?? 500,
-      isCancelled: () => this.shut,
-    });
+    const socket = this.opts.dialUpstream
+      ? await this.opts.dialUpstream(this.channel)
+      : await connectWithRetry(this.opts.controllerAddress, this.opts.controllerPort, {
+          attempts: this.opts.connectAttempts ?? 60,
+          intervalMs: this.opts.connectIntervalMs ?? 500,
+          isCancelled: () => this.shut,
+        });
     const up = new Conn(socket, {
       readDir: 'down',
       onWriteError: (e) => void this.shutdown(`upstream write failed: ${e.message}`),

@@ -1,7 +1,15 @@
 // What a relay is configured with and what it reports (shared by the relay
 // and its channel roles, kept apart so the roles do not import the relay).
+import type { Duplex } from 'node:stream';
 import type { Mac } from '@shared/wire/mac';
 import type { Tap } from './tap';
+
+/** Where a channel's ranks connect from: a listening net.Server, or an in-memory stand-in in tests. */
+export interface RankAcceptor {
+  on(event: 'connection', listener: (socket: Duplex) => void): unknown;
+  off(event: 'connection', listener: (socket: Duplex) => void): unknown;
+  close(): unknown;
+}
 
 export type RelayMode = 'fold' | 'forward';
 
@@ -26,6 +34,8 @@ export interface RelayOptions {
   starvationMs?: number;
   connectAttempts?: number;
   connectIntervalMs?: number;
+  /** How a channel reaches the controller (default: TCP to controllerAddress:controllerPort with retry). */
+  dialUpstream?: (channel: ChannelName) => Promise<Duplex>;
   /** Lab-only historical behaviours, for reproducing the transport's incidents. */
   historical?: RelayHistorical;
 }

@@ -12,13 +12,14 @@ import { ControlRouter } from './control-router';
 import type { DataUplink } from './data-uplink';
 import { FoldUplink } from './fold-uplink';
 import { ForwardUplink } from './forward-uplink';
-import type { RelayEvent, RelayOptions } from './relay-options';
+import type { RankAcceptor, RelayEvent, RelayOptions } from './relay-options';
 
-export type { RelayEvent, RelayHistorical, RelayMode, RelayOptions } from './relay-options';
+export type { RankAcceptor, RelayEvent, RelayHistorical, RelayMode, RelayOptions } from './relay-options';
 
 export class Relay {
-  private dataServer!: net.Server;
-  private controlServer!: net.Server;
+  private dataServer?: net.Server;
+  private controlServer?: net.Server;
+  private acceptors!: { data: RankAcceptor; control: RankAcceptor };
   private readonly listeners = new Set<(e: RelayEvent) => void>();
   readonly data: DataUplink;
   readonly control: ControlRouter;
@@ -42,6 +43,14 @@ export class Relay {
     r.controlServer = await listen(addr, opts.controlPort ?? 0);
     r.dataPort = serverPort(r.dataServer);
     r.controlPort = serverPort(r.controlServer);
+    r.acceptors = { data: r.dataServer, control: r.controlServer };
+    return r;
+  }
+
+  /** A relay whose ranks arrive through the given acceptors (in-memory pairs in unit tests; no ports). */
+  static over(opts: RelayOptions, acceptors: { data: RankAcceptor; control: RankAcceptor }): Relay {
+    const r = new Relay(opts);
+    r.acceptors = acceptors;
     return r;
   }
 
@@ -59,7 +68,7 @@ export class Relay {
 
   /** Accepts the host's ranks on both channels concurrently, then goes upstream on each. */
   async start(): Promise<void> {
-    await Promise.all([this.data.start(this.dataServer), this.control.start(this.controlServer)]);
+    await Promise.all([this.data.start(this.acceptors.data), this.control.start(this.acceptors.control)]);
   }
 
   /** Resolves when both channels have shut down. */
@@ -78,8 +87,8 @@ export class Relay {
     this.destroyed = true;
     this.data.destroy('host killed');
     this.control.destroy('host killed');
-    this.dataServer?.close();
-    this.controlServer?.close();
+    this.acceptors?.data.close();
+    this.acceptors?.control.close();
   }
 
   async close(): Promise<void> {

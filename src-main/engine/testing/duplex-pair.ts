@@ -3,6 +3,7 @@
 // turn as TCP would. Unlike node:stream's duplexPair, an end closes like a TCP
 // socket: end() or destroy() on one side lets the other read what was already
 // sent, then see 'end' and 'close' (allowHalfOpen off, as in net.Socket).
+import { EventEmitter } from 'node:events';
 import { Duplex } from 'node:stream';
 
 class MemoryEnd extends Duplex {
@@ -50,4 +51,19 @@ export function memoryDuplexPair(): [Duplex, Duplex] {
   a.peer = b;
   b.peer = a;
   return [a, b];
+}
+
+/** Stands in for a listening server: connect() hands the other end to 'connection' listeners. */
+export class MemoryListener extends EventEmitter {
+  closed = false;
+
+  connect(): Duplex {
+    const [client, server] = memoryDuplexPair();
+    this.emit('connection', server);
+    return client;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
 }
