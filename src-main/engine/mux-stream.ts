@@ -7,7 +7,8 @@
 // record's MAC verified (WIRE.md 3.2 step 6), so no handler acts on unverified
 // bytes. A stage that ends (the Hello) installs the next handler; records
 // after it in the same chunk go to the new one.
-import { parseMuxHeader, type MuxHeader } from '@shared/wire/mux';
+import { muxKindOfByte, parseMuxHeader, type MuxHeader } from '@shared/wire/mux';
+import { decodeRelayControl, type RelayControlMsg } from '@shared/wire/relay-control';
 import type { Mac } from '@shared/wire/mac';
 import { MuxReader } from '@shared/wire/mux-reader';
 import { ChunkAccumulator } from '@shared/wire/reader-core';
@@ -89,5 +90,29 @@ export class MuxRecordStream {
   /** STARVED when a record started and no byte came for `deadlineMs` (WIRE.md 4.1). */
   checkStarvation(now: number, deadlineMs: number): WireError | null {
     return this.failed ? null : this.reader.checkStarvation(now, deadlineMs);
+  }
+}
+
+/** A record from the controller as a relay uses it, its MAC verified. */
+export type UpstreamRecord =
+  | { kind: 'Data'; rank: number; payload: Uint8Array }
+  | { kind: 'Broadcast'; payload: Uint8Array }
+  | { kind: 'HostFrame'; payload: Uint8Array }
+  | { kind: 'Control'; msg: RelayControlMsg };
+
+/** The record a verified header and payload make (the MAC was checked by the reader). */
+export function upstreamRecord(header: MuxHeader, payload: Uint8Array): UpstreamRecord {
+  const kind = muxKindOfByte(header.kind);
+  switch (kind) {
+    case 'Data':
+      return { kind, rank: header.rank, payload };
+    case 'Control':
+      return { kind, msg: decodeRelayControl(payload) };
+    case 'HostFrame':
+    case 'Broadcast':
+      return { kind, payload };
+    default:
+      // MuxReader rejects unknown kinds before `end`; kept for the type checker.
+      throw new Error(`unknown mux record kind ${header.kind}`);
   }
 }

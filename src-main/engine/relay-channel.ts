@@ -11,18 +11,18 @@
 // rank's death: RankExit goes up and the channel carries on. A frame that was
 // read but is unusable (HMAC, parse or fold validation: a role's sink throws)
 // shuts the whole channel down; records already queued still go up first.
-import type { Duplex } from 'node:stream';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { COMMITTED_READ_STARVATION_MS } from '@shared/wire/constants';
 import { isWireError } from '@shared/wire/errors';
 import { LenFrameReader } from '@shared/wire/len-frame-reader';
-import { encodeMuxRecord, muxKindOfByte, type MuxHeader } from '@shared/wire/mux';
+import { encodeMuxRecord } from '@shared/wire/mux';
 import type { FrameSink } from '@shared/wire/reader-core';
-import { decodeRelayControl, type RelayControlMsg } from '@shared/wire/relay-control';
 import { Conn, connectWithRetry } from './conn';
-import { MuxRecordStream } from './mux-stream';
-import { acceptRankHandshake } from './rank-handshake';
+import { MuxRecordStream, upstreamRecord, type UpstreamRecord } from './mux-stream';
+import { acceptLocalRanks } from './rank-accept';
 import type { ChannelName, RankAcceptor, RelayEvent, RelayOptions } from './relay-options';
+
+export type { UpstreamRecord } from './mux-stream';
 import type { Tap, TapLink } from './tap';
 
 export interface RankSock {
@@ -33,13 +33,6 @@ export interface RankSock {
   /** Left (EOF or read error): nothing more is read from it. */
   gone: boolean;
 }
-
-/** A record from the controller, its MAC verified. */
-export type UpstreamRecord =
-  | { kind: 'Data'; rank: number; payload: Uint8Array }
-  | { kind: 'Broadcast'; payload: Uint8Array }
-  | { kind: 'HostFrame'; payload: Uint8Array }
-  | { kind: 'Control'; msg: RelayControlMsg };
 
 /** A role's sink threw: the frame was read whole or in part but cannot be used. */
 class FrameRejected extends Error {
@@ -87,7 +80,19 @@ export abstract class RelayChannel {
   // ---- start: ranks, then upstream (WIRE.md 4.2 RelayChannel::start) ----
 
   async start(server: RankAcceptor): Promise<void> {
-    await this.acceptRanks(server);
+    const accepted = await acceptLocalRanks(server, {
+      opts: this.opts,
+      channel: this.channel,
+      bindLink: (rank, conn) => this.bindLink(rank, conn),
+      onError: (e) =>
+        this.emit({
+          type: 'error',
+          channel: this.channel,
+          message: e.message,
+          code: (e as { code?: string }).code,
+        }),
+    });
+    for (const { rank, conn, rest } of accepted) this.addRank(rank, conn, rest);
     server.close();
     await this.connectUpstream();
     // Rank readers start once upstream is up (flodl spawns them after HelloAck);
@@ -97,64 +102,6 @@ export abstract class RelayChannel {
       () => this.checkStarvation(),
       Math.min(1000, Math.max(20, this.starvationMs / 4)),
     );
-  }
-
-  /** Accepts every local rank; any handshake failure fails the whole channel start (WIRE.md 3.6). */
-  private acceptRanks(server: RankAcceptor): Promise<void> {
-    const expected = [...this.opts.ranks].sort((a, b) => a - b);
-    const pending = new Set<number>(expected);
-    return new Promise<void>((resolve, reject) => {
-      const onConn = (socket: Duplex) => {
-        const conn = new Conn(socket, { readDir: 'up', noDelay: !this.opts.historical?.nagle });
-        acceptRankHandshake(conn, {
-          channel: this.channel,
-          mac: this.opts.mac,
-          version: this.channel === 'data' ? this.opts.dataVersion : this.opts.controlVersion,
-          worldSize: this.opts.worldSize,
-          check: (rank) =>
-            !expected.includes(rank)
-              ? `rank ${rank} is not one of host ${this.opts.hostName}'s ranks [${expected}]`
-              : !pending.has(rank)
-                ? `rank ${rank} connected twice`
-                : null,
-          onUnit: (dir, bytes, verdict, summary, rank) => {
-            const link = this.bindLink(rank, conn);
-            if (link)
-              this.opts.tap!.unit({
-                link,
-                dir,
-                layer: 'handshake',
-                kind: dir === 'up' ? `${this.channel}Handshake` : `${this.channel}HandshakeAck`,
-                length: bytes.length,
-                verdict: verdict as never,
-                summary,
-                bytes: [bytes],
-              });
-          },
-        }).then(
-          ({ rank, rest }) => {
-            pending.delete(rank);
-            this.addRank(rank, conn, rest);
-            if (pending.size === 0) {
-              server.off('connection', onConn);
-              resolve();
-            }
-          },
-          (e: Error) => {
-            conn.destroy();
-            this.emit({
-              type: 'error',
-              channel: this.channel,
-              message: e.message,
-              code: (e as { code?: string }).code,
-            });
-            server.off('connection', onConn);
-            reject(e);
-          },
-        );
-      };
-      server.on('connection', onConn);
-    });
   }
 
   /** The loopback link of a rank (registered on first sight), with the connection's bytes on it. */
@@ -447,21 +394,4 @@ function rejectingOnThrow(sink: FrameSink): FrameSink {
     onChunk: marked((b: Uint8Array) => sink.onChunk(b)),
     onEnd: marked(() => sink.onEnd()),
   };
-}
-
-/** The record a verified header and payload make (the MAC was checked by the reader). */
-function upstreamRecord(header: MuxHeader, payload: Uint8Array): UpstreamRecord {
-  const kind = muxKindOfByte(header.kind);
-  switch (kind) {
-    case 'Data':
-      return { kind, rank: header.rank, payload };
-    case 'Control':
-      return { kind, msg: decodeRelayControl(payload) };
-    case 'HostFrame':
-    case 'Broadcast':
-      return { kind, payload };
-    default:
-      // MuxReader rejects unknown kinds before `end`; kept for the type checker.
-      throw new Error(`unknown mux record kind ${header.kind}`);
-  }
 }
