@@ -43,6 +43,8 @@ export type ControllerEvent =
       round: number;
       hosts: number[];
       ranks: number[] | null;
+      /** Forward and direct modes: the ranks in the order reduce_realized_work summed their frames. */
+      order: number[] | null;
       weight: number;
       ms: number;
       consensusBytes: number;

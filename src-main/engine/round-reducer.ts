@@ -145,6 +145,7 @@ export class RoundReducer {
           type: 'round',
           round,
           hosts: accepted.map((s) => s.host),
+          order: this.opts.mode === 'fold' ? null : [...ranks],
           ranks: this.opts.mode === 'fold' ? null : ranks.sort((a, b) => a - b),
           weight: consensus.weight,
           ms: performance.now() - t0,
