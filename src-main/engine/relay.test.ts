@@ -209,6 +209,27 @@ describe('relay data channel (first fold tier)', () => {
     expect(await next(peer)).toEqual({ kind: 'Control', msg: { type: 'RankExit', rank: 0 } });
   });
 
+  it('a rank closing mid-frame (39 00 00 00, 20 bytes) is that rank dead; the round ships, the channel stays up (issue 16 #2)', async () => {
+    const { events, r0, r1, peer } = await twoRankFoldRelay();
+    const blob = encodeLenFrame(frame([1, 2, 3, 4, 5, 6, 7, 8, 9], 1, 1));
+    expect(Array.from(blob.subarray(0, 4))).toEqual([0x39, 0, 0, 0]);
+    r1.write(encodeLenFrame(frame([4], 1.5)));
+    r0.write(blob.subarray(0, 24));
+    await new Promise((r) => setTimeout(r, 50));
+    r0.end();
+    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({
+      weight: 1.5,
+      values: [4],
+    });
+    expect(await next(peer)).toEqual({ kind: 'Control', msg: { type: 'RankExit', rank: 0 } });
+    expect(events).toContainEqual({ type: 'rankDead', rank: 0, cause: 'error' });
+    r1.write(encodeLenFrame(frame([6], 1)));
+    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({
+      weight: 1,
+      values: [6],
+    });
+  });
+
   it('DeclareDead from upstream unblocks the barrier (5.2 #11)', async () => {
     const { relay, r1, peer } = await twoRankFoldRelay();
     r1.write(encodeLenFrame(frame([9], 2)));
