@@ -25,13 +25,25 @@ import type { ChannelName, RankAcceptor, RelayEvent, RelayOptions } from './rela
 export type { UpstreamRecord } from './mux-stream';
 import type { Tap, TapLink } from './tap';
 
-export interface RankSock {
-  rank: number;
-  conn: Conn;
-  link?: TapLink;
-  reader: LenFrameReader;
+/** One local rank's connection and its reader (the role's sink behind it). */
+export class RankSock {
   /** Left (EOF or read error): nothing more is read from it. */
-  gone: boolean;
+  gone = false;
+  readonly reader: LenFrameReader;
+
+  constructor(
+    readonly rank: number,
+    readonly conn: Conn,
+    readonly link: TapLink | undefined,
+    ceiling: number,
+    sinkFor: (rs: RankSock) => FrameSink,
+  ) {
+    this.reader = new LenFrameReader({
+      ceiling,
+      now: () => performance.now(),
+      sink: rejectingOnThrow(sinkFor(this)),
+    });
+  }
 }
 
 /** A role's sink threw: the frame was read whole or in part but cannot be used. */
@@ -120,18 +132,9 @@ export abstract class RelayChannel {
   }
 
   private addRank(rank: number, conn: Conn, rest: Uint8Array): void {
-    const rs: RankSock = {
-      rank,
-      conn,
-      link: this.bindLink(rank, conn),
-      reader: null as unknown as LenFrameReader,
-      gone: false,
-    };
-    rs.reader = new LenFrameReader({
-      ceiling: this.opts.ceiling,
-      now: () => performance.now(),
-      sink: rejectingOnThrow(this.frameSink(rs)),
-    });
+    const rs = new RankSock(rank, conn, this.bindLink(rank, conn), this.opts.ceiling, (r) =>
+      this.frameSink(r),
+    );
     this.ranks.set(rank, rs);
     if (rest.length > 0) conn.unshift(rest);
   }
