@@ -203,6 +203,12 @@ export abstract class RelayChannel {
     void this.shutdown(`fold error: ${e.message}`);
   }
 
+  /** A round that cannot be trusted: the channel shuts down as on a frame rejection. */
+  protected failFold(message: string, rank?: number): void {
+    this.emit({ type: 'error', channel: this.channel, message, code: 'BAD_PAYLOAD', rank });
+    void this.shutdown(`fold error: ${message}`);
+  }
+
   private report(rs: RankSock, e: Error): void {
     const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
     const recordSeq = this.unitFor(

@@ -238,4 +238,18 @@ describe('relay roles over in-memory pairs', () => {
       expect(three.events.find((e) => e.type === 'dropped')).toMatchObject({ rank: 0 });
     },
   );
+
+  it.skipIf(staged)(
+    'without a staged accumulator, a death after part of a frame was merged shuts the channel down instead of shipping it',
+    async () => {
+      const { ranks, peer, events } = await foldRelay([0, 1]);
+      ranks[1].write(encodeLenFrame(frame([9, 9], 2)));
+      const f0 = encodeLenFrame(frame([1, 5], 1));
+      ranks[0].write(f0.subarray(0, 4 + 17 + 2 + 4 + 8 + 4));
+      await turns(20);
+      peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
+      expect(await peer.readMux()).toBeNull();
+      expect(events.find((e) => e.type === 'error')).toMatchObject({ rank: 0 });
+    },
+  );
 });
