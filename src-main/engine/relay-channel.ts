@@ -18,6 +18,7 @@ import { LenFrameReader } from '@shared/wire/len-frame-reader';
 import { encodeMuxRecord } from '@shared/wire/mux';
 import type { FrameSink } from '@shared/wire/reader-core';
 import { Conn, connectWithRetry } from './conn';
+import { FrameRejected, rejectingOnThrow } from './frame-rejection';
 import { MuxRecordStream, upstreamRecord, type UpstreamRecord } from './mux-stream';
 import { acceptLocalRanks } from './rank-accept';
 import type { ChannelName, RankAcceptor, RelayEvent, RelayOptions } from './relay-options';
@@ -43,13 +44,6 @@ export class RankSock {
       now: () => performance.now(),
       sink: rejectingOnThrow(sinkFor(this)),
     });
-  }
-}
-
-/** A role's sink threw: the frame was read whole or in part but cannot be used. */
-class FrameRejected extends Error {
-  constructor(readonly reason: Error) {
-    super(reason.message);
   }
 }
 
@@ -385,22 +379,4 @@ export abstract class RelayChannel {
     for (const rs of this.ranks.values()) rs.conn.destroy();
     this.finish();
   }
-}
-
-/** A role's sink whose throws are marked as rejections (told apart from the reader's own read errors). */
-function rejectingOnThrow(sink: FrameSink): FrameSink {
-  const marked =
-    <A extends unknown[]>(f: (...a: A) => void) =>
-    (...a: A) => {
-      try {
-        f(...a);
-      } catch (e) {
-        throw new FrameRejected(e as Error);
-      }
-    };
-  return {
-    onStart: marked((len: number, header: Uint8Array) => sink.onStart(len, header)),
-    onChunk: marked((b: Uint8Array) => sink.onChunk(b)),
-    onEnd: marked(() => sink.onEnd()),
-  };
 }
