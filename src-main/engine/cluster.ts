@@ -102,9 +102,17 @@ export class Cluster {
     return c;
   }
 
+  /** Controller and coordinator on one port, a relay per host, a process per rank; resolves when every rank is in. */
   private async boot(): Promise<void> {
+    await this.startControllerPort();
+    const ports = await this.startRelays();
+    const exitedEarly = this.spawnRanks(ports);
+    await this.everyRankIn(exitedEarly);
+  }
+
+  /** The controller (data) and the coordinator (control) behind one listening port (channel-magic dispatch). */
+  private async startControllerPort(): Promise<void> {
     const cfg = this.config;
-    const direct = cfg.mode === 'direct';
     this.controller = new Controller({
       worldSize: this.world,
       mac: this.mac,
@@ -127,7 +135,7 @@ export class Cluster {
       dead: this.dead,
       stalenessMs: cfg.stalenessMs,
       tap: this.tap,
-      direct,
+      direct: cfg.mode === 'direct',
       hostOfRank: (r) => this.hostOf(r),
     });
     this.server = await listen('127.0.0.1', 0);
@@ -140,15 +148,14 @@ export class Cluster {
       onDrop: (reason) => this.hooks.onLog?.('warn', `port ${this.port}: dropped a connection: ${reason}`),
       noDelay: !cfg.historical?.nagle,
     });
+  }
 
-    const ready = Promise.all([
-      new Promise<void>((r) => this.controller.on((e) => e.type === 'ready' && r())),
-      new Promise<void>((r) => this.coordinator.on((e) => e.type === 'ready' && r())),
-    ]);
-
+  /** One relay per host (none in direct mode); the ports each host's ranks dial. */
+  private async startRelays(): Promise<{ data: number; control: number }[]> {
+    const cfg = this.config;
     const ports: { data: number; control: number }[] = [];
     for (let h = 0; h < this.hostRanks.length; h++) {
-      if (direct) {
+      if (cfg.mode === 'direct') {
         this.relays.push(null);
         ports.push({ data: this.port, control: this.port });
         continue;
@@ -178,7 +185,12 @@ export class Cluster {
       ports.push({ data: relay.dataPort, control: relay.controlPort });
       relay.start().catch((e: Error) => this.hooks.onLog?.('error', `relay ${hostName(h)}: ${e.message}`));
     }
+    return ports;
+  }
 
+  /** Starts every rank process; the promise rejects if one exits before the controller is ready. */
+  private spawnRanks(ports: { data: number; control: number }[]): Promise<never> {
+    const cfg = this.config;
     const idle = new Set(cfg.idleRanks ?? []);
     const heartbeatMs = cfg.heartbeatMs ?? Math.max(20, Math.min(500, Math.floor(cfg.stalenessMs / 4)));
     let earlyExit: ((e: Error) => void) | null = null;
@@ -193,7 +205,7 @@ export class Cluster {
           address: '127.0.0.1',
           dataPort: ports[h].data,
           controlPort: ports[h].control,
-          direct,
+          direct: cfg.mode === 'direct',
           dataVersion: cfg.dataVersion,
           controlVersion: cfg.controlVersion,
           modelBytes: cfg.modelBytes,
@@ -210,7 +222,7 @@ export class Cluster {
           noElision: cfg.historical?.noElision,
           idleNaN: cfg.historical?.idleNaN,
         };
-        const p = new RankProcess(spec, {
+        this.ranks[rank] = new RankProcess(spec, {
           onMessage: (m) => this.hooks.onRankMessage?.(rank, m),
           onExit: (code, signal) => {
             if (!this.controller.ready)
@@ -219,10 +231,18 @@ export class Cluster {
           },
           onStderr: (line) => this.hooks.onLog?.('warn', `rank ${rank}: ${line}`),
         });
-        this.ranks[rank] = p;
       }
     }
-    // Every rank should be in within seconds; a wedged start fails with a named error instead of hanging.
+    return exitedEarly;
+  }
+
+  /** Every rank should be in within seconds; a wedged start fails with a named error instead of hanging. */
+  private async everyRankIn(exitedEarly: Promise<never>): Promise<void> {
+    const ready = Promise.all([
+      new Promise<void>((r) => this.controller.on((e) => e.type === 'ready' && r())),
+      new Promise<void>((r) => this.coordinator.on((e) => e.type === 'ready' && r())),
+    ]);
+    const limitMs = this.config.startTimeoutMs ?? 30_000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -231,12 +251,8 @@ export class Cluster {
           : this.controller.ready
             ? 'the control channel'
             : 'both channels';
-        reject(
-          new Error(
-            `start-up timed out after ${this.config.startTimeoutMs ?? 30_000} ms waiting for every rank on ${missing}`,
-          ),
-        );
-      }, this.config.startTimeoutMs ?? 30_000);
+        reject(new Error(`start-up timed out after ${limitMs} ms waiting for every rank on ${missing}`));
+      }, limitMs);
     });
     try {
       await Promise.race([ready, exitedEarly, timeout]);

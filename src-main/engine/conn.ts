@@ -1,8 +1,10 @@
-// One TCP connection as the engine uses it: TCP_NODELAY, exact byte counting
+// One connection as the engine uses it: TCP_NODELAY, exact byte counting
 // in both directions, a single consumer of inbound bytes that can be handed
 // over from one protocol stage to the next without losing a chunk, and the
-// single bounded writer.
+// single bounded writer. Any Duplex works (a TCP socket in the lab, an
+// in-memory pair in unit tests); TCP-only features apply where the stream has them.
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Direction } from '@shared/lab/state';
 import { OutboundWriter } from './outbound';
 import { Shaper, corrupt, type FaultTarget, type LinkFault } from './link-fault';
@@ -54,10 +56,10 @@ export class Conn implements FaultTarget {
   closed = false;
 
   constructor(
-    readonly socket: net.Socket,
+    readonly socket: Duplex,
     readonly opts: ConnOptions,
   ) {
-    socket.setNoDelay(opts.noDelay ?? true);
+    if (socket instanceof net.Socket) socket.setNoDelay(opts.noDelay ?? true);
     this.counter = opts.counter ?? new PendingBytes();
     const writeDir: Direction = opts.readDir === 'up' ? 'down' : 'up';
     this.writer = new OutboundWriter(socket, {
@@ -74,11 +76,13 @@ export class Conn implements FaultTarget {
     });
     // Errors end in 'close'; they are reported there.
     socket.on('error', () => {});
-    socket.on('close', (hadError) => {
+    // net.Socket says whether the close followed an error; other Duplexes say nothing.
+    socket.on('close', (hadError?: boolean) => {
+      const failed = hadError === true;
       this.closed = true;
       // A delayed link delays the peer's close too: its last bytes come first.
-      if (this.inQueue.length > 0 && !this.destroyed) this.closeHeld = hadError;
-      else this.fireClose(hadError);
+      if (this.inQueue.length > 0 && !this.destroyed) this.closeHeld = failed;
+      else this.fireClose(failed);
     });
   }
 
@@ -140,7 +144,8 @@ export class Conn implements FaultTarget {
   /** Applies a link fault at this end: reads that travel `readDir`, writes the other way. */
   setFault(fault: LinkFault | null): void {
     if (fault?.reset) {
-      this.socket.resetAndDestroy();
+      if (this.socket instanceof net.Socket) this.socket.resetAndDestroy();
+      else this.socket.destroy();
       return;
     }
     const writeDir: Direction = this.opts.readDir === 'up' ? 'down' : 'up';
@@ -149,6 +154,14 @@ export class Conn implements FaultTarget {
     this.inFault = inbound;
     this.inShaper = inbound ? new Shaper(inbound, this.opts.readDir) : null;
     this.writer.setFault(outbound, writeDir);
+  }
+
+  /** The TCP endpoints (the tap shows them); none for an in-memory stream. */
+  get endpoints(): { remoteAddress?: string; remotePort?: number; localPort?: number } {
+    const s = this.socket;
+    return s instanceof net.Socket
+      ? { remoteAddress: s.remoteAddress, remotePort: s.remotePort, localPort: s.localPort }
+      : {};
   }
 
   /** Hands inbound bytes to `consumer`, first those that arrived while nobody consumed. */

@@ -21,13 +21,15 @@ import {
 import { isWireError, type WireError } from '@shared/wire/errors';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import type { Mac } from '@shared/wire/mac';
-import { encodeMuxRecord, finishMuxRecord } from '@shared/wire/mux';
+import { encodeMuxRecord, muxKindOfByte } from '@shared/wire/mux';
+import { decodeRelayControl } from '@shared/wire/relay-control';
 import type { Conn } from './conn';
 import type { DeadRanks } from './dead-ranks';
-import { BodyBuffer, LenFrameSplitter, MuxSplitter } from './framing';
+import { LenFrameReader } from '@shared/wire/len-frame-reader';
+import { MuxRecordStream } from './mux-stream';
 import { acceptRankHandshake } from './rank-handshake';
 import type { Tap } from './tap';
-import { UplinkUnits, hostIndexOf } from './uplink-conn';
+import { UplinkRecorder, hostIndexOf } from './uplink-recorder';
 
 export interface CoordinatorOptions {
   worldSize: number;
@@ -50,7 +52,7 @@ export type CoordinatorEvent =
 
 interface Route {
   conn: Conn;
-  units: UplinkUnits;
+  units: UplinkRecorder;
   direct: boolean;
   hostName: string;
 }
@@ -84,7 +86,7 @@ export class Coordinator {
 
   attach(conn: Conn, head: Uint8Array): void {
     const index = this.nextIndex++;
-    const units = new UplinkUnits(this.opts.tap);
+    const units = new UplinkRecorder(this.opts.tap);
     this.conns.add(conn);
     conn.onClose(() => this.conns.delete(conn));
     const reject = (message: string, code = 'BAD_PAYLOAD') => {
@@ -130,7 +132,7 @@ export class Coordinator {
 
   private acceptDirect(
     conn: Conn,
-    units: UplinkUnits,
+    units: UplinkRecorder,
     timer: NodeJS.Timeout,
     reject: (m: string, c?: string) => void,
   ): void {
@@ -162,15 +164,11 @@ export class Coordinator {
       ({ rank, rest }) => {
         clearTimeout(timer);
         this.addRoute([rank], { conn, units, direct: true, hostName: `r${rank}` });
-        let body: BodyBuffer | null = null;
-        const splitter = new LenFrameSplitter(CONTROL_CEILING, {
-          onStart: (n) => (body = new BodyBuffer(n)),
-          onChunk: (b) => body!.push(b),
-          onEnd: () => this.fromRank(rank, body!.bytes(), units, 'lenframe', 4),
-        });
+        const reader = new LenFrameReader({ ceiling: CONTROL_CEILING });
         conn.setConsumer((chunk) => {
           try {
-            splitter.push(chunk);
+            for (const unit of reader.push(chunk))
+              this.fromRank(rank, LenFrameReader.blobOf(unit), units, 'lenframe', 4);
           } catch (e) {
             this.emit({
               type: 'error',
@@ -188,106 +186,97 @@ export class Coordinator {
 
   private readRelay(
     conn: Conn,
-    units: UplinkUnits,
+    units: UplinkRecorder,
     index: number,
     timer: NodeJS.Timeout,
     reject: (m: string, c?: string) => void,
   ): void {
     let helloDone = false;
-    let hdr: Uint8Array | null = null;
-    let body: BodyBuffer | null = null;
-    let rank = 0;
-    let kind = 0;
-    const splitter = new MuxSplitter(CONTROL_CEILING, {
-      onStart: (h, hb) => {
-        hdr = hb;
-        kind = h.kind;
-        rank = h.rank;
-        body = new BodyBuffer(h.payloadLen);
-      },
-      onChunk: (b) => body!.push(b),
-      onEnd: () => {
-        const payload = body!.bytes();
-        const rec = finishMuxRecord(hdr!, payload, this.opts.mac);
-        const length = hdr!.length + payload.length;
-        if (!helloDone) {
-          clearTimeout(timer);
-          if (rec.kind !== 'Control' || rec.msg.type !== 'Hello')
-            return reject(`first record must be Control(Hello), got ${rec.kind}`);
-          const { host, ranks } = rec.msg;
-          const bad = ranks.find((r) => r >= this.opts.worldSize);
-          if (bad !== undefined)
-            return reject(
-              `Hello from ${host}: rank ${bad} out of range for world_size ${this.opts.worldSize}`,
-            );
-          const dup = ranks.find((r, i) => this.routes.has(r) || ranks.indexOf(r) !== i);
-          if (dup !== undefined) return reject(`Hello from ${host}: rank ${dup} announced twice`);
-          helloDone = true;
-          units.bind(conn, `${host}.uplink.control`, `relay ${host}`, 'control', hostIndexOf(host, index));
+    const failed = (e: Error) => {
+      if (!helloDone) return reject(e.message, isWireError(e) ? e.code : undefined);
+      const recordSeq = units.record({
+        dir: 'up',
+        layer: 'mux',
+        kind: 'rejected',
+        length: 0,
+        verdict: (isWireError(e) ? e.code : 'BAD_PAYLOAD') as never,
+        summary: e.message,
+      });
+      this.emit({
+        type: 'error',
+        message: e.message,
+        code: isWireError(e) ? e.code : undefined,
+        recordSeq,
+      });
+      conn.destroy();
+    };
+    new MuxRecordStream(conn, {
+      mac: this.opts.mac,
+      ceiling: CONTROL_CEILING,
+      handler: {
+        begin: () => null,
+        end: (h, hdr, body) => {
+          const payload = body!;
+          const kind = muxKindOfByte(h.kind);
+          const msg = kind === 'Control' ? decodeRelayControl(payload) : null;
+          const length = hdr.length + payload.length;
+          if (!helloDone) {
+            clearTimeout(timer);
+            if (msg?.type !== 'Hello') return reject(`first record must be Control(Hello), got ${kind}`);
+            const { host, ranks } = msg;
+            const bad = ranks.find((r) => r >= this.opts.worldSize);
+            if (bad !== undefined)
+              return reject(
+                `Hello from ${host}: rank ${bad} out of range for world_size ${this.opts.worldSize}`,
+              );
+            const dup = ranks.find((r, i) => this.routes.has(r) || ranks.indexOf(r) !== i);
+            if (dup !== undefined) return reject(`Hello from ${host}: rank ${dup} announced twice`);
+            helloDone = true;
+            units.bind(conn, `${host}.uplink.control`, `relay ${host}`, 'control', hostIndexOf(host, index));
+            units.record({
+              dir: 'up',
+              layer: 'mux',
+              kind: 'Hello',
+              length,
+              summary: `Hello host=${host} ranks=[${ranks}]`,
+              bytes: [hdr, payload],
+            });
+            const ack = encodeMuxRecord({ kind: 'Control', msg: { type: 'HelloAck' } }, this.opts.mac);
+            conn.send(ack);
+            units.record({
+              dir: 'down',
+              layer: 'mux',
+              kind: 'HelloAck',
+              length: ack.length,
+              summary: 'HelloAck',
+              bytes: [ack],
+            });
+            this.addRoute(ranks, { conn, units, direct: false, hostName: host });
+            return;
+          }
+          if (h.kind === REC_DATA) return this.fromRank(h.rank, payload, units, 'mux', hdr.length, hdr);
+          const what = msg ? msg.type : (kind ?? 'unknown');
+          const exitRank = msg?.type === 'RankExit' ? msg.rank : undefined;
+          // RankExit is informational on this channel; other kinds are dropped.
           units.record({
             dir: 'up',
             layer: 'mux',
-            kind: 'Hello',
+            kind: what,
+            rank: exitRank,
             length,
-            summary: `Hello host=${host} ranks=[${ranks}]`,
-            bytes: [hdr!, payload],
+            summary: `${what}${exitRank !== undefined ? ` rank=${exitRank}` : ''}`,
+            bytes: [hdr, payload],
           });
-          const ack = encodeMuxRecord({ kind: 'Control', msg: { type: 'HelloAck' } }, this.opts.mac);
-          conn.send(ack);
-          units.record({
-            dir: 'down',
-            layer: 'mux',
-            kind: 'HelloAck',
-            length: ack.length,
-            summary: 'HelloAck',
-            bytes: [ack],
-          });
-          this.addRoute(ranks, { conn, units, direct: false, hostName: host });
-          return;
-        }
-        if (kind === REC_DATA && rec.kind === 'Data')
-          return this.fromRank(rank, payload, units, 'mux', hdr!.length, hdr!);
-        const what = rec.kind === 'Control' ? rec.msg.type : rec.kind;
-        // RankExit is informational on this channel; other kinds are dropped.
-        units.record({
-          dir: 'up',
-          layer: 'mux',
-          kind: what,
-          rank: rec.kind === 'Control' && rec.msg.type === 'RankExit' ? rec.msg.rank : undefined,
-          length,
-          summary: `${what}${rec.kind === 'Control' && rec.msg.type === 'RankExit' ? ` rank=${rec.msg.rank}` : ''}`,
-          bytes: [hdr!, payload],
-        });
+        },
+        fail: failed,
       },
-    });
-    conn.setConsumer((chunk) => {
-      try {
-        splitter.push(chunk);
-      } catch (e) {
-        if (!helloDone) return reject((e as Error).message, isWireError(e) ? e.code : undefined);
-        const recordSeq = units.record({
-          dir: 'up',
-          layer: 'mux',
-          kind: 'rejected',
-          length: 0,
-          verdict: (isWireError(e) ? e.code : 'BAD_PAYLOAD') as never,
-          summary: (e as Error).message,
-        });
-        this.emit({
-          type: 'error',
-          message: (e as Error).message,
-          code: isWireError(e) ? e.code : undefined,
-          recordSeq,
-        });
-        conn.destroy();
-      }
     });
   }
 
   private fromRank(
     rank: number,
     frame: Uint8Array,
-    units: UplinkUnits,
+    units: UplinkRecorder,
     layer: 'mux' | 'lenframe',
     headLen: number,
     muxHeader?: Uint8Array,

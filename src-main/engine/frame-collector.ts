@@ -1,11 +1,12 @@
 // Collects one streamed RoundFrame for a holder that needs it whole later
-// (the controller keeps each contribution until its round completes; a
-// forwarding relay sends it on verbatim). The parser validates and MACs chunk
-// by chunk; tensor bytes are copied once into per-tensor buffers that grow
-// as bytes arrive.
-import { RoundFrameStreamParser, type RoundFrameSink } from '@shared/wire/round-frame-stream';
+// (the controller keeps each contribution until its round completes). The
+// codec's parser validates and MACs chunk by chunk; tensor bytes are kept as
+// the chunks that arrived and joined once per tensor, so a lying length costs
+// nothing beyond the bytes actually sent. The frame is handed out only once
+// its footer MAC verified.
 import type { Mac } from '@shared/wire/mac';
-import { BodyBuffer } from './framing';
+import { ChunkAccumulator } from '@shared/wire/reader-core';
+import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 
 export interface CollectedTensor {
   dtype: number;
@@ -25,31 +26,29 @@ export class FrameCollector {
   private readonly parser: RoundFrameStreamParser;
   private roundKind = 0;
   private weight = 0;
-  private readonly tensors: { dtype: number; dims: number[]; buf: BodyBuffer | null }[] = [];
+  private readonly tensors: { dtype: number; dims: number[]; data: ChunkAccumulator | null }[] = [];
   private result: CollectedFrame | null = null;
 
-  constructor(mac: Mac, ceiling: number, totalLen: number | undefined, extraSink?: RoundFrameSink) {
+  constructor(mac: Mac, ceiling: number, totalLen: number | undefined) {
     this.parser = new RoundFrameStreamParser(mac, {
       ceiling,
       totalLen,
+      // flodl ignores bytes after a RoundFrame's footer inside a HostFrame payload or blob (issue 16 item 6).
+      trailing: 'ignore',
       sink: {
         onHeader: (h) => {
           this.roundKind = h.roundKind;
           this.weight = h.weight;
-          extraSink?.onHeader?.(h);
         },
         onTensor: (t) => {
           this.tensors.push({
             dtype: t.dtype,
             dims: t.dims,
-            buf: t.nbytes > 0 ? new BodyBuffer(t.nbytes) : null,
+            data: t.nbytes > 0 ? new ChunkAccumulator() : null,
           });
-          extraSink?.onTensor?.(t);
         },
-        onData: (i, off, bytes) => {
-          this.tensors[i].buf?.push(bytes);
-          extraSink?.onData?.(i, off, bytes);
-        },
+        // Views into the pushed chunks, which are never reused (socket chunks).
+        onData: (i, _off, bytes) => this.tensors[i].data?.append(bytes),
         onComplete: (c) => {
           this.result = {
             roundKind: this.roundKind,
@@ -57,11 +56,10 @@ export class FrameCollector {
             tensors: this.tensors.map((t) => ({
               dtype: t.dtype,
               dims: t.dims,
-              data: t.buf ? t.buf.bytes() : null,
+              data: t.data ? t.data.take() : null,
             })),
             wireLen: c.wireLen,
           };
-          extraSink?.onComplete?.(c);
         },
       },
     });
@@ -75,10 +73,6 @@ export class FrameCollector {
   end(): CollectedFrame {
     this.parser.end();
     if (!this.result) throw new Error('RoundFrame ended without its footer');
-    return this.result;
-  }
-
-  get frame(): CollectedFrame | null {
     return this.result;
   }
 }

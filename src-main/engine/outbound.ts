@@ -2,7 +2,7 @@
 // goes through this queue, so records never interleave. The queue is bounded
 // (64 records, WIRE.md 6.5): a producer that finds it full waits for room,
 // which brings TCP backpressure back to whoever feeds it.
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
 import type { Direction } from '@shared/lab/state';
 import { Shaper, corrupt, type LinkFault } from './link-fault';
@@ -36,7 +36,7 @@ export class OutboundWriter {
   private idleWaiters: (() => void)[] = [];
 
   constructor(
-    private readonly socket: Socket,
+    private readonly socket: Duplex,
     private readonly opts: OutboundOptions = {},
   ) {
     this.bound = opts.bound ?? OUTBOUND_QUEUE_BOUND;

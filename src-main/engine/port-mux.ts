@@ -3,7 +3,7 @@
 // every byte read so far, to the subsystem for that channel (which checks the
 // magic again as its own first read). Unknown magics, a channel with no
 // subsystem, or no magic within the peek deadline: the connection is dropped.
-import type net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { channelOfMagic, type Channel } from '@shared/wire/channel';
 import { Conn } from './conn';
 
@@ -17,16 +17,22 @@ export interface PortMuxOptions {
   noDelay?: boolean;
 }
 
+/** A listening net.Server, or an in-memory stand-in in tests. */
+export interface ConnectionSource {
+  on(event: 'connection', listener: (socket: Duplex) => void): unknown;
+}
+
 export class PortMux {
   private readonly conns = new Set<Conn>();
   constructor(
-    readonly server: net.Server,
+    readonly server: ConnectionSource,
     private readonly opts: PortMuxOptions,
   ) {
     server.on('connection', (s) => this.accept(s));
   }
 
-  private accept(socket: net.Socket): void {
+  /** Takes one connection (the server's, or an in-memory one in tests). */
+  accept(socket: Duplex): void {
     const conn = new Conn(socket, { readDir: 'up', stallMs: this.opts.stallMs, noDelay: this.opts.noDelay });
     this.conns.add(conn);
     conn.onClose(() => this.conns.delete(conn));

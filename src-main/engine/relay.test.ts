@@ -209,6 +209,27 @@ describe('relay data channel (first fold tier)', () => {
     expect(await next(peer)).toEqual({ kind: 'Control', msg: { type: 'RankExit', rank: 0 } });
   });
 
+  it('a rank closing mid-frame (39 00 00 00, 20 bytes) is that rank dead; the round ships, the channel stays up (issue 16 #2)', async () => {
+    const { events, r0, r1, peer } = await twoRankFoldRelay();
+    const blob = encodeLenFrame(frame([1, 2, 3, 4, 5, 6, 7, 8, 9], 1, 1));
+    expect(Array.from(blob.subarray(0, 4))).toEqual([0x39, 0, 0, 0]);
+    r1.write(encodeLenFrame(frame([4], 1.5)));
+    r0.write(blob.subarray(0, 24));
+    await new Promise((r) => setTimeout(r, 50));
+    r0.end();
+    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({
+      weight: 1.5,
+      values: [4],
+    });
+    expect(await next(peer)).toEqual({ kind: 'Control', msg: { type: 'RankExit', rank: 0 } });
+    expect(events).toContainEqual({ type: 'rankDead', rank: 0, cause: 'error' });
+    r1.write(encodeLenFrame(frame([6], 1)));
+    expect(values(((await next(peer)) as { payload: Uint8Array }).payload)).toEqual({
+      weight: 1,
+      values: [6],
+    });
+  });
+
   it('DeclareDead from upstream unblocks the barrier (5.2 #11)', async () => {
     const { relay, r1, peer } = await twoRankFoldRelay();
     r1.write(encodeLenFrame(frame([9], 2)));
@@ -273,6 +294,8 @@ describe('relay data channel (first fold tier)', () => {
     expect(err.code).toBe('HMAC_MISMATCH');
   });
 
+  // A length over the ceiling is a read error (flodl's try_read_len_framed): that rank's death, RankExit
+  // goes up; prefix/body drift is caught by the frame's parse: a fold error, the channel shuts down.
   it('rejects a hostile 0xFFFFFFFF len prefix before allocating, and prefix/body drift both ways (5.5 #14)', async () => {
     for (const [prefixDelta, pattern] of [
       [null, /frame ceiling/],
@@ -293,6 +316,8 @@ describe('relay data channel (first fold tier)', () => {
       );
       r0.write(prefix, body);
       if (prefixDelta === 10) r0.write(new Uint8Array(10));
+      if (prefixDelta === null)
+        expect(await next(peer)).toEqual({ kind: 'Control', msg: { type: 'RankExit', rank: 0 } });
       expect(await peer.readMux()).toBeNull();
       expect((events.find((e) => e.type === 'error') as { message: string }).message).toMatch(pattern);
     }

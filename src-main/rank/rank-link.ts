@@ -5,7 +5,7 @@ import type net from 'node:net';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { Conn } from '../engine/conn';
 import { FixedReader } from '@shared/wire/fixed-reader';
-import { BodyBuffer, LenFrameSplitter } from '../engine/framing';
+import { LenFrameReader } from '@shared/wire/len-frame-reader';
 
 export class RankLink {
   readonly conn: Conn;
@@ -39,17 +39,10 @@ export class RankLink {
   }
 
   private startFramed(): void {
-    let body: BodyBuffer | null = null;
-    const splitter = new LenFrameSplitter(this.ceiling, {
-      onStart: (len) => {
-        body = new BodyBuffer(len);
-      },
-      onChunk: (b) => body!.push(b),
-      onEnd: () => this.deliver(body!.bytes()),
-    });
+    const reader = new LenFrameReader({ ceiling: this.ceiling });
     this.conn.setConsumer((chunk) => {
       try {
-        splitter.push(chunk);
+        for (const unit of reader.push(chunk)) this.deliver(LenFrameReader.blobOf(unit));
       } catch (e) {
         this.fail(e as Error);
         this.conn.destroy();

@@ -1,7 +1,9 @@
-// A raw TCP peer for tests: writes exact bytes and reads back whole units
-// (mux records, len-framed blobs, fixed-size handshakes), so the engine's
-// roles can be tested against an independent implementation of the framing.
+// A raw peer for tests, over TCP or an in-memory pair: writes exact bytes and
+// reads back whole units (mux records, len-framed blobs, fixed-size
+// handshakes), so the engine's roles can be tested against an independent
+// implementation of the framing.
 import net from 'node:net';
+import type { Duplex } from 'node:stream';
 import { readU32LE } from '@shared/wire/bytes';
 import { MUX_HEADER_LEN } from '@shared/wire/constants';
 
@@ -9,8 +11,8 @@ export class RawPeer {
   private buf = Buffer.alloc(0);
   private waiter: (() => void) | null = null;
   closed = false;
-  private constructor(readonly socket: net.Socket) {
-    socket.setNoDelay(true);
+  private constructor(readonly socket: Duplex) {
+    if (socket instanceof net.Socket) socket.setNoDelay(true);
     socket.on('data', (c) => {
       this.buf = Buffer.concat([this.buf, c]);
       this.wake();
@@ -29,7 +31,7 @@ export class RawPeer {
     });
   }
 
-  static wrap(socket: net.Socket): RawPeer {
+  static wrap(socket: Duplex): RawPeer {
     return new RawPeer(socket);
   }
 

@@ -16,7 +16,7 @@ import {
 } from '@shared/wire/constants';
 import { isWireError } from '@shared/wire/errors';
 import { closeServer, listen, serverPort } from '../../engine/conn';
-import { MuxSplitter } from '../../engine/framing';
+import { MuxReader } from '@shared/wire/mux-reader';
 import { runScript } from './child';
 import { loopbackPair, sleep } from './loopback';
 import type { Scenario } from './types';
@@ -126,7 +126,10 @@ export const hostileLength: Scenario = {
     const pair = await loopbackPair();
     let rejected: { code: string; message: string; afterBytes: number } | null = null;
     let seen = 0;
-    const splitter = new MuxSplitter(ceiling, { onStart: () => {}, onChunk: () => {}, onEnd: () => {} });
+    const splitter = new MuxReader({
+      ceiling,
+      sink: { onStart: () => {}, onChunk: () => {}, onEnd: () => {} },
+    });
     const before = mem();
     pair.peer.on('data', (c: Buffer) => {
       if (rejected) return;

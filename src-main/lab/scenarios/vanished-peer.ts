@@ -7,7 +7,7 @@
 import type { WireError } from '@shared/wire/errors';
 import type { Socket } from 'node:net';
 import { closeServer, listen, serverPort } from '../../engine/conn';
-import { LenFrameSplitter } from '../../engine/framing';
+import { LenFrameReader } from '@shared/wire/len-frame-reader';
 import { runScript } from './child';
 import { sleep } from './loopback';
 import type { Scenario, ScenarioContext } from './types';
@@ -42,10 +42,10 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
   try {
     const socket = await accepted;
     socket.on('error', () => {});
-    const splitter = new LenFrameSplitter(64 * 1024 * 1024, {
-      onStart: () => {},
-      onChunk: (b) => (got += b.length),
-      onEnd: () => {},
+    const splitter = new LenFrameReader({
+      ceiling: 64 * 1024 * 1024,
+      now: () => performance.now(),
+      sink: { onStart: () => {}, onChunk: (b) => (got += b.length), onEnd: () => {} },
     });
     socket.on('data', (c: Buffer) => splitter.push(c));
     await peer.next((v) => typeof v.wrote === 'number', 10_000);
@@ -62,7 +62,7 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
         }
       }
     }
-    const stillWaiting = splitter.committed && !error;
+    const stillWaiting = splitter.status().state === 'committed' && !error;
     socket.destroy();
     return {
       frameLen: FRAME_LEN,

@@ -1,12 +1,12 @@
-// Shared plumbing for the controller's and the coordinator's accepted
-// connections: the link on the tap (known only after Hello or the rank's
-// handshake names the peer), units recorded before that are held and
-// flushed onto the link when it is bound.
+// The tap records of a connection the controller or the coordinator accepted:
+// its link is known only once Hello or the rank's handshake names the peer,
+// so units recorded before that are held and land on the link when it is
+// bound, together with the bytes counted so far.
 import type { Channel as LinkChannel } from '@shared/lab/state';
 import type { Conn } from './conn';
 import type { Tap, TapLink, UnitInput } from './tap';
 
-export class UplinkUnits {
+export class UplinkRecorder {
   link: TapLink | null = null;
   private held: Omit<UnitInput, 'link'>[] = [];
   constructor(private readonly tap: Tap | undefined) {}
@@ -24,7 +24,7 @@ export class UplinkUnits {
     if (!this.tap || this.link) return;
     const link = this.tap.link({ id, from, to: 'controller', channel, kind: 'uplink', host, rank });
     this.link = link;
-    if (!conn.counter.bound) conn.counter.bind(link, conn.socket, conn);
+    if (!conn.counter.bound) conn.counter.bind(link, conn.endpoints, conn);
     for (const u of this.held.splice(0)) this.tap.unit({ ...u, link });
   }
 }

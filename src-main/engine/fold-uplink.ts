@@ -1,0 +1,98 @@
+// The relay's data channel in flodl 0.7's `fold` mode (WIRE.md 4.4): each
+// local rank's RoundFrame is parsed and verified as it streams and deposited
+// into the round's FoldAccumulator; when every local rank not dead has
+// deposited (and one deposit exists), the sums are re-encoded in the round's
+// dtype, re-signed, and sent up as one HostFrame. A rank's death decides its
+// contribution at merge time: a deposit committed (MAC verified) before the
+// death stays, one still arriving is dropped.
+import { REC_HOST_FRAME } from '@shared/wire/constants';
+import { RoundFrameStreamParser, type RoundFrameSink } from '@shared/wire/round-frame-stream';
+import type { FoldAccumulator } from '@shared/fold';
+import { FoldRounds } from '@shared/fold';
+import { DataUplink, type FrameInProgress } from './data-uplink';
+import { encodeRoundFrameSliced, muxHeaderSliced, yieldToLoop } from './sliced';
+
+/**
+ * Discards `rank`'s uncommitted deposit in `acc` and ignores a later commit
+ * from it; false when `acc` cannot (an accumulator that merges bytes as they
+ * arrive, before the MAC, has nothing staged to drop). The staged
+ * accumulator of src-shared/fold provides dropPending.
+ */
+function dropPending(acc: FoldAccumulator, rank: number): boolean {
+  const staged = acc as FoldAccumulator & { dropPending?: (rank: number) => void };
+  if (!staged.dropPending) return false;
+  staged.dropPending(rank);
+  return true;
+}
+
+export class FoldUplink extends DataUplink {
+  private round = 0;
+  /** The incremental fold of the current round (accumulators recycled, see FoldRounds). */
+  private readonly folds = new FoldRounds();
+  private acc = this.folds.current;
+  /** Ranks whose frame in progress has handed tensor bytes to the accumulator. */
+  private readonly dataHandedOver = new Set<number>();
+
+  protected beginFrame(rank: number, len: number): FrameInProgress {
+    const deposit = this.acc.beginDeposit(rank);
+    this.dataHandedOver.delete(rank);
+    const sink: RoundFrameSink = {
+      onHeader: (h) => deposit.onHeader?.(h),
+      onTensor: (t) => deposit.onTensor?.(t),
+      onData: (i, off, bytes) => {
+        this.dataHandedOver.add(rank);
+        deposit.onData?.(i, off, bytes);
+      },
+      onComplete: (c) => deposit.onComplete?.(c),
+    };
+    const parser = new RoundFrameStreamParser(this.opts.mac, {
+      ceiling: this.opts.ceiling,
+      totalLen: len,
+      // flodl ignores bytes after the footer inside a rank's blob (issue 16 item 6).
+      trailing: 'ignore',
+      sink,
+    });
+    return {
+      chunk: (b) => parser.push(b),
+      end: () => {
+        parser.end();
+        this.dataHandedOver.delete(rank);
+        this.maybeShip();
+      },
+    };
+  }
+
+  protected afterDeath(rank: number): void {
+    const midFrame = this.dataHandedOver.delete(rank);
+    if (!dropPending(this.acc, rank) && midFrame) {
+      // An accumulator without staging already merged part of this frame: the round cannot be trusted.
+      this.failFold(`rank ${rank} died mid-frame after part of its frame was merged`, rank);
+      return;
+    }
+    this.maybeShip();
+  }
+
+  /** Ships the round when every local alive rank has deposited (and one deposit exists). */
+  private maybeShip(): void {
+    if (this.shut || this.acc.depositCount === 0) return;
+    for (const r of this.ranks.keys()) if (!this.dead.has(r) && !this.acc.hasDeposited(r)) return;
+    // Take the round now; re-encode and re-sign it in slices (records queued after it wait their turn).
+    const taken = this.acc.resultSliced(yieldToLoop);
+    const depositors = this.acc.ranks;
+    // The order the fold merged the deposits in: f32 sums depend on it, and the verdict recomputes them.
+    const order = this.acc.mergeOrder;
+    const round = this.round++;
+    this.acc = this.folds.next();
+    this.sendUpLater(async () => {
+      const { chunks, length } = await encodeRoundFrameSliced((await taken)!, this.opts.mac);
+      this.emit({ type: 'folded', round, depositors, order, bytes: length });
+      return [await muxHeaderSliced(REC_HOST_FRAME, 0, chunks, this.opts.mac), ...chunks];
+    });
+  }
+
+  override waitingFor(): number[] {
+    // Before any deposit the barrier has not started: nobody is being waited for yet.
+    if (this.shut || this.acc.depositCount === 0) return [];
+    return [...this.ranks.keys()].filter((r) => !this.dead.has(r) && !this.acc.hasDeposited(r));
+  }
+}

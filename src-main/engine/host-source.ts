@@ -1,0 +1,180 @@
+// One relay's data connection at the controller after its Hello (WIRE.md 4.5,
+// per-connection reader): owns the connection's record stream from then on.
+// A HostFrame is parsed and MAC-checked as it streams but stored as this
+// host's contribution only once whole and verified (mux tag, then the inner
+// RoundFrame footer); a host whose ranks are all dead when its frame ends
+// contributes nothing. RankExit goes to the controller's policy; per-rank
+// Data on the data channel is a named error (a stale relay build); a
+// Broadcast from a relay is dropped.
+import { REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
+import { isWireError, WireError } from '@shared/wire/errors';
+import type { MuxHeader } from '@shared/wire/mux';
+import { decodeRelayControl } from '@shared/wire/relay-control';
+import type { Conn } from './conn';
+import type { ContributionSource, SourceOwner } from './controller-options';
+import { FrameCollector, type CollectedFrame } from './frame-collector';
+import type { MuxRecordHandler, MuxRecordStream, PayloadSink } from './mux-stream';
+import type { Tap } from './tap';
+import type { UplinkRecorder } from './uplink-recorder';
+
+export class HostSource implements ContributionSource, MuxRecordHandler {
+  readonly direct = false;
+  readonly frames = new Map<number, CollectedFrame>();
+  open = true;
+  /** The record being read: its captured bytes and, for a HostFrame, its collector. */
+  private capture: ReturnType<Tap['capture']> | null = null;
+  private collector: FrameCollector | null = null;
+  /** An inner parse error waits until the record's own MAC was judged (WIRE.md 3.2 step 6). */
+  private innerError: Error | null = null;
+
+  constructor(
+    readonly conn: Conn,
+    readonly recorder: UplinkRecorder,
+    readonly hostName: string,
+    readonly host: number,
+    readonly ranks: readonly number[],
+    private readonly stream: MuxRecordStream,
+    private readonly owner: SourceOwner,
+  ) {
+    stream.handTo(this);
+  }
+
+  private allDead(): boolean {
+    return this.ranks.every((r) => this.owner.opts.dead.isDead(r));
+  }
+
+  checkStarvation(now: number, deadlineMs: number): WireError | null {
+    return this.stream.checkStarvation(now, deadlineMs);
+  }
+
+  begin(h: MuxHeader, headerBytes: Uint8Array): PayloadSink | null {
+    this.capture = this.owner.opts.tap?.capture() ?? null;
+    this.capture?.push(headerBytes);
+    this.collector = null;
+    this.innerError = null;
+    if (h.kind !== REC_HOST_FRAME) return null;
+    // A connection whose ranks are all dead: its frame is read and dropped unparsed.
+    if (!this.allDead())
+      this.collector = new FrameCollector(this.owner.opts.mac, this.owner.opts.ceiling, h.payloadLen);
+    return {
+      chunk: (b) => {
+        this.capture?.push(b);
+        if (!this.collector) return;
+        try {
+          this.collector.push(b);
+        } catch (e) {
+          this.innerError = e as Error;
+          this.collector = null;
+        }
+      },
+    };
+  }
+
+  end(h: MuxHeader, headerBytes: Uint8Array, payload: Uint8Array | null): void {
+    if (payload) this.capture?.push(payload);
+    const length = headerBytes.length + h.payloadLen;
+    const bytes = this.capture ?? undefined;
+    if (h.kind === REC_HOST_FRAME) return this.hostFrame(h, length, bytes);
+    if (h.kind === REC_DATA) {
+      this.recorder.record({
+        dir: 'up',
+        layer: 'mux',
+        kind: 'Data',
+        rank: h.rank,
+        length,
+        verdict: 'BAD_PAYLOAD',
+        summary: 'per-rank Data on the data channel',
+        bytes,
+      });
+      throw new WireError(
+        'BAD_PAYLOAD',
+        `per-rank Data record for rank ${h.rank} on the data channel: the relay is expected to fold into a HostFrame (mixed relay/controller builds?)`,
+      );
+    }
+    if (h.kind === REC_BROADCAST) {
+      this.recorder.record({
+        dir: 'up',
+        layer: 'mux',
+        kind: 'Broadcast',
+        length,
+        summary: 'Broadcast from a relay: dropped',
+        bytes,
+      });
+      return;
+    }
+    const msg = decodeRelayControl(payload!);
+    if (msg.type === 'RankExit') {
+      this.recorder.record({
+        dir: 'up',
+        layer: 'mux',
+        kind: 'RankExit',
+        rank: msg.rank,
+        length,
+        summary: `RankExit rank=${msg.rank}`,
+        bytes,
+      });
+      this.owner.rankExited(this, msg.rank);
+      return;
+    }
+    this.recorder.record({
+      dir: 'up',
+      layer: 'mux',
+      kind: msg.type,
+      length,
+      summary: 'unexpected record: dropped',
+      bytes,
+    });
+  }
+
+  private hostFrame(h: MuxHeader, length: number, bytes: ReturnType<Tap['capture']> | undefined): void {
+    if (this.innerError) throw this.innerError;
+    const collector = this.collector;
+    this.collector = null;
+    // Death decides at the end: a host all of whose ranks died meanwhile contributes nothing.
+    if (!collector || this.allDead()) {
+      this.recorder.record({
+        dir: 'up',
+        layer: 'mux',
+        kind: 'HostFrame',
+        length,
+        summary: `HostFrame from ${this.hostName}: every rank dead, dropped`,
+        bytes,
+      });
+      return;
+    }
+    const frame = collector.end();
+    const forward = this.owner.opts.mode === 'forward';
+    const key = forward ? h.rank : -1;
+    if (forward && !this.ranks.includes(key))
+      throw new WireError(
+        'BAD_PAYLOAD',
+        `forwarded frame for rank ${key}, not one of ${this.hostName}'s ranks`,
+      );
+    this.recorder.record({
+      dir: 'up',
+      layer: 'mux',
+      kind: 'HostFrame',
+      rank: forward ? key : undefined,
+      round: this.owner.round,
+      length,
+      summary: `HostFrame${forward ? ` r=${key} (forward, lab-only)` : ''} ${frame.tensors.length} tensors w=${frame.weight}`,
+      bytes,
+    });
+    // A second frame before the round is taken overwrites the slot (WIRE.md 4.5).
+    this.frames.set(key, frame);
+    this.owner.contributed();
+  }
+
+  fail(e: Error): void {
+    const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
+    const seq = this.recorder.record({
+      dir: 'up',
+      layer: 'mux',
+      kind: 'rejected',
+      length: 0,
+      verdict: code as never,
+      summary: e.message,
+    });
+    this.owner.sourceFailed(this, e.message, code, seq);
+  }
+}
