@@ -7,44 +7,19 @@
 // death stays, one still arriving is dropped.
 import { REC_HOST_FRAME } from '@shared/wire/constants';
 import { RoundFrameStreamParser, type RoundFrameSink } from '@shared/wire/round-frame-stream';
-import type { FoldAccumulator } from '@shared/fold';
 import { FoldRounds } from '@shared/fold';
 import { DataUplink, type FrameInProgress } from './data-uplink';
 import { encodeRoundFrameSliced, muxHeaderSliced, yieldToLoop } from './sliced';
-
-/**
- * Discards `rank`'s uncommitted deposit in `acc` and ignores a later commit
- * from it; false when `acc` cannot (an accumulator that merges bytes as they
- * arrive, before the MAC, has nothing staged to drop). The staged
- * accumulator of src-shared/fold provides dropPending.
- */
-function dropPending(acc: FoldAccumulator, rank: number): boolean {
-  const staged = acc as FoldAccumulator & { dropPending?: (rank: number) => void };
-  if (!staged.dropPending) return false;
-  staged.dropPending(rank);
-  return true;
-}
 
 export class FoldUplink extends DataUplink {
   private round = 0;
   /** The incremental fold of the current round (accumulators recycled, see FoldRounds). */
   private readonly folds = new FoldRounds();
   private acc = this.folds.current;
-  /** Ranks whose frame in progress has handed tensor bytes to the accumulator. */
-  private readonly dataHandedOver = new Set<number>();
 
   protected beginFrame(rank: number, len: number): FrameInProgress {
-    const deposit = this.acc.beginDeposit(rank);
-    this.dataHandedOver.delete(rank);
-    const sink: RoundFrameSink = {
-      onHeader: (h) => deposit.onHeader?.(h),
-      onTensor: (t) => deposit.onTensor?.(t),
-      onData: (i, off, bytes) => {
-        this.dataHandedOver.add(rank);
-        deposit.onData?.(i, off, bytes);
-      },
-      onComplete: (c) => deposit.onComplete?.(c),
-    };
+    // The deposit is staged and merged only in onComplete, once the frame's MAC verified (issue 16 #1).
+    const sink: RoundFrameSink = this.acc.beginDeposit(rank);
     const parser = new RoundFrameStreamParser(this.opts.mac, {
       ceiling: this.opts.ceiling,
       totalLen: len,
@@ -56,19 +31,14 @@ export class FoldUplink extends DataUplink {
       chunk: (b) => parser.push(b),
       end: () => {
         parser.end();
-        this.dataHandedOver.delete(rank);
         this.maybeShip();
       },
     };
   }
 
   protected afterDeath(rank: number): void {
-    const midFrame = this.dataHandedOver.delete(rank);
-    if (!dropPending(this.acc, rank) && midFrame) {
-      // An accumulator without staging already merged part of this frame: the round cannot be trusted.
-      this.failFold(`rank ${rank} died mid-frame after part of its frame was merged`, rank);
-      return;
-    }
+    // Its staged, unverified deposit goes; a deposit it committed before dying stays (flodl's merge-time rule).
+    this.acc.dropPending(rank);
     this.maybeShip();
   }
 

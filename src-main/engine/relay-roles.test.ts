@@ -6,7 +6,6 @@
 // contribution at merge time.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DTYPE_BF16, REC_BROADCAST } from '@shared/wire/constants';
-import { FoldAccumulator } from '@shared/fold';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import {
   decodeControlAck,
@@ -208,48 +207,29 @@ describe('relay roles over in-memory pairs', () => {
     });
   });
 
-  // The staged FoldAccumulator (dropPending) keeps unverified bytes out of the sums; with an
-  // accumulator that merges as bytes arrive these examples cannot hold, so they wait for it.
-  const staged = 'dropPending' in FoldAccumulator.prototype;
-  it.skipIf(!staged)(
-    'DeclareDead of a rank mid-frame: nothing of its frame reaches the sum (issue 16 #1)',
-    async () => {
-      // Rank 1 deposited [9, 9] @ 2; rank 0 is streaming [1, 5] @ 1 and only its first element is in.
-      const { ranks, peer } = await foldRelay([0, 1]);
-      ranks[1].write(encodeLenFrame(frame([9, 9], 2)));
-      const f0 = encodeLenFrame(frame([1, 5], 1));
-      const firstElementEnd = 4 + 17 + 2 + 4 + 8 + 4;
-      ranks[0].write(f0.subarray(0, firstElementEnd));
-      await turns(20);
-      peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
-      expect(await hostFrame(peer)).toEqual({ weight: 2, values: [9, 9] });
+  // The staged FoldAccumulator (dropPending) keeps unverified bytes out of the sums.
+  it('DeclareDead of a rank mid-frame: nothing of its frame reaches the sum (issue 16 #1)', async () => {
+    // Rank 1 deposited [9, 9] @ 2; rank 0 is streaming [1, 5] @ 1 and only its first element is in.
+    const { ranks, peer } = await foldRelay([0, 1]);
+    ranks[1].write(encodeLenFrame(frame([9, 9], 2)));
+    const f0 = encodeLenFrame(frame([1, 5], 1));
+    const firstElementEnd = 4 + 17 + 2 + 4 + 8 + 4;
+    ranks[0].write(f0.subarray(0, firstElementEnd));
+    await turns(20);
+    peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
+    expect(await hostFrame(peer)).toEqual({ weight: 2, values: [9, 9] });
 
-      // The round not yet complete when the death comes: rank 0's frame, though it ends, adds nothing.
-      const three = await foldRelay([0, 1, 2]);
-      three.ranks[1].write(encodeLenFrame(frame([9, 9], 2)));
-      three.ranks[0].write(f0.subarray(0, firstElementEnd));
-      await turns(20);
-      three.peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
-      await turns(20);
-      three.ranks[0].write(f0.subarray(firstElementEnd));
-      await turns(20);
-      three.ranks[2].write(encodeLenFrame(frame([1, 1], 1)));
-      expect(await hostFrame(three.peer)).toEqual({ weight: 3, values: [10, 10] });
-      expect(three.events.find((e) => e.type === 'dropped')).toMatchObject({ rank: 0 });
-    },
-  );
-
-  it.skipIf(staged)(
-    'without a staged accumulator, a death after part of a frame was merged shuts the channel down instead of shipping it',
-    async () => {
-      const { ranks, peer, events } = await foldRelay([0, 1]);
-      ranks[1].write(encodeLenFrame(frame([9, 9], 2)));
-      const f0 = encodeLenFrame(frame([1, 5], 1));
-      ranks[0].write(f0.subarray(0, 4 + 17 + 2 + 4 + 8 + 4));
-      await turns(20);
-      peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
-      expect(await peer.readMux()).toBeNull();
-      expect(events.find((e) => e.type === 'error')).toMatchObject({ rank: 0 });
-    },
-  );
+    // The round not yet complete when the death comes: rank 0's frame, though it ends, adds nothing.
+    const three = await foldRelay([0, 1, 2]);
+    three.ranks[1].write(encodeLenFrame(frame([9, 9], 2)));
+    three.ranks[0].write(f0.subarray(0, firstElementEnd));
+    await turns(20);
+    three.peer.write(encodeMuxRecord({ kind: 'Control', msg: { type: 'DeclareDead', rank: 0 } }, mac));
+    await turns(20);
+    three.ranks[0].write(f0.subarray(firstElementEnd));
+    await turns(20);
+    three.ranks[2].write(encodeLenFrame(frame([1, 1], 1)));
+    expect(await hostFrame(three.peer)).toEqual({ weight: 3, values: [10, 10] });
+    expect(three.events.find((e) => e.type === 'dropped')).toMatchObject({ rank: 0 });
+  });
 });
