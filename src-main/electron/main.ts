@@ -1,11 +1,11 @@
-// Electron main: loads Electron, makes the lab host (one LabSession, its
+// Electron main: loads Electron, makes the lab host (one TopologySession, its
 // recording, and any trace opened for inspection) in this process and hands
 // both to the shell (shell.ts holds the wiring and the security). Saving and
 // opening traces go through Electron's file dialogs.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { LabSession } from '../lab/session';
+import { TopologySession } from '../lab/topology-session';
 import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
 import { installShell } from './shell';
@@ -19,7 +19,7 @@ const indexHtml = path.join(here, '../renderer/index.html');
 const args = parseElectronArgs(process.argv.slice(2), defaultTracesDir());
 
 app.enableSandbox();
-const lab = new LabHost(new LabSession(), {
+const lab = new LabHost(new TopologySession(), {
   tracesDir: args.tracesDir,
   producer: 'relay-lab electron',
   async chooseSavePath(suggested) {
