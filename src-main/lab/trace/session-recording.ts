@@ -10,7 +10,7 @@ import { engineTraceLinks, type ClusterPorts } from './links';
 import { makeTraceHeader, TraceWriter } from './ndjson';
 import { TraceRecorder, wallClockOf, type RecorderOptions, type TapSource } from './recorder';
 
-/** What recordSession reads of a TopologySession (src-main/lab/session.ts), after start. */
+/** What recordSession reads of a TopologySession (src-main/lab/topology-session.ts), after start. */
 export interface RecordableSession {
   readonly activeCluster: (ClusterPorts & { tap: TapSource & { t0: number; snapLen: number } }) | null;
   snapshot(): SessionSnapshot;
