@@ -25,17 +25,20 @@ function fieldOf(f: () => unknown): string | undefined {
 }
 
 describe('parseTopologyConfig', () => {
-  it('allows 64 ranks on one host and 64 in all, everywhere (window and run alike)', () => {
-    expect(parseTopologyConfig({ ranksPerHost: [64] }).ranksPerHost).toEqual([64]);
-    expect(validateLabCommand({ type: 'start', config: { ranksPerHost: [64] } })).toEqual({
-      type: 'start',
-      config: { ranksPerHost: [64] },
-    });
-    expect(() => parseTopologyConfig({ ranksPerHost: [64, 1] })).toThrow(/at most 64 ranks in all/);
+  it('one set of limits: 32 ranks per host, 16 hosts, 64 ranks in all, for the window and run alike', () => {
+    expect(TOPOLOGY_LIMITS).toMatchObject({ maxRanksPerHost: 32, maxHosts: 16, maxTotalRanks: 64 });
+    expect(parseTopologyConfig({ ranksPerHost: [32, 32] }).ranksPerHost).toEqual([32, 32]);
+    expect(() => parseTopologyConfig({ ranksPerHost: [33] })).toThrow(
+      /config.ranksPerHost\[0\] must be between 1 and 32/,
+    );
+    expect(() => validateLabCommand({ type: 'start', config: { ranksPerHost: [33] } })).toThrow(
+      /config.ranksPerHost\[0\] must be between 1 and 32/,
+    );
+    expect(() => parseTopologyConfig({ ranksPerHost: [32, 32, 1] })).toThrow(/at most 64 ranks in all/);
+    expect(() => parseTopologyConfig({ ranksPerHost: Array(17).fill(1) })).toThrow(/at most 16 hosts/);
     expect(() => parseTopologyConfig({ ranksPerHost: Array(100_000).fill(1) })).toThrow(
       /at most 64 ranks in all/,
     );
-    expect(TOPOLOGY_LIMITS.maxRanksPerHost).toBe(TOPOLOGY_LIMITS.maxTotalRanks);
   });
 
   it('takes the salt in either case with surrounding spaces (flodl salt_from_hex) and returns it lower case', () => {

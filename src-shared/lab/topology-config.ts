@@ -14,9 +14,10 @@ import { parseSessionSalt, SaltError, type SessionSalt } from './session-salt';
 
 /** Limits that keep a mistaken or hostile config from exhausting the machine. */
 export const TOPOLOGY_LIMITS = {
-  /** Rank OS processes in one topology; every host has at least one, so this bounds hosts too. */
+  /** Rank OS processes in one topology. */
   maxTotalRanks: 64,
-  maxRanksPerHost: 64,
+  maxHosts: 16,
+  maxRanksPerHost: 32,
   /** Every rank holds a model this big. */
   maxModelBytes: 512 * 1024 * 1024,
   maxIntervalMs: 60_000,
@@ -83,6 +84,7 @@ export function parseTopologyConfig(v: unknown, opts: ParseTopologyOptions = {})
     if (!Array.isArray(rph) || rph.length < 1) fail(f, `${f} must be an array of at least 1 host`);
     // Every host has a rank: more hosts than the rank limit is over it, whatever the entries.
     if (rph.length > L.maxTotalRanks) fail(f, `${f}: at most ${L.maxTotalRanks} ranks in all`);
+    if (rph.length > L.maxHosts) fail(f, `${f}: at most ${L.maxHosts} hosts`);
     out.ranksPerHost = rph.map((k, i) => int(fail, k, `${f}[${i}]`, 1, L.maxRanksPerHost));
     if (out.ranksPerHost.reduce((a, b) => a + b, 0) > L.maxTotalRanks)
       fail(f, `${f}: at most ${L.maxTotalRanks} ranks in all`);

@@ -32,8 +32,7 @@ export class LabCommandError extends Error {
 
 /** Limits that keep a hostile or mistaken command from exhausting the machine. */
 export const COMMAND_LIMITS = {
-  /** Every host has at least one rank. */
-  maxHosts: TOPOLOGY_LIMITS.maxTotalRanks,
+  maxHosts: TOPOLOGY_LIMITS.maxHosts,
   maxCompareRounds: 1000,
   maxRank: 1 << 16,
   maxFaultMs: 600_000,
