@@ -5,6 +5,10 @@
 // commands here, the rest to the replay while one is open (it answers
 // OFFLINE for what needs a topology); commands that start topologies of
 // their own (compare, reproductions) here; the rest to the live session.
+// Over 400 lines for now: routing, the live recording and the opened trace
+// share one state (what the window is looking at); the next split is the
+// trace half (save, open, seek, close, catch-up) into its own class behind
+// commands/trace-commands.ts.
 // Browser mode and Electron construct this instead of a TopologySession, and only
 // the file choices differ (a traces folder and downloads, or dialogs).
 import fs from 'node:fs';
