@@ -4,6 +4,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const nodeBuiltins = [
   'node:*',
@@ -39,6 +41,22 @@ const noMain = [
   },
 ];
 const noRenderer = [{ group: ['**/src-renderer/**'], message: 'main must not import renderer code' }];
+
+// Layering inside src-main (docs/architecture.md): a folder may import only
+// the folders below it. Each zone says who must not import what.
+const mainLayers = [
+  { target: './src-main/rank', from: './src-main/lab', message: 'a rank process does not depend on the lab' },
+  {
+    target: './src-main/electron',
+    from: './src-main/web',
+    message: 'Electron and browser mode are siblings',
+  },
+  ...['lab', 'cli', 'web', 'electron'].map((upper) => ({
+    target: './src-main/engine',
+    from: `./src-main/${upper}`,
+    message: 'the engine is below the lab and the front ends',
+  })),
+];
 
 export default tseslint.config(
   {
@@ -97,6 +115,22 @@ export default tseslint.config(
       'src-shared/**/*.test.ts',
     ],
     languageOptions: { globals: { ...globals.node } },
+  },
+  {
+    // Import cycles fail lint. The TypeScript resolver follows the @shared
+    // alias of tsconfig.base.json, so a cycle through src-shared is seen too.
+    files: ['src-main/**/*.ts', 'src-shared/**/*.ts', 'src-renderer/**/*.{ts,tsx}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: './tsconfig.json' })],
+    },
+    rules: {
+      // Type-only imports do not count (they are erased); a handler table may name its host's type.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { zones: mainLayers }],
+    },
   },
   {
     files: ['src-main/**/*.ts'],

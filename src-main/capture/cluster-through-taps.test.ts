@@ -10,7 +10,7 @@ import { PassThrough } from 'node:stream';
 import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../crypto/node-mac';
 import { Relay } from '../engine/relay';
-import { LabSession } from '../lab/session';
+import { TopologySession } from '../lab/topology-session';
 import { loadTrace, type LoadedTrace } from '../lab/trace/ndjson';
 import { recordSession } from '../lab/trace/session-recording';
 import type { RecordEvent, RoundEvent } from '../lab/trace/format';
@@ -46,7 +46,7 @@ async function runSession(
       return listen({ ...o, controllerPort: tap.port });
     });
   }
-  const session = new LabSession({ snapLen: 256 * 1024 });
+  const session = new TopologySession({ snapLen: 256 * 1024 });
   await session.start({
     ranksPerHost: [2, 1],
     modelBytes: 64 * 1024,

@@ -1,4 +1,4 @@
-// Electron main: loads Electron, makes the lab host (one LabSession, its
+// Electron main: loads Electron, makes the lab host (one TopologySession, its
 // recording, and any trace opened for inspection) in this process and hands
 // both to the shell (shell.ts holds the wiring and the security). Saving and
 // opening traces go through Electron's file dialogs.
@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chooseFoldKernel } from '@shared/fold';
-import { LabSession } from '../lab/session';
+import { TopologySession } from '../lab/topology-session';
 import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
 import { installShell } from './shell';
@@ -32,7 +32,7 @@ const args = parseElectronArgs(process.argv.slice(2), defaultTracesDir());
 app.enableSandbox();
 // Ranks are Electron utility processes: no ELECTRON_RUN_AS_NODE, so the RunAsNode fuse can be off.
 setRankSpawner(utilityRankSpawner(electron.utilityProcess));
-const lab = new LabHost(new LabSession(), {
+const lab = new LabHost(new TopologySession(), {
   tracesDir: args.tracesDir,
   producer: 'relay-lab electron',
   async chooseSavePath(suggested) {

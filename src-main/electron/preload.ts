@@ -1,7 +1,7 @@
 // The preload: the one bridge between the sandboxed window and the main
 // process. It exposes exactly the LabApi (command, subscribe) and passes
 // nothing else through: no ipcRenderer, no Node.
-import type { LabBatch, LabCommand, LabReply, TraceCommand } from '@shared/lab/contract';
+import type { AnyCommand, LabBatch, LabReply } from '@shared/lab/contract';
 import type { ElectronPreload, PreloadBridge } from './electron-api';
 import { COMMAND_CHANNEL, EVENTS_CHANNEL } from './channels';
 
@@ -11,7 +11,7 @@ import { COMMAND_CHANNEL, EVENTS_CHANNEL } from './channels';
 const { contextBridge, ipcRenderer } = require('electron') as ElectronPreload;
 
 const bridge: PreloadBridge = {
-  command: (cmd: LabCommand | TraceCommand) => ipcRenderer.invoke(COMMAND_CHANNEL, cmd) as Promise<LabReply>,
+  command: (cmd: AnyCommand) => ipcRenderer.invoke(COMMAND_CHANNEL, cmd) as Promise<LabReply>,
   subscribe(listener: (batch: LabBatch) => void) {
     const onEvents = (_event: unknown, batch: unknown) => listener(batch as LabBatch);
     ipcRenderer.on(EVENTS_CHANNEL, onEvents);

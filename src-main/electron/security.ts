@@ -1,6 +1,6 @@
 // The shell's security settings, as plain values and pure functions so tests
 // can check them without Electron.
-import { contentSecurityPolicy } from '../web/csp';
+import { contentSecurityPolicy } from '@shared/lab/csp';
 
 /**
  * BrowserWindow options: renderer isolated and sandboxed, no Node, no webviews.

@@ -2,15 +2,15 @@
 // Electron binary is absent here; e2e/electron.e2e.test.ts drives the real
 // one where it is installed). The lab is a recording LabApi.
 import { describe, it, expect } from 'vitest';
-import type { LabApi, LabBatch, LabCommand, LabReply } from '@shared/lab/contract';
+import type { AnyCommand, LabApi, LabBatch, LabReply } from '@shared/lab/contract';
 import type { ElectronMain, IpcMainInvokeEventLike, WebContentsLike } from './electron-api';
 import { installShell } from './shell';
 import { COMMAND_CHANNEL, EVENTS_CHANNEL } from './channels';
 
 class RecordingLab implements LabApi {
-  commands: LabCommand[] = [];
+  commands: AnyCommand[] = [];
   listeners = new Set<(b: LabBatch) => void>();
-  async command(cmd: LabCommand): Promise<LabReply> {
+  async command(cmd: AnyCommand): Promise<LabReply> {
     this.commands.push(cmd);
     return { ok: true };
   }

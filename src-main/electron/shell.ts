@@ -5,7 +5,7 @@
 // where the Electron binary is absent.
 import type { LabApi, LabReply } from '@shared/lab/contract';
 import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
-import { FrameBatcher } from '../web/batcher';
+import { FrameBatcher } from '../lab/frame-batcher';
 import type { ElectronMain, BrowserWindowLike } from './electron-api';
 import { COMMAND_CHANNEL, EVENTS_CHANNEL } from './channels';
 import { APP_SCHEME, APP_SCHEME_PRIVILEGES, APP_URL, serveAppRequest } from './app-protocol';

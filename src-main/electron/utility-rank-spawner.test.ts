@@ -11,8 +11,8 @@ import { EventEmitter } from 'node:events';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
 import { nodeRankSpawner, setRankSpawner } from '../engine/rank-spawner';
 import { pidAlive } from '../engine/rank-process';
-import { runHeadless } from '../lab/headless';
-import type { LabSession } from '../lab/session';
+import { runTopology } from '../lab/run-topology';
+import type { TopologySession } from '../lab/topology-session';
 import type { UtilityProcessApi, UtilityProcessLike } from './electron-api';
 import { utilityRankSpawner } from './utility-rank-spawner';
 
@@ -51,8 +51,8 @@ afterEach(() => setRankSpawner(nodeRankSpawner));
 describe('ranks as Electron utility processes', () => {
   it('runs a whole topology, kills and pauses ranks by pid, and leaves no process', async () => {
     setRankSpawner(utilityRankSpawner(standIn));
-    let session: LabSession | null = null;
-    const report = await runHeadless(
+    let session: TopologySession | null = null;
+    const report = await runTopology(
       {
         ...DEFAULT_TOPOLOGY,
         ranksPerHost: [2, 2],
@@ -69,7 +69,7 @@ describe('ranks as Electron utility processes', () => {
         onSession: (s) => (session = s),
       },
     );
-    const ranks = (session as LabSession | null)!.activeCluster!.ranks;
+    const ranks = (session as TopologySession | null)!.activeCluster!.ranks;
     expect(forks).toHaveLength(4);
     for (const f of forks) {
       expect(f.modulePath).toMatch(/out[\\/]node[\\/]rank\.mjs$/);

@@ -2,13 +2,13 @@
 // on one loopback port (channel-magic dispatch), one relay per host (modes
 // fold and forward) and one OS process per rank. It owns every socket and
 // process it starts and tears them all down in stop(). Round pacing and
-// checking belong to the LabSession on top.
+// checking belong to the TopologySession on top.
 import type net from 'node:net';
 import type { TopologyConfig } from '@shared/lab/topology';
 import { hostName, ranksOfHosts, worldSize } from '@shared/lab/topology';
 import { deriveFrameCeiling } from '@shared/wire/constants';
 import type { Mac } from '@shared/wire/mac';
-import { saltFromHex } from '@shared/wire/salt';
+import type { SessionSalt } from '@shared/lab/session-salt';
 import { nodeMac } from '../crypto/node-mac';
 import type { RankSpec, RankToParent } from '../rank/spec';
 import { closeServer, listen, serverPort } from './conn';
@@ -23,7 +23,8 @@ import { Tap, type TapOptions } from './tap';
 import type { LinkFault } from './link-fault';
 
 export interface ClusterConfig extends TopologyConfig {
-  saltHex: string;
+  /** Parsed once by the lab (src-shared/lab/topology-config.ts); the engine does not re-read the hex. */
+  salt: SessionSalt;
   /** Heartbeat cadence of the ranks; default a quarter of the staleness, at most 500 ms. */
   heartbeatMs?: number;
   tap?: TapOptions;
@@ -83,7 +84,7 @@ export class Cluster {
     this.world = worldSize(config.ranksPerHost);
     this.hostRanks = ranksOfHosts(config.ranksPerHost);
     this.dead = new DeadRanks(this.world);
-    this.mac = nodeMac(saltFromHex(config.saltHex));
+    this.mac = nodeMac(config.salt.bytes);
     this.ceiling = deriveFrameCeiling(modelLayout(config.modelBytes, config.shapes).numel * 4);
   }
 
@@ -201,7 +202,7 @@ export class Cluster {
         const spec: RankSpec = {
           rank,
           worldSize: this.world,
-          saltHex: cfg.saltHex,
+          saltHex: cfg.salt.hex,
           address: '127.0.0.1',
           dataPort: ports[h].data,
           controlPort: ports[h].control,

@@ -14,9 +14,9 @@ import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { nodeMac } from '../crypto/node-mac';
 import { closeServer, listen, serverPort } from '../engine/conn';
 import { fillValues, modelLayout } from '@shared/synthetic';
-import { runHeadless, type RunReport } from './headless';
+import { runTopology, type RunReport } from './run-topology';
 import { benchTap } from '../capture/tap-bench';
-import type { LabSession } from './session';
+import type { TopologySession } from './topology-session';
 
 const MiB = 1024 * 1024;
 const SALT = saltFromHex('42'.repeat(16));
@@ -250,9 +250,9 @@ export interface RoundBench {
 /** 3 + 5. Rounds of H hosts x K ranks in one mode, with the event-loop delay of this (the engine's) process. */
 export async function benchRounds(mode: 'fold' | 'direct', cfg: Partial<TopologyConfig>) {
   const h = monitorEventLoopDelay({ resolution: 1 });
-  let session: LabSession | null = null;
+  let session: TopologySession | null = null;
   // Measured while rounds run (not during process spawning or teardown).
-  const report = await runHeadless(
+  const report = await runTopology(
     { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...cfg, mode } as TopologyConfig,
     {
       snapLen: 0,
@@ -261,7 +261,7 @@ export async function benchRounds(mode: 'fold' | 'direct', cfg: Partial<Topology
       onRoundsEnd: () => h.disable(),
     },
   );
-  const tap = (session as unknown as LabSession).activeCluster!.tap;
+  const tap = (session as unknown as TopologySession).activeCluster!.tap;
   const hosts = report.hosts;
   const dataUp = new Array<number>(hosts).fill(0);
   for (let s = 0; s < tap.recordCount; s++) {

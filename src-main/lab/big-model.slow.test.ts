@@ -3,7 +3,7 @@
 // exact uplink byte ratio.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
-import { runHeadless } from './headless';
+import { runTopology } from './run-topology';
 
 const MiB = 1024 * 1024;
 
@@ -19,8 +19,8 @@ describe('model-sized rounds', () => {
         dtype,
         stalenessMs: 30_000,
       };
-      const fold = await runHeadless({ ...base, mode: 'fold' });
-      const direct = await runHeadless({ ...base, mode: 'direct' });
+      const fold = await runTopology({ ...base, mode: 'fold' });
+      const direct = await runTopology({ ...base, mode: 'direct' });
       expect(fold.verdict).toBe('ok');
       expect(direct.verdict).toBe('ok');
       const elem = dtype === 'bf16' ? 2 : 4;

@@ -2,13 +2,13 @@
 // byte savings of the relay's fold are measured, not assumed.
 import type { CompareRow } from '@shared/lab/contract';
 import { LAB_ONLY_MODES, type TopologyConfig, type UplinkMode } from '@shared/lab/topology';
-import { runHeadless } from './headless';
+import { runTopology } from './run-topology';
 
 export async function compareModes(base: TopologyConfig, rounds: number): Promise<CompareRow[]> {
   const modes: UplinkMode[] = ['fold', 'forward', 'direct'];
   const out: { mode: UplinkMode; perHost: number[]; ms: number }[] = [];
   for (const mode of modes) {
-    const rep = await runHeadless(
+    const rep = await runTopology(
       { ...base, mode, rounds, roundIntervalMs: 0, saltHex: undefined },
       { snapLen: 0 },
     );

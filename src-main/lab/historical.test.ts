@@ -5,9 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { pidAlive } from '../engine/rank-process';
 import type { HistoricalBehaviours } from '../engine/cluster';
-import { runHeadless } from './headless';
+import { runTopology } from './run-topology';
 import type { Fault } from './round-driver';
-import type { LabSession } from './session';
+import type { TopologySession } from './topology-session';
 
 const base: TopologyConfig = {
   ...DEFAULT_TOPOLOGY,
@@ -25,12 +25,12 @@ async function run(
   faults: Fault[] = [],
   maxMs?: number,
 ) {
-  let session: LabSession | null = null;
-  const report = await runHeadless(
+  let session: TopologySession | null = null;
+  const report = await runTopology(
     { ...base, ...config },
     { faults, extra: { historical }, onSession: (s) => (session = s), maxMs },
   );
-  pids.push(...(session as unknown as LabSession).activeCluster!.ranks.map((p) => p.pid!));
+  pids.push(...(session as unknown as TopologySession).activeCluster!.ranks.map((p) => p.pid!));
   return report;
 }
 

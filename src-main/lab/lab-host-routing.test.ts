@@ -4,17 +4,18 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { LabBatch, LabCommand, LabReply, TraceCommand } from '@shared/lab/contract';
+import type { LabBatch, ReplyOf } from '@shared/lab/contract';
 import type { SessionSnapshot } from '@shared/lab/state';
-import { LabHost, suggestedTraceName, type HostedSession } from './lab-host';
+import { LabHost, suggestedTraceName, type LiveSession } from './lab-host';
+import type { TopologyCommand, TopologyCommandType } from './commands/handler';
 import { makeTraceHeader, TraceWriter } from './trace/ndjson';
 import { sampleEvents, sampleHeader } from './trace/testing/sample-session';
 
-class SessionStandIn implements HostedSession {
+class SessionStandIn implements LiveSession {
   readonly received: string[] = [];
   readonly activeCluster = null;
   private readonly listeners = new Set<(b: LabBatch) => void>();
-  async command(cmd: LabCommand | TraceCommand): Promise<LabReply> {
+  async command(cmd: TopologyCommand): Promise<ReplyOf<TopologyCommandType>> {
     this.received.push(cmd.type);
     return { ok: true, snapshot: this.snapshot() };
   }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LabBatch, LabEvent } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
-import { LabSession } from './session';
+import { TopologySession } from './topology-session';
 import { LabHost } from './lab-host';
 import { loadTraceFile } from './trace/ndjson';
 import { TSHARK_REQUIRED, tsharkAvailable, tsharkFields } from './trace/testing/tshark';
@@ -35,7 +35,7 @@ describe('LabHost on a real session', () => {
     { timeout: 90_000 },
     async () => {
       const tracesDir = tempDir();
-      const session = new LabSession({});
+      const session = new TopologySession({});
       const host = new LabHost(session, {
         tracesDir,
         workDir: tempDir(),
@@ -162,7 +162,7 @@ describe('LabHost on a real session', () => {
 
   it('exports the running session as a pcapng that tshark decodes', { timeout: 90_000 }, async () => {
     const tracesDir = tempDir();
-    const session = new LabSession({});
+    const session = new TopologySession({});
     const host = new LabHost(session, { tracesDir, workDir: tempDir() });
     try {
       await host.command({
@@ -201,7 +201,7 @@ describe('LabHost on a real session', () => {
     'closes the recording at its budget, and a save still gives a complete trace',
     { timeout: 90_000 },
     async () => {
-      const session = new LabSession({});
+      const session = new TopologySession({});
       const host = new LabHost(session, {
         tracesDir: tempDir(),
         workDir: tempDir(),
@@ -228,7 +228,7 @@ describe('LabHost on a real session', () => {
   );
 
   it('names what it cannot do', async () => {
-    const host = new LabHost(new LabSession({}), { tracesDir: tempDir(), workDir: tempDir() });
+    const host = new LabHost(new TopologySession({}), { tracesDir: tempDir(), workDir: tempDir() });
     expect(await host.command({ type: 'saveTrace', format: 'ndjson' })).toMatchObject({
       ok: false,
       error: 'NO_RECORDING',

@@ -1,9 +1,15 @@
-// The lab as the window sees it: the live LabSession, its recording (from
+// The lab as the window sees it: the live TopologySession, its recording (from
 // each start, so a save is always complete) and, when a person opens a saved
 // trace, a TraceReplay in front of it. It implements LabApi by routing each
-// command: trace commands here, the rest to the replay while one is open
-// (it answers OFFLINE for what needs a topology) or to the live session.
-// Browser mode and Electron construct this instead of a LabSession, and only
+// command through a handler table keyed by command type (commands/): trace
+// commands here, the rest to the replay while one is open (it answers
+// OFFLINE for what needs a topology); commands that start topologies of
+// their own (compare, reproductions) here; the rest to the live session.
+// Over 400 lines for now: routing, the live recording and the opened trace
+// share one state (what the window is looking at); the next split is the
+// trace half (save, open, seek, close, catch-up) into its own class behind
+// commands/trace-commands.ts.
+// Browser mode and Electron construct this instead of a TopologySession, and only
 // the file choices differ (a traces folder and downloads, or dialogs).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,19 +17,23 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { MAX_HISTORY_EVENTS } from '@shared/lab/contract';
 import type {
+  AnyCommand,
+  CommandOf,
   LabApi,
   LabBatch,
-  LabCommand,
   LabEvent,
   LabReply,
   LabView,
   LinkFault,
+  ReplyOf,
   SavedTrace,
-  TraceCommand,
   TimelineMark,
+  TraceCommand,
   TraceFileInfo,
 } from '@shared/lab/contract';
+import type { TopologyConfig } from '@shared/lab/topology';
 import type { UnitRecord } from '@shared/lab/records';
+import type { SessionSnapshot } from '@shared/lab/state';
 import { TRACE_NAME } from '@shared/lab/validate';
 import { encodeEventLine } from './trace/ndjson-codec';
 import { exportTraceFileToPcapng } from './trace/pcapng';
@@ -31,11 +41,35 @@ import { TraceReplay } from './trace/replay';
 import type { TraceRecorder } from './trace/recorder';
 import { recordSession, type RecordableSession } from './trace/session-recording';
 import type { EndEvent, LifecycleEvent } from './trace/format';
-import { isSweepCommand, type SweepCommand } from '@shared/sweep/contract';
+import {
+  dispatch,
+  isTopologyCommand,
+  type HostCommandType,
+  type TopologyCommand,
+  type TopologyCommandType,
+} from './commands/handler';
+import { HOST_HANDLERS, type HostContext } from './commands/host-commands';
+import { TRACE_HANDLERS } from './commands/trace-commands';
+import { isSweepCommand } from '@shared/sweep/contract';
 import { SweepHost } from '../sweep/sweep-host';
 
-/** What the host needs of a LabSession (src-main/lab/session.ts). */
-export type HostedSession = LabApi & RecordableSession & { stop(): Promise<void> };
+/** What the host needs of the live TopologySession (src-main/lab/topology-session.ts). */
+export type LiveSession = RecordableSession & {
+  command(cmd: TopologyCommand): Promise<ReplyOf<TopologyCommandType>>;
+  stop(): Promise<void>;
+};
+
+const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HANDLERS>([
+  'saveTrace',
+  'listTraces',
+  'openTrace',
+  'seekTrace',
+  'closeTrace',
+  'recentRecords',
+]);
+function isTraceCommand(cmd: AnyCommand): cmd is TraceCommand {
+  return TRACE_COMMAND_TYPES.has(cmd.type);
+}
 
 export interface LabHostOptions {
   /** Where saves go and where `listTraces` / `openTrace {name}` look. Created on first use. */
@@ -111,18 +145,19 @@ function markLabel(e: LifecycleEvent): string {
   return `${e.action}${who}${what}`;
 }
 
-export class LabHost implements LabApi {
+export class LabHost implements LabApi, HostContext {
   private readonly listeners = new Set<(b: LabBatch) => void>();
   private recorder: TraceRecorder | null = null;
   private recordingPath: string | null = null;
   private replay: { name: string; api: TraceReplay; detach: () => void } | null = null;
   private readonly workDir: string;
   private recordingNumber = 0;
+
   /** Sweeps run beside the live session, on their own clusters (src-main/sweep). */
   private readonly sweeps: SweepHost;
 
   constructor(
-    readonly session: HostedSession,
+    readonly session: LiveSession,
     private readonly opts: LabHostOptions,
   ) {
     this.sweeps = new SweepHost({
@@ -132,10 +167,7 @@ export class LabHost implements LabApi {
     });
     this.workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-recording-'));
     // Live events reach the window only while no trace is open; the recording listens to the session itself.
-    session.subscribe((b) => {
-      this.keepHistory(b);
-      if (!this.replay) this.emit(b);
-    });
+    session.subscribe((b) => this.emitLive(b));
   }
 
   get view(): LabView {
@@ -168,10 +200,11 @@ export class LabHost implements LabApi {
     for (const l of this.listeners) l(b);
   }
 
-  async command(cmd: LabCommand | TraceCommand | SweepCommand): Promise<LabReply> {
-    if (isSweepCommand(cmd)) return this.sweeps.command(cmd);
+  async command<C extends AnyCommand>(cmd: C): Promise<ReplyOf<C['type']>> {
+    // Sweeps run beside the live session and any open trace (src-main/sweep).
+    if (isSweepCommand(cmd)) return (await this.sweeps.command(cmd)) as ReplyOf<C['type']>;
     try {
-      return await this.route(cmd);
+      return (await this.route(cmd)) as ReplyOf<C['type']>;
     } catch (e) {
       if (e instanceof TraceHostError) return { ok: false, error: e.code, message: e.message };
       const code = (e as { code?: unknown }).code;
@@ -183,37 +216,20 @@ export class LabHost implements LabApi {
     }
   }
 
-  private async route(cmd: LabCommand | TraceCommand): Promise<LabReply> {
-    switch (cmd.type) {
-      case 'saveTrace':
-        return { ok: true, trace: await this.save(cmd.format) };
-      case 'listTraces':
-        return { ok: true, traces: this.listTraces() };
-      case 'openTrace':
-        return this.open(cmd.name);
-      case 'seekTrace': {
-        if (!this.replay) throw new TraceHostError('NO_TRACE', 'no trace is open');
-        this.replay.api.seek(cmd.t);
-        return { ok: true, view: this.view };
-      }
-      case 'closeTrace':
-        return this.close();
-      case 'recentRecords':
-        return {
-          ok: true,
-          records: this.recentRecords(cmd.limit ?? DEFAULT_RECENT_RECORDS),
-          snapshot: await this.snapshot(),
-          view: this.view,
-          history: this.replayHistory() ?? this.liveHistory(),
-        };
-    }
+  private async route(cmd: AnyCommand): Promise<LabReply> {
+    if (isTraceCommand(cmd)) return dispatch(TRACE_HANDLERS, this, cmd);
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
-    // A reproduction replaces the topology with its own: the recording ends with the session it recorded.
-    if (cmd.type === 'start' || cmd.type === 'runScenario') {
-      await this.stopRecording();
-      this.history = [];
-    }
+    // While a reproduction runs (seconds), the read-only snapshot is answered at once; the rest wait for it.
+    if (this.exclusive && cmd.type !== 'snapshot' && cmd.type !== 'listScenarios')
+      await this.exclusive.catch(() => {});
+    if (!isTopologyCommand(cmd.type)) return dispatch(HOST_HANDLERS, this, cmd as CommandOf<HostCommandType>);
+    return this.sessionCommand(cmd as TopologyCommand);
+  }
+
+  /** A command about the live topology: to the session, with the recording following it. */
+  private async sessionCommand(cmd: TopologyCommand): Promise<LabReply> {
+    if (cmd.type === 'start') await this.stopLive();
     const reply = await this.session.command(cmd);
     if (!reply.ok) return reply;
     if (cmd.type === 'start') this.startRecording();
@@ -234,11 +250,71 @@ export class LabHost implements LabApi {
     return reply;
   }
 
-  private async snapshot() {
-    const reply = this.replay
-      ? await this.replay.api.command({ type: 'snapshot' })
-      : await this.session.command({ type: 'snapshot' });
-    return reply.ok ? reply.snapshot : undefined;
+  // ---- HostContext: what compare and the reproductions need (commands/host-commands.ts) ----
+
+  private exclusive: Promise<unknown> | null = null;
+
+  liveConfig(): TopologyConfig {
+    return this.session.snapshot().config;
+  }
+
+  /** Ends the live recording and its history: a new topology (a start, a reproduction) replaces it. */
+  async stopLive(): Promise<void> {
+    await this.stopRecording();
+    this.history = [];
+  }
+
+  async stopSession(): Promise<void> {
+    await this.session.command({ type: 'stop' });
+  }
+
+  /** Runs `work` alone: topology commands wait for it (a reproduction owns the machine's ports and processes). */
+  async runExclusive<T>(work: () => Promise<T>): Promise<T> {
+    while (this.exclusive) await this.exclusive.catch(() => {});
+    const run = work();
+    this.exclusive = run;
+    try {
+      return await run;
+    } finally {
+      this.exclusive = null;
+    }
+  }
+
+  /** Events of a topology the host started itself, shown as live (a reproduction's). */
+  emitLive(b: LabBatch): void {
+    this.keepHistory(b);
+    if (!this.replay) this.emit(b);
+  }
+
+  seekTrace(t: number): ReplyOf<'seekTrace'> {
+    if (!this.replay) throw new TraceHostError('NO_TRACE', 'no trace is open');
+    this.replay.api.seek(t);
+    return { ok: true, view: this.view };
+  }
+
+  /** What a (re)connecting window needs: the recent records, the snapshot, the view and the history. */
+  async catchUp(limit = DEFAULT_RECENT_RECORDS): Promise<ReplyOf<'recentRecords'>> {
+    return {
+      ok: true,
+      records: this.recentRecords(limit),
+      snapshot: await this.snapshot(),
+      view: this.view,
+      history: this.replayHistory() ?? this.liveHistory(),
+    };
+  }
+
+  private async snapshot(): Promise<SessionSnapshot | undefined> {
+    if (this.replay) {
+      const reply = await this.replay.api.command({ type: 'snapshot' });
+      return reply.ok ? reply.snapshot : undefined;
+    }
+    return this.liveSnapshot();
+  }
+
+  /** The live snapshot, through the session's command queue (it never interleaves with a start or stop). */
+  private async liveSnapshot(): Promise<SessionSnapshot | undefined> {
+    const reply = await this.session.command({ type: 'snapshot' });
+    return reply.ok && 'snapshot' in reply ? reply.snapshot : undefined;
   }
 
   private budgetTimer: ReturnType<typeof setInterval> | null = null;
@@ -298,7 +374,7 @@ export class LabHost implements LabApi {
   }
 
   /** Copies the recording as it stands now, closed with an end line; pcapng is exported from that copy. */
-  private async save(format: 'ndjson' | 'pcapng'): Promise<SavedTrace> {
+  async saveTrace(format: 'ndjson' | 'pcapng'): Promise<SavedTrace> {
     const source = this.recordingPath;
     if (!source) throw new TraceHostError('NO_RECORDING', 'nothing to save: no session has run');
     const suggested = suggestedTraceName(new Date(), format);
@@ -367,7 +443,7 @@ export class LabHost implements LabApi {
   }
 
   /** Opens a trace of the traces folder by name, or (no name) whatever the open dialog picks. */
-  private async open(name: string | undefined): Promise<LabReply> {
+  async openTrace(name: string | undefined): Promise<ReplyOf<'openTrace'>> {
     let file: string | null;
     if (name !== undefined) {
       if (!TRACE_NAME.test(name)) throw new TraceHostError('NOT_FOUND', `'${name}' is not a trace file name`);
@@ -408,10 +484,9 @@ export class LabHost implements LabApi {
     return { events: [{ type: 'view', view: this.view }, ...events] };
   }
 
-  private async close(): Promise<LabReply> {
+  async closeTrace(): Promise<ReplyOf<'closeTrace'>> {
     // The live snapshot first: live batches stay held back until the window has the resetting batch.
-    const reply = await this.session.command({ type: 'snapshot' });
-    const snapshot = reply.ok ? reply.snapshot : undefined;
+    const snapshot = await this.liveSnapshot();
     if (this.replay) {
       this.replay.detach();
       this.replay = null;

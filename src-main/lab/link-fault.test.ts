@@ -8,9 +8,9 @@ import type { LabBatch, LabEvent } from '@shared/lab/contract';
 import type { RoundReport } from '@shared/lab/records';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
 import { pidAlive } from '../engine/rank-process';
-import { LabSession } from './session';
+import { TopologySession } from './topology-session';
 
-const sessions: LabSession[] = [];
+const sessions: TopologySession[] = [];
 const pids: number[] = [];
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.stop();
@@ -20,7 +20,7 @@ afterEach(async () => {
 // Faults that slow a link must not read as a dead rank on a loaded 2-core
 // machine: these tests run at flodl's 30 s staleness (the lab's default).
 async function start(staleness: { stalenessMs?: number } = { stalenessMs: 30_000 }) {
-  const session = new LabSession();
+  const session = new TopologySession();
   sessions.push(session);
   const events: LabEvent[] = [];
   session.subscribe((b: LabBatch) => events.push(...b.events));

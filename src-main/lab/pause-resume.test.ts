@@ -8,9 +8,9 @@ import type { LabBatch, LabEvent } from '@shared/lab/contract';
 import type { RoundReport } from '@shared/lab/records';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
 import { pidAlive } from '../engine/rank-process';
-import { LabSession } from './session';
+import { TopologySession } from './topology-session';
 
-const sessions: LabSession[] = [];
+const sessions: TopologySession[] = [];
 const pids: number[] = [];
 afterEach(async () => {
   for (const s of sessions.splice(0)) await s.stop();
@@ -27,7 +27,7 @@ function procState(pid: number): string | null {
 }
 
 async function start(stalenessMs: number) {
-  const session = new LabSession();
+  const session = new TopologySession();
   sessions.push(session);
   const events: LabEvent[] = [];
   session.subscribe((b: LabBatch) => events.push(...b.events));

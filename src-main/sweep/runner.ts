@@ -12,8 +12,8 @@ import { topologyLabel } from '@shared/sweep/spec';
 import { dataDownBytes, dataUpBytes, roundFrameBytes, roundStats, shapedRoundMs } from '@shared/sweep/theory';
 import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
 import { releaseSharedLanes } from '../engine/link-fault';
-import { runHeadless, type RunReport } from '../lab/headless';
-import type { LabSession } from '../lab/session';
+import { runTopology, type RunReport } from '../lab/run-topology';
+import type { TopologySession } from '../lab/topology-session';
 import { recordSession } from '../lab/trace/session-recording';
 import type { TraceRecorder } from '../lab/trace/recorder';
 import { MemoryWatch } from './memory';
@@ -32,7 +32,7 @@ export interface SweepRunOptions {
 let sweepNumber = 0;
 
 /** Applies the sweep's shaping to every uplink of the running cluster: one shared lane per host and direction. */
-export function shapeUplinks(session: LabSession, spec: SweepSpec, laneKey: string): void {
+export function shapeUplinks(session: TopologySession, spec: SweepSpec, laneKey: string): void {
   if (!spec.uplinkBandwidth && !spec.uplinkLatencyMs) return;
   const cluster = session.activeCluster!;
   // In direct mode a host has no relay: its ranks' own connections to the
@@ -101,7 +101,7 @@ export async function runSweepCase(
   const tracePath = opts.traceDir
     ? path.join(opts.traceDir, traceFileName(opts.traceStem, index, label, mode))
     : undefined;
-  let session: LabSession | null = null;
+  let session: TopologySession | null = null;
   let recorder: TraceRecorder | null = null;
   let before: LinkView[] = [];
   let after: LinkView[] | null = null;
@@ -110,14 +110,14 @@ export async function runSweepCase(
   const memory = new MemoryWatch();
   const onAbort = () => {
     aborted = true;
-    session?.roundDriver?.stop();
+    session?.endRounds();
   };
   opts.signal?.addEventListener('abort', onAbort);
   const base = { index, topology: label, ranksPerHost, mode, labOnly: LAB_ONLY_MODES.has(mode) };
   let report: RunReport;
   try {
     memory.start();
-    report = await runHeadless(config, {
+    report = await runTopology(config, {
       snapLen: tracePath ? 64 * 1024 : 0,
       // A wedged case ends at a deadline instead of holding the sweep.
       maxMs: 60_000 + spec.rounds * 30_000,
@@ -128,7 +128,7 @@ export async function runSweepCase(
         if (tracePath)
           recorder = recordSession(s, tracePath, { producer: opts.producer ?? 'relay-lab sweep' });
         before = s.activeCluster!.tap.linkViews();
-        if (aborted) s.roundDriver?.stop();
+        if (aborted) s.endRounds();
       },
       onRoundsEnd: () => {
         const c = session!.activeCluster!;

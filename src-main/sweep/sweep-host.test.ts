@@ -8,10 +8,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LabEvent } from '@shared/lab/contract';
 import { validateLabCommand } from '@shared/lab/validate';
 import { LabHost } from '../lab/lab-host';
-import { LabSession } from '../lab/session';
+import { TopologySession } from '../lab/topology-session';
 
 const tracesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sweep-host-'));
-const host = new LabHost(new LabSession(), { tracesDir });
+const host = new LabHost(new TopologySession(), { tracesDir });
 afterAll(async () => {
   await host.shutdown();
   fs.rmSync(tracesDir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { startWebServer, type WebServer } from './server';
 import { MAX_CONCURRENT_UPLOADS, MAX_HEADER_LINE_BYTES } from './trace-files';
 import { readStatic } from './static-files';
 import { LabHost } from '../lab/lab-host';
-import { LabSession } from '../lab/session';
+import { TopologySession } from '../lab/topology-session';
 
 const api: LabApi = { command: async () => ({ ok: true }), subscribe: () => () => {} };
 const SECRET = 'SECRET-CONTENT-4f1d';
@@ -144,7 +144,7 @@ describe('openTrace in the traces folder', () => {
   it('refuses a link and never echoes the contents of a file that is not a trace', async () => {
     const traces = tempDir('open');
     const outside = tempDir('open-outside');
-    const host = new LabHost(new LabSession({}), { tracesDir: traces, workDir: tempDir('work') });
+    const host = new LabHost(new TopologySession({}), { tracesDir: traces, workDir: tempDir('work') });
     try {
       fs.writeFileSync(path.join(outside, 'passwd'), `${SECRET}:x:0:0\n`);
       fs.symlinkSync(path.join(outside, 'passwd'), path.join(traces, 'link.trace.ndjson'));

@@ -1,8 +1,8 @@
 // Browser mode's entry (bundled to out/node/web.mjs): the lab host (the live
-// LabSession, its recording, and any trace opened for inspection) in this
+// TopologySession, its recording, and any trace opened for inspection) in this
 // Node process, behind the loopback HTTP + WebSocket server.
 import { chooseFoldKernel } from '@shared/fold';
-import { LabSession } from '../lab/session';
+import { TopologySession } from '../lab/topology-session';
 import { LabHost } from '../lab/lab-host';
 import { newToken } from './guard';
 import { watchLifeline } from './lifeline';
@@ -25,7 +25,7 @@ try {
   process.exit(2);
 }
 const token = newToken();
-const host = new LabHost(new LabSession(), {
+const host = new LabHost(new TopologySession(), {
   tracesDir: opts.tracesDir,
   downloadUrl: (name) => `/traces/${encodeURIComponent(name)}?token=${encodeURIComponent(token)}`,
   producer: 'relay-lab browser mode',

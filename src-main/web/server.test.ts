@@ -4,15 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import type { LabApi, LabBatch, LabCommand, LabReply } from '@shared/lab/contract';
+import type { AnyCommand, LabApi, LabBatch, LabReply } from '@shared/lab/contract';
 import { startWebServer, type WebServer } from './server';
 
 // A recording LabApi: the server is a transport, so its test checks what it
 // carries and what it refuses, not what the engine does.
 class RecordingApi implements LabApi {
-  commands: LabCommand[] = [];
+  commands: AnyCommand[] = [];
   listeners = new Set<(b: LabBatch) => void>();
-  async command(cmd: LabCommand): Promise<LabReply> {
+  async command(cmd: AnyCommand): Promise<LabReply> {
     this.commands.push(cmd);
     return { ok: true };
   }

@@ -8,11 +8,11 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LabApi, LabReply } from '@shared/lab/contract';
 import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
-import { contentSecurityPolicy } from './csp';
+import { contentSecurityPolicy } from '@shared/lab/csp';
 import { newToken, hostAllowed, originAllowed, tokenMatches, expectedOrigin } from './guard';
 import { readStatic } from './static-files';
 import { tokenPage } from './token-page';
-import { FrameBatcher } from './batcher';
+import { FrameBatcher } from '../lab/frame-batcher';
 import { handleTraceFiles } from './trace-files';
 import { MAX_CLIENT_MESSAGE, MAX_PENDING_COMMANDS, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
 

@@ -6,14 +6,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import WebSocket from 'ws';
-import type { LabApi, LabCommand, LabReply } from '@shared/lab/contract';
+import type { AnyCommand, LabApi, LabReply } from '@shared/lab/contract';
 import { busyReason, parseClientMessage, startWebServer, type WebServer } from './server';
 import { MAX_PENDING_COMMANDS, MAX_SOCKET_BACKLOG, type ServerMessage } from './protocol';
 
 /** An api whose 'stop' commands wait until released, so commands stay pending. */
 class HeldApi implements LabApi {
   held: (() => void)[] = [];
-  async command(cmd: LabCommand): Promise<LabReply> {
+  async command(cmd: AnyCommand): Promise<LabReply> {
     if (cmd.type === 'stop') await new Promise<void>((r) => this.held.push(r));
     return { ok: true };
   }

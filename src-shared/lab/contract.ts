@@ -4,39 +4,90 @@
 import type { TopologyConfig, UplinkMode } from './topology';
 import type { SessionSnapshot, LinkView } from './state';
 import type { UnitRecord, Finding, RoundReport } from './records';
-import type { SweepCommand, SweepEvent } from '../sweep/contract';
-import type { SweepResult } from '../sweep/types';
+import type { SweepEvent } from '../sweep/contract';
+import type { SweepResult, SweepSpec } from '../sweep/types';
 
-export type LabCommand =
-  | { type: 'start'; config?: Partial<TopologyConfig> }
-  | { type: 'stop' }
-  | { type: 'killRank'; rank: number }
-  | { type: 'pauseRank'; rank: number }
-  | { type: 'resumeRank'; rank: number }
-  | { type: 'killHost'; host: number }
-  | { type: 'pauseRounds' }
-  | { type: 'resumeRounds' }
-  | { type: 'stepRound' }
-  | { type: 'setSpeed'; roundIntervalMs: number }
-  | { type: 'compareModes'; config?: Partial<TopologyConfig>; rounds?: number }
-  | { type: 'getRecordBytes'; seq: number }
-  | { type: 'setLinkFault'; link: string; fault: LinkFault | null }
-  | { type: 'snapshot' }
-  | { type: 'listScenarios' }
-  | { type: 'runScenario'; name: string };
+/** A command or reply with no fields of its own. */
+type NoFields = object;
+
+/**
+ * Every command the window can send, keyed by its `type`: the fields it
+ * carries and the fields of its `ok: true` reply. Adding a command is one
+ * entry here, one entry in the validator table (validate.ts) and one handler
+ * (src-main/lab/commands/); the compiler finds any of the three missing.
+ */
+export interface LabCommandSpecs {
+  start: { command: { config?: Partial<TopologyConfig> }; reply: { snapshot: SessionSnapshot } };
+  stop: { command: NoFields; reply: { snapshot: SessionSnapshot } };
+  snapshot: { command: NoFields; reply: { snapshot: SessionSnapshot } };
+  killRank: { command: { rank: number }; reply: NoFields };
+  pauseRank: { command: { rank: number }; reply: NoFields };
+  resumeRank: { command: { rank: number }; reply: NoFields };
+  killHost: { command: { host: number }; reply: NoFields };
+  pauseRounds: { command: NoFields; reply: NoFields };
+  resumeRounds: { command: NoFields; reply: NoFields };
+  stepRound: { command: NoFields; reply: NoFields };
+  setSpeed: { command: { roundIntervalMs: number }; reply: NoFields };
+  getRecordBytes: { command: { seq: number }; reply: { bytes: RecordBytes } };
+  setLinkFault: { command: { link: string; fault: LinkFault | null }; reply: NoFields };
+  compareModes: {
+    command: { config?: Partial<TopologyConfig>; rounds?: number };
+    reply: { compare: CompareRow[] };
+  };
+  listScenarios: { command: NoFields; reply: { scenarios: ScenarioInfo[] } };
+  runScenario: { command: { name: string }; reply: { scenario: ScenarioResult } };
+}
 
 /**
  * Traces (docs/trace-format.md): save the live session, open a saved one,
  * scrub it, and catch up on records after a (re)connect. The lab host
  * (src-main/lab/lab-host.ts) answers these; the session never sees them.
  */
-export type TraceCommand =
-  | { type: 'saveTrace'; format: 'ndjson' | 'pcapng' }
-  | { type: 'listTraces' }
-  | { type: 'openTrace'; name?: string }
-  | { type: 'seekTrace'; t: number }
-  | { type: 'closeTrace' }
-  | { type: 'recentRecords'; limit?: number };
+export interface TraceCommandSpecs {
+  saveTrace: { command: { format: 'ndjson' | 'pcapng' }; reply: { trace: SavedTrace } };
+  listTraces: { command: NoFields; reply: { traces: TraceFileInfo[] } };
+  openTrace: { command: { name?: string }; reply: { view: LabView } };
+  seekTrace: { command: { t: number }; reply: { view: LabView } };
+  closeTrace: { command: NoFields; reply: { view: LabView; snapshot?: SessionSnapshot } };
+  recentRecords: {
+    command: { limit?: number };
+    reply: { records: UnitRecord[]; snapshot?: SessionSnapshot; view: LabView; history: LabEvent[] };
+  };
+}
+
+/**
+ * Sweeps (src-shared/sweep/contract.ts): topologies x modes run one after
+ * another beside the live session; the lab host hands them to src-main/sweep.
+ */
+export interface SweepCommandSpecs {
+  sweep: { command: { spec: SweepSpec }; reply: { sweep: SweepResult; sweepFile?: SavedTrace } };
+  cancelSweep: { command: NoFields; reply: NoFields };
+  saveSweep: { command: { format: 'json' | 'csv' }; reply: { sweepFile: SavedTrace } };
+  listSweeps: { command: NoFields; reply: { sweeps: TraceFileInfo[] } };
+  openSweep: { command: { name: string }; reply: { sweep: SweepResult } };
+}
+
+export type CommandSpecs = LabCommandSpecs & TraceCommandSpecs & SweepCommandSpecs;
+export type CommandType = keyof CommandSpecs;
+/** The command of one type, e.g. `CommandOf<'killRank'>` is `{ type: 'killRank'; rank: number }`. */
+export type CommandOf<T extends CommandType> = { type: T } & CommandSpecs[T]['command'];
+/** The failure every command may answer: a named error code and one line for a person. */
+export interface LabFailure {
+  ok: false;
+  error: string;
+  message: string;
+}
+/** What a command of type T answers. */
+export type ReplyOf<T extends CommandType> = ({ ok: true } & CommandSpecs[T]['reply']) | LabFailure;
+
+/** The union of the commands of the types K (a discriminated union on `type`). */
+export type CommandUnion<K extends CommandType> = { [T in K]: CommandOf<T> }[K];
+export type LabCommand = CommandUnion<keyof LabCommandSpecs>;
+export type TraceCommand = CommandUnion<keyof TraceCommandSpecs>;
+export type SweepCommandUnion = CommandUnion<keyof SweepCommandSpecs>;
+export type AnyCommand = LabCommand | TraceCommand | SweepCommandUnion;
+/** Any command's reply (what a transport carries without knowing the command). */
+export type LabReply = ReplyOf<CommandType>;
 
 /**
  * A fault on one link (a LinkView id), applied live at the engine's end of
@@ -49,11 +100,6 @@ export interface LinkFault {
   jitterMs?: number;
   /** Bandwidth cap in bytes per second. */
   bandwidth?: number;
-  /**
-   * Links whose faults name the same key share one bandwidth/latency
-   * schedule per direction (one host's NIC) instead of one each.
-   */
-  shareKey?: string;
   /** Cut the stream into pieces of this many bytes... */
   sliceBytes?: number;
   /** ...with this gap between pieces (readers must reassemble). */
@@ -62,6 +108,11 @@ export interface LinkFault {
   stallMs?: number;
   /** Flip one bit of the next unit. */
   corruptNext?: boolean;
+  /**
+   * Links whose faults name the same key share one bandwidth/latency
+   * schedule per direction (one host's NIC) instead of one each.
+   */
+  shareKey?: string;
   /** Reset the connection now. */
   reset?: boolean;
   /** Bytes are accepted and never delivered. */
@@ -89,29 +140,6 @@ export interface RecordBytes {
   saltHex: string;
 }
 
-/** What each command answers (`ok: false` carries a named error). */
-export type LabReply =
-  | {
-      ok: true;
-      snapshot?: SessionSnapshot;
-      bytes?: RecordBytes;
-      compare?: CompareRow[];
-      scenarios?: ScenarioInfo[];
-      scenario?: ScenarioResult;
-      trace?: SavedTrace;
-      traces?: TraceFileInfo[];
-      records?: UnitRecord[];
-      view?: LabView;
-      history?: LabEvent[];
-      /** sweep, openSweep (src-shared/sweep/contract.ts). */
-      sweep?: SweepResult;
-      /** sweep, saveSweep: the file written. */
-      sweepFile?: SavedTrace;
-      /** listSweeps. */
-      sweeps?: TraceFileInfo[];
-    }
-  | { ok: false; error: string; message: string };
-
 export type LabEvent =
   /** `reset`: the window drops what it holds first (a trace seek starts with one). */
   | { type: 'snapshot'; snapshot: SessionSnapshot; reset?: boolean }
@@ -130,7 +158,8 @@ export interface LabBatch {
 }
 
 export interface LabApi {
-  command(cmd: LabCommand | TraceCommand | SweepCommand): Promise<LabReply>;
+  /** The reply's type follows the command's: `command({ type: 'snapshot' })` answers `ReplyOf<'snapshot'>`. */
+  command<C extends AnyCommand>(cmd: C): Promise<ReplyOf<C['type']>>;
   subscribe(listener: (batch: LabBatch) => void): () => void;
 }
 

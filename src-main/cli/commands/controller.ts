@@ -2,7 +2,6 @@
 // (control channel) on one port, channel-magic dispatch, as a standalone
 // process so relays and ranks on other machines can join (CLI.md 3).
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION, DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
-import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../../crypto/node-mac';
 import { closeServer, listen, serverPort } from '../../engine/conn';
 import { Controller, type ControllerEvent } from '../../engine/controller';
@@ -11,7 +10,7 @@ import { DeadRanks } from '../../engine/dead-ranks';
 import { PortMux } from '../../engine/port-mux';
 import { Tap } from '../../engine/tap';
 import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
-import { portFlag, saltFlag, worldSizeFlag } from './role-flags';
+import { portFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
 export const controllerCommand: Command = {
@@ -39,7 +38,7 @@ export const controllerCommand: Command = {
     }
     if (values['world-size'] === undefined) throw new UsageError('--world-size N is required');
     const worldSize = worldSizeFlag(values['world-size']);
-    const saltHex = saltFlag(values.salt);
+    const salt = sessionSaltFlag(values.salt);
     const port = portFlag(values.port, 'port', 1337);
     const address = values.listen ?? '127.0.0.1';
     const policy = choiceFlag(values.policy, 'policy', ['elastic', 'strict'] as const, 'elastic');
@@ -48,7 +47,7 @@ export const controllerCommand: Command = {
     const dataVersion = intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1);
     const controlVersion = intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1);
 
-    const mac = nodeMac(saltFromHex(saltHex));
+    const mac = nodeMac(salt.bytes);
     const tap = new Tap({ snapLen: 0 });
     const dead = new DeadRanks(worldSize);
     const controller = new Controller({

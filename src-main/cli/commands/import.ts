@@ -7,7 +7,7 @@ import { DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
 import { nodeMac } from '../../crypto/node-mac';
 import { importCapture, writeImportTrace } from '../../capture/import-capture';
 import { UsageError, intFlag, parseFlags, printJson, sizeFlag } from '../args';
-import { saltFlag } from './role-flags';
+import { sessionSaltFlag } from './role-flags';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab import CAPTURE.pcap|CAPTURE.pcapng --salt HEX [--trace OUT.ndjson] [--json]
@@ -41,7 +41,7 @@ export const importCommand: Command = {
     if (positionals.length !== 1) throw new UsageError('give exactly one capture file');
     const file = positionals[0];
     if (!fs.existsSync(file)) throw new UsageError(`${file}: no such file`);
-    const saltHex = saltFlag(values.salt);
+    const saltHex = sessionSaltFlag(values.salt).hex;
     const tracePath = values.trace;
     if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
       throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);

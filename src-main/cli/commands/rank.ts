@@ -3,7 +3,7 @@
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION } from '@shared/wire/constants';
 import { runRank } from '../../rank/rank-runner';
 import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
-import { portFlag, saltFlag, worldSizeFlag, modelBytesFlag } from './role-flags';
+import { portFlag, sessionSaltFlag, worldSizeFlag, modelBytesFlag } from './role-flags';
 import type { Command } from './types';
 
 export const rankCommand: Command = {
@@ -45,7 +45,7 @@ export const rankCommand: Command = {
     const spec = {
       rank,
       worldSize,
-      saltHex: saltFlag(values.salt),
+      saltHex: sessionSaltFlag(values.salt).hex,
       address: values.address ?? '127.0.0.1',
       dataPort: portFlag(values['data-port'], 'data-port', direct ? 1337 : 1341),
       controlPort: portFlag(values['control-port'], 'control-port', direct ? 1337 : 1342),

@@ -2,11 +2,10 @@
 // loopback listeners for the host's ranks, one upstream connection per
 // channel to the controller's port.
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION, DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
-import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../../crypto/node-mac';
 import { Relay } from '../../engine/relay';
 import { choiceFlag, intFlag, parseFlags, UsageError } from '../args';
-import { hostPortFlag, portFlag, ranksFlag, saltFlag, worldSizeFlag } from './role-flags';
+import { hostPortFlag, portFlag, ranksFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
 export const relayCommand: Command = {
@@ -35,7 +34,7 @@ export const relayCommand: Command = {
     if (values['world-size'] === undefined) throw new UsageError('--world-size N is required');
     const worldSize = worldSizeFlag(values['world-size']);
     const ranks = ranksFlag(values.ranks, worldSize);
-    const saltHex = saltFlag(values.salt);
+    const salt = sessionSaltFlag(values.salt);
     const upstream = hostPortFlag(values.controller, 'controller', '127.0.0.1:1337');
     const hostName = values.host ?? 'h0';
     const mode = choiceFlag(values.mode, 'mode', ['fold', 'forward'] as const, 'fold');
@@ -46,7 +45,7 @@ export const relayCommand: Command = {
       hostName,
       ranks,
       worldSize,
-      mac: nodeMac(saltFromHex(saltHex)),
+      mac: nodeMac(salt.bytes),
       mode,
       controllerAddress: upstream.host,
       controllerPort: upstream.port,

@@ -1,11 +1,12 @@
 // Flag helpers shared by the standalone roles (controller, relay, rank).
-import { saltFromHex } from '@shared/wire/salt';
+import { parseSessionSalt, SaltError, type SessionSalt } from '@shared/lab/session-salt';
+import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import { UsageError, intFlag, sizeFlag } from '../args';
 
 /** The largest world a standalone role accepts: past it the per-rank tables would not fit in memory. */
 export const MAX_WORLD_SIZE = 65536;
-/** The engine's model size limit (the lab's topology check uses the same). */
-export const MAX_MODEL_BYTES = 512 * 1024 * 1024;
+/** The engine's model size limit: the lab's topology limit (src-shared/lab/topology-config.ts). */
+export const MAX_MODEL_BYTES = TOPOLOGY_LIMITS.maxModelBytes;
 
 export function worldSizeFlag(value: string | undefined, min = 1): number {
   const n = intFlag(value, 'world-size', 1, min);
@@ -19,15 +20,16 @@ export function modelBytesFlag(value: string | undefined): number {
   return n;
 }
 
-export function saltFlag(value: string | undefined): string {
+/** --salt HEX, parsed once here into the lab's one salt type (bytes for the MAC, lowercase hex for specs). */
+export function sessionSaltFlag(value: string | undefined): SessionSalt {
   if (value === undefined)
     throw new UsageError('--salt HEX is required (32 hex characters, the same on every role)');
   try {
-    saltFromHex(value);
+    return parseSessionSalt(value, '--salt');
   } catch (e) {
-    throw new UsageError(`--salt: ${(e as Error).message}`);
+    if (e instanceof SaltError) throw new UsageError(e.message);
+    throw e;
   }
-  return value.trim().toLowerCase();
 }
 
 export function portFlag(value: string | undefined, name: string, fallback: number): number {

@@ -154,8 +154,15 @@ describe('relay-lab run', () => {
 
   it('rejects inputs the engine cannot run before starting any process: exit 2, one named line, no stack trace', async () => {
     const cases: [string[], RegExp][] = [
-      [['run', '--hosts', '100000'], /BAD_CONFIG: at most 64 ranks in all/],
-      [['run', '--model-bytes', '100GiB'], /BAD_CONFIG: modelBytes must be 4 B \.\. 512 MiB/],
+      [
+        ['run', '--hosts', '100000'],
+        /BAD_CONFIG \(--hosts, --ranks-per-host or --topology\): config.ranksPerHost: at most 64 ranks in all/,
+      ],
+      [
+        ['run', '--model-bytes', '100GiB'],
+        /BAD_CONFIG \(--model-bytes\): config.modelBytes must be between 4 and 536870912/,
+      ],
+      [['run', '--salt', 'ABC'], /BAD_CONFIG \(--salt\): config.saltHex: salt hex must be 32 chars, got 3/],
       [['run', '--link-fault', 'h9.uplink.data@1:up:reset'], /no link 'h9.uplink.data' in this topology/],
       [
         ['run', '--kill-rank', '3@99', '--rounds', '2'],

@@ -2,8 +2,10 @@
 // relays and rank processes on loopback) and its report (CLI.md 2).
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
-import { runHeadless } from '../../lab/headless';
-import { LabError, validateConfig } from '../../lab/session';
+import { runTopology } from '../../lab/run-topology';
+import { randomBytes } from 'node:crypto';
+import { parseTopologyConfig, resolveTopologyConfig, TopologyConfigError } from '@shared/lab/topology-config';
+import { randomSessionSalt } from '@shared/lab/session-salt';
 import type { Fault, FaultAction } from '../../lab/round-driver';
 import type { Command } from './types';
 import type { LinkFault } from '@shared/lab/contract';
@@ -11,7 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
-import type { LabSession } from '../../lab/session';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
@@ -81,6 +82,18 @@ function linkIds(ranksPerHost: number[], mode: TopologyConfig['mode']): string[]
   return ids;
 }
 
+/** The flag that sets a config field, for a config error ("config.ranksPerHost[2]" -> "--topology"). */
+function flagOf(field: string): string {
+  const key = /^config\.(\w+)/.exec(field)?.[1] ?? field;
+  const flags: Record<string, string> = {
+    ranksPerHost: '--hosts, --ranks-per-host or --topology',
+    modelBytes: '--model-bytes',
+    saltHex: '--salt',
+    stalenessMs: '--staleness-ms',
+  };
+  return flags[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
 export const runCommand: Command = {
   summary: 'run a whole topology headless and report bytes, rounds and the verdict',
   async run(argv) {
@@ -136,14 +149,15 @@ export const runCommand: Command = {
       roundIntervalMs: 0,
       saltHex: values.salt,
     };
-    if (config.modelBytes < 4) throw new UsageError('--model-bytes must be at least 4');
-    if (values.salt !== undefined && !/^\s*[0-9a-fA-F]{32}\s*$/.test(values.salt))
-      throw new UsageError('--salt must be 32 hex characters');
-    // The engine's own limits (64 ranks, 512 MiB), checked before any process starts.
+    // The lab's one config check (the window's too: 64 ranks, 512 MiB, the salt), before any process starts.
+    let resolved;
     try {
-      validateConfig(config);
+      resolved = resolveTopologyConfig(parseTopologyConfig(config), () =>
+        randomSessionSalt((n) => randomBytes(n)),
+      );
     } catch (e) {
-      if (e instanceof LabError) throw new UsageError(`${e.code}: ${e.message}`);
+      if (e instanceof TopologyConfigError)
+        throw new UsageError(`${e.code} (${flagOf(e.field)}): ${e.message}`);
       throw e;
     }
     const schedule = [
@@ -176,16 +190,14 @@ export const runCommand: Command = {
     const tracePath = values.trace;
     if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
       throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
-    let session: LabSession | null = null;
     let recorder: TraceRecorder | null = null;
-    const report = await runHeadless(config, {
+    const report = await runTopology(resolved, {
       faults: schedule,
       maxMs,
       // A trace keeps the bytes of each unit (up to the tap's default 64 KiB); a plain run keeps none.
       snapLen: tracePath === undefined ? 0 : 64 * 1024,
-      onSession: (s) => (session = s),
-      onRoundsStart: () => {
-        if (tracePath !== undefined && session)
+      onRoundsStart: (session) => {
+        if (tracePath !== undefined)
           recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });
       },
     });

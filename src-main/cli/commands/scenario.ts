@@ -4,7 +4,7 @@
 // the bug reproduced under the historical behaviour and the current one held.
 import { parseFlags, printJson, UsageError } from '../args';
 import { findScenario, scenarioInfos } from '../../lab/scenarios/registry';
-import { runScenario } from '../../lab/scenarios/runner';
+import { runScenario } from '../../lab/scenarios/run-scenario';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab scenario --list [--json]

@@ -11,7 +11,7 @@ import { unitLineOf } from '../../capture/link-naming';
 import { captureTraceHeader, CaptureTraceWriter } from '../../capture/trace-out';
 import { TraceWriter } from '../../lab/trace/ndjson';
 import { UsageError, intFlag, parseFlags, sizeFlag } from '../args';
-import { hostPortFlag, portFlag, saltFlag } from './role-flags';
+import { hostPortFlag, portFlag, sessionSaltFlag } from './role-flags';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab tap --listen [ADDR:]PORT --upstream HOST:PORT --salt HEX
@@ -54,7 +54,7 @@ export const tapCommand: Command = {
     const listen = listenFlag(values.listen);
     if (values.upstream === undefined) throw new UsageError('--upstream HOST:PORT is required');
     const upstream = hostPortFlag(values.upstream, 'upstream', '');
-    const saltHex = saltFlag(values.salt);
+    const saltHex = sessionSaltFlag(values.salt).hex;
     if (values.ndjson && values.trace !== undefined)
       throw new UsageError('--ndjson and --trace exclude each other');
     if (values.name !== undefined && !/^[\w.-]{1,48}$/.test(values.name))

@@ -5,7 +5,7 @@
 // flodl 0.7 (elastic scatter): the failed write declares h1's ranks dead and
 // the other hosts finish every round.
 import type { Scenario, ScenarioContext } from './types';
-import { findingLines, runCluster } from './cluster-run';
+import { findingLines, runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
 const ROUNDS = 3;
@@ -17,7 +17,7 @@ const MODEL_BYTES = 4 * 1024 * 1024;
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
   let scatterError: string | null = null;
   let brokeDuringScatter = false;
-  const { report } = await runCluster(
+  const { report } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [1, 1, 1], modelBytes: MODEL_BYTES, rounds: ROUNDS },
     {

@@ -4,13 +4,13 @@
 // the idle contribution is true zeros and the consensus is clean. A real
 // 2-host topology; the checker recomputes every round's consensus.
 import type { Scenario, ScenarioContext } from './types';
-import { runCluster } from './cluster-run';
+import { runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
 const ROUNDS = 2;
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
-  const { report, records } = await runCluster(
+  const { report, records } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [2, 1], modelBytes: 4096, rounds: ROUNDS, idleRanks: [1] },
     { historical, maxMs: 15_000, recordKinds: ['RoundFrame'] },

@@ -5,7 +5,7 @@
 // judge compares median round times, so one slow round cannot decide it. If
 // this machine does not show the effect, the evidence says so.
 import type { Scenario, ScenarioContext } from './types';
-import { runCluster } from './cluster-run';
+import { runScenarioTopology } from './scenario-topology';
 import { median, round1 } from './loopback';
 
 const ROUNDS = 8;
@@ -15,7 +15,7 @@ const WARMUP = 2;
 const MIN_EXTRA_MS = 15;
 
 async function run(ctx: ScenarioContext, nagle: boolean) {
-  const { report } = await runCluster(
+  const { report } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS },
     { historical: nagle ? { nagle: true } : {}, maxMs: 20_000 },

@@ -3,11 +3,11 @@
 // naming the likely cause ("mixed relay/controller builds?"), instead of
 // silently mis-accounting; with matching builds the round verifies.
 import type { Scenario, ScenarioContext } from './types';
-import { findingLines, runCluster } from './cluster-run';
+import { findingLines, runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
-  const { report, records } = await runCluster(
+  const { report, records } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [2, 1], modelBytes: 4096, rounds: 1 },
     { historical, maxMs: 8000, recordKinds: ['Data', 'HostFrame'] },

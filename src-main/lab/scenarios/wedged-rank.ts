@@ -6,7 +6,7 @@
 // barrier is released after the staleness, the rounds go on without it, and
 // the checker names the rank it waited for.
 import type { Scenario, ScenarioContext } from './types';
-import { findingLines, runCluster } from './cluster-run';
+import { findingLines, runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 
 const ROUNDS = 3;
@@ -18,7 +18,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs
   // What host h0's fold barrier is waiting for just before the deadline ends the run.
   let barrierAtDeadline: number[] | null = null;
   let timer: NodeJS.Timeout | undefined;
-  const { report, records } = await runCluster(
+  const { report, records } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS, stalenessMs: STALENESS_MS },
     {

@@ -4,12 +4,13 @@
 // finding, log and link update up to t, so the same lists, inspector,
 // ladder and charts draw the past. Commands that would change a topology
 // answer OFFLINE.
-import type { LabApi, LabBatch, LabCommand, LabEvent, LabReply, TraceCommand } from '@shared/lab/contract';
+import type { AnyCommand, LabApi, LabBatch, LabEvent, ReplyOf } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
 import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader, TraceLink } from './format';
 import { loadTraceFile, type LoadedTrace } from './ndjson';
+import { dispatch, type HandlerTable } from '../commands/handler';
 
 const RECORDS_PER_EVENT = 5000;
 
@@ -71,27 +72,20 @@ export class TraceReplay implements LabApi {
     return () => this.listeners.delete(listener);
   }
 
-  async command(cmd: LabCommand | TraceCommand): Promise<LabReply> {
-    if (cmd.type === 'snapshot') return { ok: true, snapshot: this.snapshotAt(this.position) };
-    if (cmd.type === 'getRecordBytes') {
-      const e = this.bySeq.get(cmd.seq);
-      if (!e) return { ok: false, error: 'NOT_FOUND', message: `record ${cmd.seq} is not in this trace` };
-      return {
-        ok: true,
-        bytes: {
-          seq: cmd.seq,
-          hex: Buffer.from(e.bytes).toString('hex'),
-          length: e.record.length,
-          captured: e.bytes.length,
-          saltHex: this.header.saltHex,
-        },
-      };
-    }
+  /** A saved trace answers what reads the past; every other command answers OFFLINE. */
+  async command<C extends AnyCommand>(cmd: C): Promise<ReplyOf<C['type']>> {
+    if (cmd.type === 'snapshot' || cmd.type === 'getRecordBytes')
+      return dispatch(REPLAY_HANDLERS, this, cmd) as Promise<ReplyOf<C['type']>>;
     return {
       ok: false,
       error: 'OFFLINE',
       message: `'${cmd.type}' needs a running session; this is a saved trace`,
     };
+  }
+
+  /** The unit of record `seq`, with its bytes. */
+  recordEvent(seq: number): RecordEvent | undefined {
+    return this.bySeq.get(seq);
   }
 
   /** Moves the timeline to t and sends every front end the state at t. */
@@ -206,3 +200,21 @@ export class TraceReplay implements LabApi {
     };
   }
 }
+
+const REPLAY_HANDLERS: HandlerTable<'snapshot' | 'getRecordBytes', TraceReplay> = {
+  snapshot: async (replay) => ({ ok: true, snapshot: replay.snapshotAt(replay.time) }),
+  async getRecordBytes(replay, cmd) {
+    const e = replay.recordEvent(cmd.seq);
+    if (!e) return { ok: false, error: 'NOT_FOUND', message: `record ${cmd.seq} is not in this trace` };
+    return {
+      ok: true,
+      bytes: {
+        seq: cmd.seq,
+        hex: Buffer.from(e.bytes).toString('hex'),
+        length: e.record.length,
+        captured: e.bytes.length,
+        saltHex: replay.header.saltHex,
+      },
+    };
+  },
+};

@@ -1,4 +1,4 @@
-// One call to trace a running LabSession to a file (or any stream): the
+// One call to trace a running TopologySession to a file (or any stream): the
 // header from the session's snapshot and tap, the recorder attached to the
 // tap (with backfill) and to the session's events. The caller forwards
 // accepted commands and faults to the recorder, and closes it after stop.
@@ -10,7 +10,7 @@ import { engineTraceLinks, type ClusterPorts } from './links';
 import { makeTraceHeader, TraceWriter } from './ndjson';
 import { TraceRecorder, wallClockOf, type RecorderOptions, type TapSource } from './recorder';
 
-/** What recordSession reads of a LabSession (src-main/lab/session.ts), after start. */
+/** What recordSession reads of a TopologySession (src-main/lab/topology-session.ts), after start. */
 export interface RecordableSession {
   readonly activeCluster: (ClusterPorts & { tap: TapSource & { t0: number; snapLen: number } }) | null;
   snapshot(): SessionSnapshot;

@@ -3,7 +3,7 @@
 // pcapng, read back by our reader and decoded by tshark with relay_lab.lua.
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { LabSession } from '../session';
+import { TopologySession } from '../topology-session';
 import { loadTrace, type LoadedTrace } from './ndjson';
 import { PcapngExporter } from './pcapng';
 import { decodeIpv4Tcp, readPcapng } from './pcapng-reader';
@@ -14,7 +14,7 @@ const ROUNDS = 2;
 const RANKS_PER_HOST = [2, 1];
 
 async function recordRealSession(): Promise<LoadedTrace> {
-  const session = new LabSession({});
+  const session = new TopologySession({});
   await session.start({
     ranksPerHost: RANKS_PER_HOST,
     modelBytes: 256 * 1024,

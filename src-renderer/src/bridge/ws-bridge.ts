@@ -1,6 +1,6 @@
 // Browser mode's side of the contract: the LabApi over the WebSocket of the
 // page's own server, with this launch's token taken from the page URL.
-import type { LabApi, LabBatch, LabCommand, LabReply, TraceCommand } from '@shared/lab/contract';
+import type { AnyCommand, LabApi, LabBatch, LabReply } from '@shared/lab/contract';
 
 type ServerMessage = { type: 'reply'; id: number; reply: LabReply } | { type: 'batch'; batch: LabBatch };
 export type ConnectionState = 'connecting' | 'open' | 'closed';
@@ -20,7 +20,7 @@ export class WebSocketLabApi implements LabApi {
     this.open();
   }
 
-  command(cmd: LabCommand | TraceCommand): Promise<LabReply> {
+  command(cmd: AnyCommand): Promise<LabReply> {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
       return Promise.resolve({ ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' });

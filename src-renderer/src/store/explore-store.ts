@@ -3,7 +3,7 @@
 // session is never wiped silently: before a sweep it is either saved (trace)
 // and stopped, or kept running on purpose.
 import { create } from 'zustand';
-import type { LabBatch, LabReply, TraceFileInfo } from '@shared/lab/contract';
+import type { LabBatch, ReplyOf, TraceFileInfo } from '@shared/lab/contract';
 import type { SweepCommand } from '@shared/sweep/contract';
 import type { UplinkMode, WireDtype } from '@shared/lab/topology';
 import { parseModes, parseSize, parseTopologies, validateSweepSpec } from '@shared/sweep/spec';
@@ -65,7 +65,7 @@ export const useExplore = create<ExploreState>(() => ({
 let subscribed = false;
 
 /** Sweep commands go straight to the lab: their errors show in the Explore view, not the main error bar. */
-async function sweepSend(cmd: SweepCommand): Promise<LabReply> {
+async function sweepSend<C extends SweepCommand>(cmd: C): Promise<ReplyOf<C['type']>> {
   const api = currentLab();
   if (!api) return { ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' };
   return api.command(cmd);

@@ -2,13 +2,13 @@
 // from the transport. The records themselves stay in the ring.
 import { create } from 'zustand';
 import type {
+  AnyCommand,
+  CommandOf,
   LabApi,
   LabBatch,
-  LabCommand,
   LabEvent,
-  LabReply,
   CompareRow,
-  TraceCommand,
+  ReplyOf,
 } from '@shared/lab/contract';
 import { applyBatches, emptyLabData, type LabData } from './apply-batch';
 import { RecordRing } from './record-ring';
@@ -125,18 +125,18 @@ async function refreshSnapshot(): Promise<void> {
 }
 
 /** Sends a command; a reply that carries a snapshot updates the view at once. */
-export async function send(cmd: LabCommand | TraceCommand): Promise<LabReply> {
+export async function send<C extends AnyCommand>(cmd: C): Promise<ReplyOf<C['type']>> {
   if (!api) return { ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' };
   const reply = await api.command(cmd);
   if (!reply.ok) useLab.setState({ lastError: `${cmd.type}: ${reply.error}: ${reply.message}` });
-  else if (reply.snapshot && cmd.type !== 'snapshot') {
+  else if ('snapshot' in reply && reply.snapshot && cmd.type !== 'snapshot') {
     queue.push({ events: [{ type: 'snapshot', snapshot: reply.snapshot }] });
     scheduleFlush();
   }
   return reply;
 }
 
-export async function runCompare(cmd: Extract<LabCommand, { type: 'compareModes' }>): Promise<void> {
+export async function runCompare(cmd: CommandOf<'compareModes'>): Promise<void> {
   const workload = cmd.config ? workloadKey(cmd.config) : undefined;
   useLab.setState({ compare: { busy: true, rows: null, error: null, workload } });
   const reply = await send(cmd);

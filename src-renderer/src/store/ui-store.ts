@@ -3,6 +3,7 @@
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
 import type { TopologyConfig } from '@shared/lab/topology';
+import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import type { FieldPath } from '../lib/field-ranges';
 
 export type Theme = 'dark' | 'light';
@@ -85,14 +86,19 @@ export const useUi = create<UiState>()(
   ),
 );
 
-/** "4,2,3" -> [4, 2, 3]; null unless every entry is a whole number from 1 to 32 (1 to 16 hosts). */
+/** "4,2,3" -> [4, 2, 3]; null unless every entry is a whole number within the lab's one set of limits (TOPOLOGY_LIMITS). */
 export function parsePerHost(text: string | undefined): number[] | null {
   if (!text || !text.trim()) return null;
   const parts = text
     .split(/[\s,]+/)
     .filter(Boolean)
     .map(Number);
-  if (parts.length < 1 || parts.length > 16 || parts.some((k) => !Number.isInteger(k) || k < 1 || k > 32))
+  const { maxHosts, maxRanksPerHost } = TOPOLOGY_LIMITS;
+  if (
+    parts.length < 1 ||
+    parts.length > maxHosts ||
+    parts.some((k) => !Number.isInteger(k) || k < 1 || k > maxRanksPerHost)
+  )
     return null;
   return parts;
 }

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { pidAlive } from '../../engine/rank-process';
-import { runScenario } from './runner';
+import { runScenario } from './run-scenario';
 import type { Scenario } from './types';
 
 function scenario(over: Partial<Scenario>): Scenario {

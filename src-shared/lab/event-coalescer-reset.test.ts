@@ -2,7 +2,7 @@
 // coalescer still holds, and the newest view wins.
 import { describe, it, expect } from 'vitest';
 import type { SessionSnapshot } from '@shared/lab/state';
-import { EventCoalescer, MAX_PENDING_EVENTS } from './batcher';
+import { EventCoalescer, MAX_PENDING_EVENTS } from './event-coalescer';
 
 const snap = { running: false } as SessionSnapshot;
 

@@ -1,12 +1,15 @@
-// Runs a topology to completion without a window and builds the `run --json`
-// report (CLI.md 2): links with exact byte counts, per-host uplink bytes,
-// per-round accepted ranks and checker verdicts, the dead ranks, the verdict.
+// runTopology: one topology from start to its last round, without a window,
+// and the `run --json` report (CLI.md 2): links with exact byte counts,
+// per-host uplink bytes, per-round accepted ranks and checker verdicts, the
+// dead ranks, the verdict. Used by `relay-lab run`, compareModes, bench and
+// the reproductions that need a whole topology (scenarios/scenario-topology.ts).
 import type { RoundReport, Finding } from '@shared/lab/records';
 import type { LinkView } from '@shared/lab/state';
 import type { TopologyConfig } from '@shared/lab/topology';
 import type { ClusterConfig } from '../engine/cluster';
 import type { Fault } from './round-driver';
-import { LabSession } from './session';
+import type { ResolvedTopology } from '@shared/lab/topology-config';
+import { TopologySession } from './topology-session';
 
 export type RunVerdict = 'ok' | 'mismatch' | 'incomplete' | 'error';
 
@@ -34,61 +37,59 @@ export interface RunReport {
   verdict: RunVerdict;
 }
 
-export async function runHeadless(
-  config: TopologyConfig,
-  opts: {
-    snapLen?: number;
-    faults?: Fault[];
-    extra?: Partial<ClusterConfig>;
-    onSession?: (s: LabSession) => void;
-    onRoundsStart?: () => void;
-    onRoundsEnd?: () => void;
-    maxMs?: number;
-  } = {},
+export interface RunTopologyOptions {
+  snapLen?: number;
+  faults?: Fault[];
+  extra?: Partial<ClusterConfig>;
+  /** The session before it starts (to subscribe to its events). */
+  onSession?: (s: TopologySession) => void;
+  /** The cluster is up, the rounds are about to run. */
+  onRoundsStart?: (s: TopologySession) => void;
+  onRoundsEnd?: () => void;
+  /** A run that cannot finish (a parked barrier, a blackholed host) ends at this deadline. */
+  maxMs?: number;
+}
+
+/** `topology`: a config (checked here) or one resolved at the edge (`relay-lab run`: its salt is not parsed again). */
+export async function runTopology(
+  topology: TopologyConfig | ResolvedTopology,
+  opts: RunTopologyOptions = {},
 ): Promise<RunReport> {
-  const session = new LabSession({ snapLen: opts.snapLen ?? 0 });
+  const config = 'salt' in topology && 'config' in topology ? topology.config : topology;
+  const session = new TopologySession({ snapLen: opts.snapLen ?? 0 });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
-  await session.start(config, opts.extra ?? {}, faults);
-  opts.onRoundsStart?.();
-  // The outcome is read when the rounds end, before the teardown's own exits.
-  let atEnd: { dead: number[]; ended: { reason: string; error: boolean } | null };
-  // A run that cannot finish (a parked barrier, a blackholed host) ends at the deadline.
+  await session.start(topology, opts.extra ?? {}, faults);
+  opts.onRoundsStart?.(session);
   let deadlineHit = false;
   const deadline = opts.maxMs
     ? setTimeout(() => {
         deadlineHit = true;
-        session.roundDriver?.stop();
+        session.endRounds();
       }, opts.maxMs)
     : undefined;
+  let outcome;
   try {
-    await session.finished();
+    // The outcome is read when the rounds end, before the teardown's own exits.
+    outcome = await session.finished();
     clearTimeout(deadline);
     opts.onRoundsEnd?.();
   } finally {
-    const c = session.activeCluster!;
-    const d = session.roundDriver!;
-    atEnd = {
-      dead: c.hostRanks.flat().filter((r) => d.rankStates[r] === 'dead' || c.dead.isDead(r)),
-      ended: d.ended ? { ...d.ended } : null,
-    };
+    clearTimeout(deadline);
     await session.stop();
   }
-  const cluster = session.activeCluster!;
-  const driver = session.roundDriver!;
-  const snap = session.snapshot();
-  const links = cluster.tap.linkViews();
+  const { dead, ended, reports, roundsCompleted } = outcome;
+  const links = session.linkViews();
   const hosts = config.ranksPerHost.length;
   const uplink = new Array<number>(hosts).fill(0);
   for (const l of links)
     if (l.kind === 'uplink' && l.host >= 0 && l.host < hosts) uplink[l.host] += l.bytesUp;
   const roundBytes = new Array<number>(hosts).fill(0);
-  for (const r of driver.reports) r.uplinkBytesPerHost.forEach((b, h) => (roundBytes[h] += b));
-  const { dead, ended } = atEnd;
+  for (const r of reports) r.uplinkBytesPerHost.forEach((b, h) => (roundBytes[h] += b));
   let verdict: RunVerdict = 'ok';
-  if (driver.reports.some((r) => r.verdict === 'mismatch')) verdict = 'mismatch';
+  if (reports.some((r) => r.verdict === 'mismatch')) verdict = 'mismatch';
   else if (ended?.error) verdict = 'error';
-  else if (driver.roundsCompleted < config.rounds) {
+  else if (roundsCompleted < config.rounds) {
     // Under the strict policy a fault ends the reduce by design (WIRE.md 7.2).
     const strictStop = config.policy === 'strict' && faults.length > 0 && ended !== null;
     if (!strictStop) verdict = 'incomplete';
@@ -103,19 +104,19 @@ export async function runHeadless(
     modelBytes: config.modelBytes,
     dtype: config.dtype,
     seed: config.seed,
-    saltHex: snap.saltHex,
+    saltHex: session.saltHex,
     roundsRequested: config.rounds,
-    roundsCompleted: driver.roundsCompleted,
+    roundsCompleted,
     links,
     uplinkBytesPerHost: uplink,
     roundBytesPerHost: roundBytes,
-    rounds: driver.reports,
+    rounds: reports,
     dead,
     faults,
     findings: session.findings,
     ended:
       ended?.reason ??
-      (driver.roundsCompleted >= config.rounds
+      (roundsCompleted >= config.rounds
         ? 'all rounds completed'
         : deadlineHit
           ? `deadline of ${opts.maxMs} ms reached`

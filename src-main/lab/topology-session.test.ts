@@ -9,9 +9,9 @@ import { roundFrameWireLen } from '@shared/wire/round-frame';
 import { pidAlive } from '../engine/rank-process';
 import { modelLayout } from '@shared/synthetic';
 import type { Tap } from '../engine/tap';
-import { runHeadless } from './headless';
+import { runTopology } from './run-topology';
 import type { Fault } from './round-driver';
-import { LabSession } from './session';
+import { TopologySession } from './topology-session';
 
 const MODEL = 4096;
 const base: TopologyConfig = {
@@ -42,12 +42,12 @@ afterEach(() => {
 });
 
 async function run(config: Partial<TopologyConfig>, faults: Fault[] = [], snapLen = 0) {
-  let session: LabSession | null = null;
-  const report = await runHeadless(
+  let session: TopologySession | null = null;
+  const report = await runTopology(
     { ...base, ...config },
     { faults, snapLen, onSession: (s) => (session = s) },
   );
-  const s = session! as LabSession;
+  const s = session! as TopologySession;
   pidsSeen.push(...s.activeCluster!.ranks.map((p) => p.pid!));
   return { report, session: s, tap: s.activeCluster!.tap };
 }
@@ -199,9 +199,9 @@ describe('a whole topology with real rank processes', () => {
   });
 });
 
-describe('LabSession commands and events', () => {
+describe('TopologySession commands and events', () => {
   it('streams records, links and rounds; serves captured bytes; pauses and steps; stops cleanly', async () => {
-    const session = new LabSession();
+    const session = new TopologySession();
     const events: LabEvent[] = [];
     session.subscribe((b: LabBatch) => events.push(...b.events));
     const started = await session.command({

@@ -6,12 +6,11 @@ import type { UnitRecord } from '@shared/lab/records';
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
 import type { Cluster } from '../../engine/cluster';
-import { runHeadless, type RunReport } from '../headless';
+import { runTopology, type RunReport } from '../run-topology';
 import type { Fault } from '../round-driver';
-import type { LabSession } from '../session';
 import type { ScenarioContext } from './types';
 
-export interface ClusterRunOptions {
+export interface ScenarioTopologyOptions {
   historical?: HistoricalBehaviours;
   faults?: Fault[];
   maxMs?: number;
@@ -21,21 +20,19 @@ export interface ClusterRunOptions {
   onCluster?: (c: Cluster) => void;
 }
 
-export async function runCluster(
+export async function runScenarioTopology(
   ctx: ScenarioContext,
   config: Partial<TopologyConfig>,
-  opts: ClusterRunOptions = {},
+  opts: ScenarioTopologyOptions = {},
 ): Promise<{ report: RunReport; records: UnitRecord[] }> {
-  let session: LabSession | null = null;
   const records: UnitRecord[] = [];
-  const report = await runHeadless(
+  const report = await runTopology(
     { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...config },
     {
       faults: opts.faults,
       maxMs: opts.maxMs,
       extra: { historical: opts.historical, startTimeoutMs: 20_000 },
       onSession: (s) => {
-        session = s;
         if (ctx.observe) s.subscribe(ctx.observe);
         if (opts.recordKinds) {
           s.subscribe((b) => {
@@ -45,8 +42,8 @@ export async function runCluster(
           });
         }
       },
-      onRoundsStart: () => {
-        const c = (session as LabSession | null)?.activeCluster;
+      onRoundsStart: (s) => {
+        const c = s.activeCluster;
         if (!c) return;
         for (const p of c.ranks) ctx.track(p.pid);
         opts.onCluster?.(c);

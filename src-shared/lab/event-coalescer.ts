@@ -1,9 +1,11 @@
-// Coalesces the session's event batches for one client: at most one message
-// per frame interval, and never an unbounded queue when the client is slow.
+// The one coalescer between the tap and the window (paced by
+// src-main/lab/frame-batcher.ts): at most one batch per frame interval, and
+// never an unbounded queue when a listener is slow.
 // Record events merge into one (the oldest records beyond the cap are
 // counted into droppedBefore, not kept); only the newest links and snapshot
-// events matter, so older ones are dropped.
-import type { LabBatch, LabEvent } from '@shared/lab/contract';
+// events matter, so older ones are dropped. Pure; the timer that paces it
+// is src-main/lab/frame-batcher.ts.
+import type { LabBatch, LabEvent } from './contract';
 
 export const FRAME_MS = 16;
 export const MAX_PENDING_RECORDS = 5000;
@@ -15,6 +17,16 @@ export const MAX_PENDING_RECORDS = 5000;
 export const MAX_PENDING_EVENTS = 10_000;
 /** Event kinds that may be dropped, oldest first, past MAX_PENDING_EVENTS (the rest are one of a kind). */
 const DROPPABLE: ReadonlySet<LabEvent['type']> = new Set(['round', 'finding', 'log', 'links']);
+
+type RecordsEvent = Extract<LabEvent, { type: 'records' }>;
+
+/** Keeps the newest MAX_PENDING_RECORDS records and counts the rest into droppedBefore. */
+function trimRecords(ev: RecordsEvent): void {
+  const over = ev.records.length - MAX_PENDING_RECORDS;
+  if (over <= 0) return;
+  ev.records.splice(0, over);
+  ev.droppedBefore += over;
+}
 
 export class EventCoalescer {
   private pending: LabEvent[] = [];
@@ -45,6 +57,7 @@ export class EventCoalescer {
   take(): LabBatch {
     const events = this.pending;
     this.pending = [];
+    for (const ev of events) if (ev.type === 'records') trimRecords(ev);
     if (this.dropped > 0) {
       events.unshift({
         type: 'log',
@@ -78,66 +91,20 @@ export class EventCoalescer {
     }
     if (ev.type === 'records') {
       // At most one records event is pending: new records join it.
+      // The pending event owns its array, so records are appended in place
+      // (one record per add at tap rate must not copy the whole list).
       const at = this.pending.findIndex((p) => p.type === 'records');
-      let merged: Extract<LabEvent, { type: 'records' }> = ev;
+      let merged: RecordsEvent;
       if (at >= 0) {
-        const prev = this.pending.splice(at, 1)[0] as Extract<LabEvent, { type: 'records' }>;
-        merged = {
-          type: 'records',
-          records: prev.records.concat(ev.records),
-          droppedBefore: prev.droppedBefore + ev.droppedBefore,
-        };
-      }
-      const over = merged.records.length - MAX_PENDING_RECORDS;
-      if (over > 0)
-        merged = {
-          type: 'records',
-          records: merged.records.slice(over),
-          droppedBefore: merged.droppedBefore + over,
-        };
+        merged = this.pending.splice(at, 1)[0] as RecordsEvent;
+        for (const r of ev.records) merged.records.push(r);
+        merged.droppedBefore += ev.droppedBefore;
+      } else merged = { type: 'records', records: ev.records.slice(), droppedBefore: ev.droppedBefore };
+      // Trimmed at twice the cap here and to the cap in take(): amortised, not per record.
+      if (merged.records.length > 2 * MAX_PENDING_RECORDS) trimRecords(merged);
       this.pending.push(merged);
       return;
     }
     this.pending.push(ev);
-  }
-}
-
-/**
- * Sends coalesced batches through `send` no more often than every FRAME_MS,
- * and holds them while `backlogged()` says the socket has not drained.
- */
-export class FrameBatcher {
-  private readonly coalescer = new EventCoalescer();
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private closed = false;
-
-  constructor(
-    private readonly send: (batch: LabBatch) => void,
-    private readonly backlogged: () => boolean = () => false,
-  ) {}
-
-  push(batch: LabBatch): void {
-    if (this.closed) return;
-    this.coalescer.add(batch);
-    this.schedule();
-  }
-
-  close(): void {
-    this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-  }
-
-  private schedule(): void {
-    if (this.timer || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      if (this.closed || this.coalescer.empty) return;
-      if (this.backlogged()) {
-        this.schedule();
-        return;
-      }
-      this.send(this.coalescer.take());
-    }, FRAME_MS);
   }
 }

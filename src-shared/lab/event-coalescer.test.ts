@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import type { UnitRecord } from '@shared/lab/records';
-import { EventCoalescer, MAX_PENDING_RECORDS } from './batcher';
+import { EventCoalescer, MAX_PENDING_RECORDS } from './event-coalescer';
 
 const rec = (seq: number): UnitRecord => ({
   seq,

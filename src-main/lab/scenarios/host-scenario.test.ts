@@ -1,17 +1,31 @@
-// The window's way in: listScenarios and runScenario through LabSession's
-// command interface (the same object Electron IPC and browser mode drive),
-// with progress streamed as log events.
-import { describe, expect, it } from 'vitest';
+// The window's way in: listScenarios and runScenario through the lab host
+// (the same object Electron IPC and browser mode drive), with progress
+// streamed as log events.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { LabEvent } from '@shared/lab/contract';
-import { LabSession } from '../session';
+import { LabHost } from '../lab-host';
+import { TopologySession } from '../topology-session';
+
+const dirs: string[] = [];
+function newHost(): LabHost {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-host-scenario-'));
+  dirs.push(dir);
+  return new LabHost(new TopologySession(), { tracesDir: path.join(dir, 'traces'), workDir: dir });
+}
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
 
 describe('scenarios through the lab contract', () => {
   it('lists the reproductions and runs one, streaming its progress', async () => {
-    const session = new LabSession();
+    const session = newHost();
     const events: LabEvent[] = [];
     session.subscribe((b) => events.push(...b.events));
     const list = await session.command({ type: 'listScenarios' });
-    expect(list.ok && list.scenarios?.length).toBe(11);
+    expect(list.ok && list.scenarios.length).toBe(11);
     const reply = await session.command({ type: 'runScenario', name: 'control-replay' });
     expect(reply.ok).toBe(true);
     if (!reply.ok) return;
@@ -29,7 +43,7 @@ describe('scenarios through the lab contract', () => {
   });
 
   it("a topology scenario streams its topology's events to the window (findings, records, snapshots)", async () => {
-    const session = new LabSession();
+    const session = newHost();
     const events: LabEvent[] = [];
     session.subscribe((b) => events.push(...b.events));
     let done = false;
@@ -58,7 +72,7 @@ describe('scenarios through the lab contract', () => {
   });
 
   it('an unknown scenario is a named error, not a crash', async () => {
-    const reply = await new LabSession().command({ type: 'runScenario', name: 'nope' });
+    const reply = await newHost().command({ type: 'runScenario', name: 'nope' });
     expect(reply).toMatchObject({ ok: false, error: 'NOT_FOUND' });
   });
 });

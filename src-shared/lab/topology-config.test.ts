@@ -1,0 +1,91 @@
+// The one topology config check: the window's commands, `relay-lab run` and
+// the lab's callers meet the same limits, the same salt rules and errors
+// that name the field.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TOPOLOGY } from './topology';
+import {
+  parseTopologyConfig,
+  resolveTopologyConfig,
+  TOPOLOGY_LIMITS,
+  TopologyConfigError,
+} from './topology-config';
+import { parseSessionSalt, SaltError, type SessionSalt } from './session-salt';
+import { validateLabCommand, LabCommandError } from './validate';
+
+const fixedSalt = (): SessionSalt => parseSessionSalt('11'.repeat(16));
+
+function fieldOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof TopologyConfigError || e instanceof LabCommandError) return e.field;
+    throw e;
+  }
+  return undefined;
+}
+
+describe('parseTopologyConfig', () => {
+  it('one set of limits: 32 ranks per host, 16 hosts, 64 ranks in all, for the window and run alike', () => {
+    expect(TOPOLOGY_LIMITS).toMatchObject({ maxRanksPerHost: 32, maxHosts: 16, maxTotalRanks: 64 });
+    expect(parseTopologyConfig({ ranksPerHost: [32, 32] }).ranksPerHost).toEqual([32, 32]);
+    expect(() => parseTopologyConfig({ ranksPerHost: [33] })).toThrow(
+      /config.ranksPerHost\[0\] must be between 1 and 32/,
+    );
+    expect(() => validateLabCommand({ type: 'start', config: { ranksPerHost: [33] } })).toThrow(
+      /config.ranksPerHost\[0\] must be between 1 and 32/,
+    );
+    expect(() => parseTopologyConfig({ ranksPerHost: [32, 32, 1] })).toThrow(/at most 64 ranks in all/);
+    expect(() => parseTopologyConfig({ ranksPerHost: Array(17).fill(1) })).toThrow(/at most 16 hosts/);
+    expect(() => parseTopologyConfig({ ranksPerHost: Array(100_000).fill(1) })).toThrow(
+      /at most 64 ranks in all/,
+    );
+  });
+
+  it('takes the salt in either case with surrounding spaces (flodl salt_from_hex) and returns it lower case', () => {
+    const upper = 'AB'.repeat(16);
+    expect(parseTopologyConfig({ saltHex: ` ${upper} ` }).saltHex).toBe('ab'.repeat(16));
+    const cmd = validateLabCommand({ type: 'start', config: { saltHex: upper } });
+    expect(cmd).toEqual({ type: 'start', config: { saltHex: 'ab'.repeat(16) } });
+  });
+
+  it('names the field of every error, for the window and for the run flags', () => {
+    expect(fieldOf(() => parseTopologyConfig({ ranksPerHost: [4, 0] }))).toBe('config.ranksPerHost[1]');
+    expect(fieldOf(() => parseTopologyConfig({ saltHex: 'XYZ' }))).toBe('config.saltHex');
+    expect(fieldOf(() => parseTopologyConfig({ stalenessMs: 10 }))).toBe('config.stalenessMs');
+    expect(fieldOf(() => validateLabCommand({ type: 'start', config: { modelBytes: 6 } }))).toBe(
+      'config.modelBytes',
+    );
+    expect(fieldOf(() => validateLabCommand({ type: 'killRank', rank: -1 }))).toBe('killRank.rank');
+  });
+
+  it('refuses the lab-only fields from a front end, accepts them from the lab', () => {
+    expect(() => parseTopologyConfig({ shapes: [[4]] })).toThrow(/unknown field 'shapes'/);
+    expect(parseTopologyConfig({ shapes: [[4]], idleRanks: [0] }, { labFields: true })).toEqual({
+      shapes: [[4]],
+      idleRanks: [0],
+    });
+  });
+});
+
+describe('resolveTopologyConfig', () => {
+  it('fills the defaults and parses the salt once into bytes and hex', () => {
+    const { config, salt } = resolveTopologyConfig({ saltHex: '0F'.repeat(16), rounds: 3 }, fixedSalt);
+    expect(config).toMatchObject({ ...DEFAULT_TOPOLOGY, rounds: 3, saltHex: '0f'.repeat(16) });
+    expect(salt.hex).toBe('0f'.repeat(16));
+    expect([...salt.bytes]).toEqual(Array(16).fill(15));
+  });
+
+  it('takes a fresh salt when none is named, and checks fields against each other', () => {
+    expect(resolveTopologyConfig({}, fixedSalt).salt.hex).toBe('11'.repeat(16));
+    expect(() => resolveTopologyConfig({ ranksPerHost: [1, 1], idleRanks: [2] }, fixedSalt)).toThrow(
+      /config.idleRanks must be ranks of the world \(0..1\)/,
+    );
+  });
+});
+
+describe('parseSessionSalt', () => {
+  it('names the field it came from', () => {
+    expect(() => parseSessionSalt('abc', '--salt')).toThrow(SaltError);
+    expect(() => parseSessionSalt('abc', '--salt')).toThrow(/^--salt: salt hex must be 32 chars, got 3$/);
+  });
+});
