@@ -4,7 +4,7 @@
 // standard, secure scheme (relative URLs, a real origin, a secure context)
 // that serves only the built renderer: no path out of its folder, no
 // symbolic link below it (readStatic), every response with the CSP.
-import { readStatic } from '../web/static-files';
+import { readStatic } from '../shell-common/static-files';
 import { ELECTRON_CSP } from './security';
 
 export const APP_SCHEME = 'app';

@@ -11,7 +11,7 @@ import { defaultTracesDir, LabHost } from '../lab/lab-host';
 import type { ElectronMain } from './electron-api';
 import { installShell } from './shell';
 import { parseElectronArgs } from './args';
-import { watchLifeline } from '../web/lifeline';
+import { watchLifeline } from '../shell-common/lifeline';
 import { setRankSpawner } from '../engine/rank-spawner';
 import { utilityRankSpawner } from './utility-rank-spawner';
 

@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { LabApi } from '@shared/lab/contract';
 import { startWebServer, type WebServer } from './server';
 import { MAX_CONCURRENT_UPLOADS, MAX_HEADER_LINE_BYTES } from './trace-files';
-import { readStatic } from './static-files';
+import { readStatic } from '../shell-common/static-files';
 import { LabHost } from '../lab/lab-host';
 import { TopologySession } from '../lab/topology-session';
 

@@ -5,7 +5,7 @@ import { chooseFoldKernel } from '@shared/fold';
 import { TopologySession } from '../lab/topology-session';
 import { LabHost } from '../lab/lab-host';
 import { newToken } from './guard';
-import { watchLifeline } from './lifeline';
+import { watchLifeline } from '../shell-common/lifeline';
 import { defaultRendererDir, parseBrowserModeArgs, runBrowserMode } from './run-browser-mode';
 
 // Started by `npm start`: end with it, however it ends. Exiting ends the

@@ -10,7 +10,7 @@ import type { LabApi, LabReply } from '@shared/lab/contract';
 import { validateLabCommand, badCommandReply } from '@shared/lab/validate';
 import { contentSecurityPolicy } from '@shared/lab/csp';
 import { newToken, hostAllowed, originAllowed, tokenMatches, expectedOrigin } from './guard';
-import { readStatic } from './static-files';
+import { readStatic } from '../shell-common/static-files';
 import { tokenPage } from './token-page';
 import { FrameBatcher } from '../lab/frame-batcher';
 import { handleTraceFiles } from './trace-files';
