@@ -101,3 +101,12 @@ describe('relay-lab repro', () => {
     expect(usage.code).toBe(2);
   }, 120_000);
 });
+
+describe('the built-in reproductions converted to files (repros/)', () => {
+  for (const name of ['wedged-rank', 'broken-host'])
+    it(`${name}.json replays and holds`, async () => {
+      const r = await cli(['repro', path.join(root, 'repros', `${name}.json`)]);
+      expect(r.code, r.out + r.err).toBe(0);
+      expect(r.out).toMatch(/all \d+ expectations hold/);
+    }, 300_000);
+});

@@ -87,6 +87,16 @@ function actionOf(f: Fault): ReproAction {
  * taken from what happened (verdicts, consensusSha256 per round, dead set).
  * The salt is kept so the replay's wire bytes match too (the consensus digests do not depend on it).
  */
+/**
+ * Whether some round sums 3+ terms in one fold (a relay's ranks or the controller's host frames):
+ * its bytes then depend on arrival order, as in flodl, and a replay may differ bit-wise.
+ */
+export function orderSensitive(report: RunReport): boolean {
+  return report.rounds.some(
+    (r) => (r.mergeOrder ?? []).length > 2 || (r.mergeOrder ?? []).some((g) => g.length > 2),
+  );
+}
+
 export function reproFromRun(
   config: TopologyConfig,
   faults: Fault[],
@@ -117,6 +127,7 @@ export function reproFromRun(
         round: r.round,
         verdict: r.verdict,
         ...(r.consensusSha256 ? { consensusSha256: r.consensusSha256 } : {}),
+        ...(r.mergeOrder ? { mergeOrder: r.mergeOrder.map((g) => [...g]) } : {}),
       })),
       dead: [...report.dead].sort((a, b) => a - b),
     },

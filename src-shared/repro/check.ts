@@ -62,7 +62,9 @@ export function checkExpectations(repro: Repro, out: ReplayOutcome): Expectation
         re.consensusSha256,
         got?.consensusSha256 === undefined
           ? `round ${re.round}: no consensus adopted`
-          : `${got.consensusSha256} (merge order ${JSON.stringify(got.mergeOrder ?? [])})`,
+          : `${got.consensusSha256} (merge order ${JSON.stringify(got.mergeOrder ?? [])}${
+              re.mergeOrder ? `, saved run's ${JSON.stringify(re.mergeOrder)}` : ''
+            })`,
       );
   });
   if (e.dead !== undefined) {

@@ -12,6 +12,7 @@ import {
   type ReproAction,
   type ReproExpectations,
   type ReproTopology,
+  type RoundExpectation,
 } from './types';
 
 export type ReproErrorCode =
@@ -286,7 +287,7 @@ function parseExpectations(v: unknown, t: ReproTopology, links: string[]): Repro
     e.rounds = arr(o.rounds, `${p}.rounds`).map((rv, i) => {
       const rp = `${p}.rounds[${i}]`;
       const ro = obj(rv, rp);
-      onlyKeys(ro, rp, ['round', 'verdict', 'consensusSha256']);
+      onlyKeys(ro, rp, ['round', 'verdict', 'consensusSha256', 'mergeOrder']);
       const round = int(need(ro, 'round', rp), `${rp}.round`);
       if (round >= t.rounds)
         throw new ReproFormatError(
@@ -294,9 +295,11 @@ function parseExpectations(v: unknown, t: ReproTopology, links: string[]): Repro
           `${rp}.round`,
           `round ${round} never happens: rounds are 0..${t.rounds - 1}`,
         );
-      const re: { round: number; verdict?: 'ok' | 'mismatch' | 'unchecked'; consensusSha256?: string } = {
-        round,
-      };
+      const re: RoundExpectation = { round };
+      if (ro.mergeOrder !== undefined)
+        re.mergeOrder = arr(ro.mergeOrder, `${rp}.mergeOrder`).map((g, j) =>
+          arr(g, `${rp}.mergeOrder[${j}]`).map((x, k) => int(x, `${rp}.mergeOrder[${j}][${k}]`)),
+        );
       if (ro.verdict !== undefined)
         re.verdict = choice(ro.verdict, `${rp}.verdict`, ['ok', 'mismatch', 'unchecked'] as const);
       if (ro.consensusSha256 !== undefined) {

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
 import type { LabSession } from '../../lab/session';
-import { reproFromRun } from '../../repro/runner';
+import { orderSensitive, reproFromRun } from '../../repro/runner';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
@@ -206,6 +206,10 @@ export const runCommand: Command = {
         JSON.stringify(reproFromRun(config, schedule, report, maxMs), null, 2) + '\n',
       );
       process.stderr.write(`relay-lab run: reproduction saved to ${reproPath}\n`);
+      if (orderSensitive(report))
+        process.stderr.write(
+          'relay-lab run: some fold summed 3+ terms in arrival order (as flodl does): a replay may adopt other consensus bytes (see mergeOrder)\n',
+        );
     }
     if (values.json) printJson(report);
     else {
