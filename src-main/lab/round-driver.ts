@@ -463,9 +463,14 @@ export class RoundDriver {
     if (this.cluster.config.rounds === 0 && this.reports.length >= 10_000)
       this.reports.splice(0, this.reports.length - 9_999);
     const upAfter = this.uplinkUp();
+    // SHA-256 of the consensus frame the ranks adopted (footer excluded, so salt-free); the lowest
+    // rank's when they differ. With a verdict of ok it equals the recomputed expectation's digest.
+    const adoptedDigests = [...adopted].sort(([a], [b]) => a - b).map(([, a]) => a.digest);
     const report: RoundReport = {
       round: r,
       accepted,
+      mergeOrder: groups.map((g) => g.map((x) => x.rank)),
+      consensusSha256: adoptedDigests[0],
       verdict,
       maxRelError: maxRel,
       maxAbsErrorVsExactMean,

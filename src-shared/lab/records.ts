@@ -43,6 +43,14 @@ export interface RoundReport {
   round: number;
   /** Global ranks whose contribution is in this round's consensus. */
   accepted: number[];
+  /**
+   * The reduce order: per host the ranks in the order its relay folded them (fold), or one group
+   * per rank in the controller's order (forward/direct). f32 sums depend on it, so two runs give
+   * the same consensus bytes only under the same merge order.
+   */
+  mergeOrder?: number[][];
+  /** SHA-256 (hex) of the consensus frame's bytes (8-byte footer excluded, so independent of the salt) the ranks adopted. */
+  consensusSha256?: string;
   verdict: 'ok' | 'mismatch' | 'unchecked';
   /** Largest relative error among the sampled elements against flodl's recomputed consensus (0 when bit for bit). */
   maxRelError?: number;

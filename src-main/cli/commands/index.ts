@@ -11,6 +11,7 @@ import { traceCommand } from '../../lab/trace/cli';
 import { tapCommand } from './tap';
 import { importCommand } from './import';
 import { sweepCommand } from './sweep';
+import { reproCommand } from './repro';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -25,4 +26,5 @@ export const commands: Record<string, Command> = {
   tap: tapCommand,
   import: importCommand,
   sweep: sweepCommand,
+  repro: reproCommand,
 };

@@ -13,11 +13,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
+import type { TopologySession } from '../../lab/topology-session';
+import { orderSensitive, reproFromRun } from '../../repro/runner';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
   [--salt HEX] [--seed N] [--staleness-ms MS] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
   [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--timeout-ms MS] [--trace FILE.ndjson] [--json]
+  [--save-repro FILE.json]
+  --save-repro writes the reproduction file of this run (docs/reproduction-format.md), expectations from what happened.
   --trace saves the session (every unit, 64 KiB per unit) for 'relay-lab trace info|export'.
   LINK is a link id (h0.uplink.data, h1.r2.control, ...), DIR up|down|both, SPEC comma-separated:
   latencyMs=N jitterMs=N bandwidth=BYTES_PER_S sliceBytes=N sliceGapMs=N stallMs=N corruptNext reset blackhole clear
@@ -115,6 +119,7 @@ export const runCommand: Command = {
       'link-fault': { type: 'string', multiple: true },
       'timeout-ms': { type: 'string' },
       trace: { type: 'string' },
+      'save-repro': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
@@ -190,6 +195,9 @@ export const runCommand: Command = {
     const tracePath = values.trace;
     if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
       throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
+    const reproPath = values['save-repro'];
+    if (reproPath !== undefined && !fs.existsSync(path.dirname(path.resolve(reproPath))))
+      throw new UsageError(`--save-repro: folder ${path.dirname(path.resolve(reproPath))} does not exist`);
     let recorder: TraceRecorder | null = null;
     const report = await runTopology(resolved, {
       faults: schedule,
@@ -204,6 +212,17 @@ export const runCommand: Command = {
     if (recorder) {
       await (recorder as TraceRecorder).close();
       process.stderr.write(`relay-lab run: trace saved to ${tracePath}\n`);
+    }
+    if (reproPath !== undefined) {
+      fs.writeFileSync(
+        reproPath,
+        JSON.stringify(reproFromRun(config, schedule, report, maxMs), null, 2) + '\n',
+      );
+      process.stderr.write(`relay-lab run: reproduction saved to ${reproPath}\n`);
+      if (orderSensitive(report))
+        process.stderr.write(
+          'relay-lab run: some fold summed 3+ terms in arrival order (as flodl does): a replay may adopt other consensus bytes (see mergeOrder)\n',
+        );
     }
     if (values.json) printJson(report);
     else {

@@ -54,7 +54,11 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
     modelBytes: MODEL_BYTES,
     roundsCompleted: report.roundsCompleted,
     roundsRequested: ROUNDS,
-    rounds: report.rounds.map((r) => ({ round: r.round, accepted: r.accepted })),
+    rounds: report.rounds.map((r) => ({
+      round: r.round,
+      accepted: r.accepted,
+      consensusSha256: r.consensusSha256,
+    })),
     dead: report.dead,
     scatterError,
     findings: findingLines(report, ['dead'], 3),

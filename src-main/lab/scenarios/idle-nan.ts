@@ -23,6 +23,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
     roundsCompleted: report.roundsCompleted,
     rounds: report.rounds.map((r) => ({
       round: r.round,
+      consensusSha256: r.consensusSha256,
       verdict: r.verdict,
       maxRelError:
         r.maxRelError === undefined || Number.isFinite(r.maxRelError) ? r.maxRelError : String(r.maxRelError),

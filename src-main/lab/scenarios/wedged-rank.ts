@@ -42,6 +42,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs
     roundsRequested: ROUNDS,
     rounds: report.rounds.map((r) => ({
       round: r.round,
+      consensusSha256: r.consensusSha256,
       accepted: r.accepted,
       ms: Math.round(r.durationMs),
     })),

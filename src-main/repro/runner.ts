@@ -1,0 +1,137 @@
+// Replays a reproduction file headless on real processes (runHeadless: a real
+// controller, relays and rank processes on loopback), then judges it; and the
+// way back: the file that reproduces a run given by its config and schedule.
+import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
+import {
+  checkExpectations,
+  REPRO_FORMAT,
+  REPRO_VERSION,
+  type ExpectationResult,
+  type Repro,
+  type ReproAction,
+} from '@shared/repro';
+import { runTopology, type RunReport } from '../lab/run-topology';
+import type { Fault } from '../lab/round-driver';
+import type { TopologySession } from '../lab/topology-session';
+
+export function reproConfig(r: Repro): TopologyConfig {
+  const t = r.topology;
+  return {
+    ...DEFAULT_TOPOLOGY,
+    ranksPerHost: [...t.ranksPerHost],
+    mode: t.mode,
+    policy: t.policy,
+    dtype: t.dtype,
+    modelBytes: t.modelBytes,
+    seed: t.seed,
+    saltHex: t.saltHex,
+    stalenessMs: t.stalenessMs,
+    roundIntervalMs: t.intervalMs,
+    rounds: t.rounds,
+  };
+}
+
+export function reproFaults(r: Repro): Fault[] {
+  return r.schedule.map((a): Fault => {
+    switch (a.action) {
+      case 'kill-rank':
+      case 'pause-rank':
+        return { action: a.action, target: a.rank, round: a.round };
+      case 'kill-host':
+        return { action: 'kill-host', target: a.host, round: a.round };
+      case 'link-fault':
+        return { action: 'link-fault', target: -1, round: a.round, link: a.link, fault: { ...a.fault } };
+      case 'clear-link-fault':
+        return { action: 'link-fault', target: -1, round: a.round, link: a.link, fault: null };
+    }
+  });
+}
+
+export interface ReproRun {
+  report: RunReport;
+  results: ExpectationResult[];
+  held: boolean;
+}
+
+export async function runRepro(
+  repro: Repro,
+  opts: { snapLen?: number; onSession?: (s: TopologySession) => void; onRoundsStart?: (s: TopologySession) => void } = {},
+): Promise<ReproRun> {
+  const report = await runTopology(reproConfig(repro), {
+    faults: reproFaults(repro),
+    maxMs: repro.timeoutMs,
+    snapLen: opts.snapLen ?? 0,
+    onSession: opts.onSession,
+    onRoundsStart: opts.onRoundsStart,
+  });
+  const results = checkExpectations(repro, report);
+  return { report, results, held: results.every((x) => x.ok) };
+}
+
+function actionOf(f: Fault): ReproAction {
+  switch (f.action) {
+    case 'kill-rank':
+    case 'pause-rank':
+      return { round: f.round, action: f.action, rank: f.target };
+    case 'kill-host':
+      return { round: f.round, action: 'kill-host', host: f.target };
+    case 'link-fault':
+      return f.fault
+        ? { round: f.round, action: 'link-fault', link: f.link!, fault: { ...f.fault } }
+        : { round: f.round, action: 'clear-link-fault', link: f.link! };
+  }
+}
+
+/**
+ * The file that reproduces a run: its topology and schedule, with expectations
+ * taken from what happened (verdicts, consensusSha256 per round, dead set).
+ * The salt is kept so the replay's wire bytes match too (the consensus digests do not depend on it).
+ */
+/**
+ * Whether some round sums 3+ terms in one fold (a relay's ranks or the controller's host frames):
+ * its bytes then depend on arrival order, as in flodl, and a replay may differ bit-wise.
+ */
+export function orderSensitive(report: RunReport): boolean {
+  return report.rounds.some(
+    (r) => (r.mergeOrder ?? []).length > 2 || (r.mergeOrder ?? []).some((g) => g.length > 2),
+  );
+}
+
+export function reproFromRun(
+  config: TopologyConfig,
+  faults: Fault[],
+  report: RunReport,
+  timeoutMs?: number,
+): Repro {
+  const repro: Repro = {
+    format: REPRO_FORMAT,
+    version: REPRO_VERSION,
+    name: `run ${config.ranksPerHost.join(',')} ${config.mode}`,
+    topology: {
+      ranksPerHost: [...config.ranksPerHost],
+      mode: config.mode,
+      policy: config.policy,
+      dtype: config.dtype,
+      modelBytes: config.modelBytes,
+      seed: config.seed,
+      saltHex: report.saltHex,
+      stalenessMs: config.stalenessMs,
+      intervalMs: config.roundIntervalMs,
+      rounds: config.rounds,
+    },
+    schedule: [...faults].sort((a, b) => a.round - b.round).map(actionOf),
+    expectations: {
+      verdict: report.verdict,
+      roundsCompleted: report.roundsCompleted,
+      rounds: report.rounds.map((r) => ({
+        round: r.round,
+        verdict: r.verdict,
+        ...(r.consensusSha256 ? { consensusSha256: r.consensusSha256 } : {}),
+        ...(r.mergeOrder ? { mergeOrder: r.mergeOrder.map((g) => [...g]) } : {}),
+      })),
+      dead: [...report.dead].sort((a, b) => a - b),
+    },
+  };
+  if (timeoutMs !== undefined) repro.timeoutMs = timeoutMs;
+  return repro;
+}
