@@ -6,7 +6,7 @@ import type { LinkView } from '@shared/lab/state';
 import type { TopologyConfig } from '@shared/lab/topology';
 import type { ClusterConfig } from '../engine/cluster';
 import type { Fault } from './round-driver';
-import { LabSession } from './session';
+import { LabSession, type LabSessionOptions } from './session';
 
 export type RunVerdict = 'ok' | 'mismatch' | 'incomplete' | 'error';
 
@@ -44,9 +44,11 @@ export async function runHeadless(
     onRoundsStart?: () => void;
     onRoundsEnd?: () => void;
     maxMs?: number;
+    /** Engine events beside the round driver's (LabSessionOptions.observe). */
+    observe?: LabSessionOptions['observe'];
   } = {},
 ): Promise<RunReport> {
-  const session = new LabSession({ snapLen: opts.snapLen ?? 0 });
+  const session = new LabSession({ snapLen: opts.snapLen ?? 0, observe: opts.observe });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
   await session.start(config, opts.extra ?? {}, faults);

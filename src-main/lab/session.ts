@@ -19,6 +19,9 @@ import { DEFAULT_TOPOLOGY, hostName, ranksOfHosts, type TopologyConfig } from '@
 import { bytesToHex } from '@shared/wire/bytes';
 import { saltFromHex } from '@shared/wire/salt';
 import { Cluster, type ClusterConfig } from '../engine/cluster';
+import type { ControllerEvent } from '../engine/controller';
+import type { RelayEvent } from '../engine/relay';
+import type { RankToParent } from '../rank/spec';
 import { RoundDriver, type Fault } from './round-driver';
 import { compareModes } from './compare';
 import { findScenario, scenarioInfos } from './scenarios/registry';
@@ -40,6 +43,15 @@ export class LabError extends Error {
 export interface LabSessionOptions {
   /** Tap snap length (bytes kept per unit); default 64 KiB. */
   snapLen?: number;
+  /**
+   * Observers beside the round driver (the bench's stage timings): every rank
+   * IPC message, relay event and controller event, as the engine emits them.
+   */
+  observe?: {
+    onRankMessage?: (rank: number, msg: RankToParent) => void;
+    onRelayEvent?: (host: number, e: RelayEvent) => void;
+    onControllerEvent?: (e: ControllerEvent) => void;
+  };
 }
 
 export class LabSession implements LabApi {
@@ -238,13 +250,21 @@ export class LabSession implements LabApi {
     const cluster = await Cluster.start(
       { ...config, saltHex, tap: { snapLen: this.options.snapLen }, ...extra },
       {
-        onRankMessage: (r, m) => driver?.onRankMessage(r, m),
+        onRankMessage: (r, m) => {
+          this.options.observe?.onRankMessage?.(r, m);
+          driver?.onRankMessage(r, m);
+        },
         onRankExit: (r, code, sig) => driver?.onRankExit(r, code, sig),
-        onRelayEvent: (h, e) => driver?.onRelayEvent(h, e),
+        onRelayEvent: (h, e) => {
+          this.options.observe?.onRelayEvent?.(h, e);
+          driver?.onRelayEvent(h, e);
+        },
         onLog: (level, message) => this.push({ type: 'log', level, message }),
       },
     );
     this.cluster = cluster;
+    const onController = this.options.observe?.onControllerEvent;
+    if (onController) cluster.controller.on(onController);
     driver = new RoundDriver(
       cluster,
       {
