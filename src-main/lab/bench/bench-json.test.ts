@@ -40,6 +40,10 @@ describe('bench JSON (tiny configuration)', () => {
       ].sort(),
     );
     expect(r.round.fold.stages.sumOfMediansMs).toBeGreaterThan(0);
+    // Direct mode: no relay, the ranks' frames go straight to the controller.
+    expect(Object.keys(r.round.direct.stages.medianMs).sort()).toEqual(
+      ['consensus', 'controller', 'fanOut', 'rankEncodeSend', 'rankVerify'].sort(),
+    );
     if (process.platform === 'linux') {
       // Engine and both ranks were sampled.
       expect(r.round.fold.memory!.processes).toBeGreaterThanOrEqual(3);

@@ -9,7 +9,10 @@
 // over the socket's chunks, so those three show as one measured stage
 // (`relayReceiveVerifyFold`). The rank-side "verify" is the time from the
 // consensus reaching the rank's link to its 'adopted' message (decode, MAC
-// check, the digest of every element, the IPC hop).
+// check, the digest of every element, the IPC hop). Direct mode has no relay:
+// its ranks' frames go straight to the controller, so it shows rankEncodeSend,
+// controller, consensus, fanOut (the consensus down to every rank) and
+// rankVerify only.
 import { performance } from 'node:perf_hooks';
 import type { UnitRecord } from '@shared/lab/records';
 import type { ControllerEvent } from '../../engine/controller';
@@ -73,23 +76,30 @@ export class StageRecorder {
    * units of the run and `tapT0` its clock's origin (performance.now()).
    */
   breakdown(records: UnitRecord[], tapT0: number): Partial<Record<Stage, number>>[] {
-    // Rank data links carry one frame per round each way, in round order.
+    // A rank's own data link: fold hH.rR.data (units carry no round: one frame per round each way,
+    // in round order); direct rR.uplink.data straight to the controller (units carry the round).
     const rankUp = new Map<number, number[]>();
     const rankDown = new Map<number, number[]>();
+    const seen = new Map<string, number>();
     const hostUp = new Map<string, number>();
     const bcast = new Map<string, number>();
     for (const u of records) {
       const t = tapT0 + u.t;
-      if (u.layer === 'handshake' || u.layer === 'channelMagic') continue;
-      // A rank's own data link (fold: hH.rR.data; direct: rR.uplink.data, whose units carry no round).
-      const rankLink =
-        /^h\d+\.r\d+\.data$/.test(u.link) || (/^r\d+\.uplink\.data$/.test(u.link) && u.round === undefined);
-      if (rankLink && u.rank !== undefined && u.kind === 'RoundFrame') {
+      if (
+        u.layer === 'handshake' ||
+        u.layer === 'channelMagic' ||
+        (u.kind !== 'RoundFrame' && u.kind !== 'HostFrame' && u.kind !== 'Broadcast')
+      )
+        continue;
+      const rankLink = /^(?:h\d+\.)?r(\d+)\.(?:uplink\.)?data$/.exec(u.link);
+      if (rankLink && u.kind === 'RoundFrame') {
+        const key = `${u.link}/${u.dir}`;
+        const round = u.round ?? seen.get(key) ?? 0;
+        seen.set(key, round + 1);
         const m = u.dir === 'up' ? rankUp : rankDown;
-        if (!m.has(u.rank)) m.set(u.rank, []);
-        m.get(u.rank)!.push(t);
-      } else if (/uplink\.data$/.test(u.link) && u.round !== undefined) {
-        // Direct mode has one uplink per rank: keyed by link, the latest unit of the round wins.
+        if (!m.has(round)) m.set(round, []);
+        m.get(round)!.push(t);
+      } else if (/^h\d+\.uplink\.data$/.test(u.link) && u.round !== undefined) {
         const k = `${u.link}/${u.round}`;
         if (u.dir === 'up') hostUp.set(k, Math.max(hostUp.get(k) ?? -Infinity, t));
         else bcast.set(k, Math.max(bcast.get(k) ?? -Infinity, t));
@@ -104,8 +114,8 @@ export class StageRecorder {
       const set = (s: Stage, from: number, to: number) => {
         if (Number.isFinite(from) && Number.isFinite(to)) stage[s] = Math.max(0, to - from);
       };
-      const ups = [...rankUp.values()].map((ts) => ts[round]).filter((x) => x !== undefined);
-      const downs = [...rankDown.values()].map((ts) => ts[round]).filter((x) => x !== undefined);
+      const ups = rankUp.get(round) ?? [];
+      const downs = rankDown.get(round) ?? [];
       const start = r.rankStart.size ? Math.min(...r.rankStart.values()) : NaN;
       const lastUp = ups.length ? latest(ups) : NaN;
       const relayDone = r.relayDone.size ? latest(r.relayDone.values()) : NaN;
@@ -118,10 +128,11 @@ export class StageRecorder {
       set('rankEncodeSend', start, lastUp);
       set('relayReceiveVerifyFold', lastUp, relayDone);
       set('uplink', relayDone, lastHostUp);
-      set('controller', lastHostUp, r.controllerStart ?? NaN);
+      // Direct mode has no relay: the controller's stage starts at the last rank frame.
+      set('controller', Number.isFinite(lastHostUp) ? lastHostUp : lastUp, r.controllerStart ?? NaN);
       set('consensus', r.controllerStart ?? NaN, r.controllerDone ?? NaN);
       set('broadcast', r.controllerDone ?? NaN, lastBcast);
-      set('fanOut', lastBcast, lastDown);
+      set('fanOut', Number.isFinite(lastBcast) ? lastBcast : (r.controllerDone ?? NaN), lastDown);
       set('rankVerify', lastDown, lastAdopted);
       out.push(stage);
     }
