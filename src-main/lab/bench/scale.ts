@@ -50,27 +50,52 @@ export interface LineFit {
   slope: number;
   interceptMs: number;
   r2: number;
-  /** Points whose measured time exceeds the line by more than 50 % (and 5 ms): a step in the cost. */
+  /** Theil-Sen slope (median of pairwise slopes): what the steps are judged against. */
+  robustSlope: number;
+  /** Points more than 50 % (and 5 units) above the robust line: a step in the cost. */
   steps: { x: number; measuredMs: number; lineMs: number }[];
 }
 
-/** Least squares y = a + b x (pure). */
-export function fitLine(points: { x: number; y: number }[]): LineFit {
-  const pts = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+function leastSquares(pts: { x: number; y: number }[]) {
   const n = pts.length;
-  if (n < 2) return { slope: NaN, interceptMs: NaN, r2: NaN, steps: [] };
   const mx = pts.reduce((a, p) => a + p.x, 0) / n;
   const my = pts.reduce((a, p) => a + p.y, 0) / n;
   const sxx = pts.reduce((a, p) => a + (p.x - mx) ** 2, 0);
   const sxy = pts.reduce((a, p) => a + (p.x - mx) * (p.y - my), 0);
   const syy = pts.reduce((a, p) => a + (p.y - my) ** 2, 0);
   const slope = sxx > 0 ? sxy / sxx : 0;
-  const interceptMs = my - slope * mx;
-  const r2 = syy > 0 && sxx > 0 ? (sxy * sxy) / (sxx * syy) : 1;
-  const steps = pts
-    .map((p) => ({ x: p.x, measuredMs: p.y, lineMs: interceptMs + slope * p.x }))
-    .filter((p) => p.measuredMs > 1.5 * Math.max(p.lineMs, 0) && p.measuredMs - p.lineMs > 5);
-  return { slope, interceptMs, r2, steps };
+  return { slope, intercept: my - slope * mx, r2: syy > 0 && sxx > 0 ? (sxy * sxy) / (sxx * syy) : 1 };
+}
+
+function mid(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/**
+ * Least squares y = a + b x (pure). Steps are judged against a robust line
+ * (Theil-Sen: the median of the pairwise slopes), which a step does not bend:
+ * a point more than 50 % (and 5 units) above it is a step.
+ */
+export function fitLine(points: { x: number; y: number }[]): LineFit {
+  const pts = points.filter((p) => Number.isFinite(p.x) && Number.isFinite(p.y));
+  if (pts.length < 2) return { slope: NaN, interceptMs: NaN, r2: NaN, robustSlope: NaN, steps: [] };
+  const { slope, intercept, r2 } = leastSquares(pts);
+  const pair: number[] = [];
+  for (let i = 0; i < pts.length; i++)
+    for (let j = i + 1; j < pts.length; j++)
+      if (pts[j].x !== pts[i].x) pair.push((pts[j].y - pts[i].y) / (pts[j].x - pts[i].x));
+  const robustSlope = pair.length ? mid(pair) : 0;
+  const robustIntercept = mid(pts.map((p) => p.y - robustSlope * p.x));
+  const steps: LineFit['steps'] = [];
+  if (pts.length >= 3)
+    for (const p of pts) {
+      const lineMs = robustIntercept + robustSlope * p.x;
+      if (p.y > 1.5 * Math.max(lineMs, 0) && p.y - lineMs > 5)
+        steps.push({ x: p.x, measuredMs: p.y, lineMs });
+    }
+  return { slope, interceptMs: intercept, r2, robustSlope, steps };
 }
 
 async function point(hosts: number, k: number, modelBytes: number, o: ScaleOptions): Promise<ScalePoint> {
