@@ -2,7 +2,7 @@
 // ratios (benchmark figures, never test assertions). Each figure runs the
 // engine's real code path on the same bytes as its baseline.
 import { createHmac, randomBytes } from 'node:crypto';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import net from 'node:net';
 import { FoldAccumulator, FoldRounds, getFoldKernel } from '@shared/fold';
 import { DTYPE_BF16, DTYPE_F32, deriveFrameCeiling } from '@shared/wire/constants';
@@ -10,13 +10,14 @@ import { encodeRoundFrame, type RoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { saltFromHex } from '@shared/wire/salt';
 import { tensorFromValues } from '@shared/wire/tensor';
-import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import { nodeMac } from '../crypto/node-mac';
 import { closeServer, listen, serverPort } from '../engine/conn';
 import { fillValues, modelLayout } from '@shared/synthetic';
-import { runTopology, type RunReport } from './run-topology';
 import { benchTap } from '../capture/tap-bench';
-import type { TopologySession } from './topology-session';
+import { benchRounds } from './bench/rounds';
+import { roundFloor, type MachineRates } from './bench/floor';
+import { benchScale, type ScaleOptions } from './bench/scale';
+import { median } from './bench/stages';
 
 const MiB = 1024 * 1024;
 const SALT = saltFromHex('42'.repeat(16));
@@ -29,6 +30,12 @@ export interface BenchOptions {
   hosts?: number;
   ranksPerHost?: number;
   rounds?: number;
+  /** Bytes per socket write test (default 64 MiB). */
+  loopbackBytes?: number;
+  /** The tap section's sizes; false leaves it out. */
+  tap?: Parameters<typeof benchTap>[0] | false;
+  /** The scale section (long: 13 topologies up to 64 ranks and 256 MiB); absent: not run. */
+  scale?: ScaleOptions;
   log?: (m: string) => void;
 }
 
@@ -240,47 +247,7 @@ export async function benchLoopback(bytes: number) {
   return { bytes, ms, mibPerSec: bytes / MiB / (ms / 1000) };
 }
 
-export interface RoundBench {
-  mode: string;
-  msPerRound: number[];
-  uplinkDataBytesPerHostPerRound: number[];
-  verdict: RunReport['verdict'];
-}
-
-/** 3 + 5. Rounds of H hosts x K ranks in one mode, with the event-loop delay of this (the engine's) process. */
-export async function benchRounds(mode: 'fold' | 'direct', cfg: Partial<TopologyConfig>) {
-  const h = monitorEventLoopDelay({ resolution: 1 });
-  let session: TopologySession | null = null;
-  // Measured while rounds run (not during process spawning or teardown).
-  const report = await runTopology(
-    { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...cfg, mode } as TopologyConfig,
-    {
-      snapLen: 0,
-      onSession: (s) => (session = s),
-      onRoundsStart: () => h.enable(),
-      onRoundsEnd: () => h.disable(),
-    },
-  );
-  const tap = (session as unknown as TopologySession).activeCluster!.tap;
-  const hosts = report.hosts;
-  const dataUp = new Array<number>(hosts).fill(0);
-  for (let s = 0; s < tap.recordCount; s++) {
-    const r = tap.findRecord(s);
-    if (!r || r.dir !== 'up' || !r.link.endsWith('uplink.data')) continue;
-    if (r.kind === 'HostFrame' || r.kind === 'RoundFrame') dataUp[r.host ?? 0] += r.length;
-  }
-  const rounds = Math.max(1, report.rounds.length);
-  return {
-    round: {
-      mode,
-      msPerRound: report.rounds.map((r) => Math.round(r.durationMs * 10) / 10),
-      uplinkDataBytesPerHostPerRound: dataUp.map((b) => b / rounds),
-      verdict: report.verdict,
-    } as RoundBench,
-    loopDelayP99Ms: h.percentile(99) / 1e6,
-    loopDelayMaxMs: h.max / 1e6,
-  };
-}
+export { benchRounds, type RoundBench } from './bench/rounds';
 
 export async function runBench(o: BenchOptions = {}) {
   const log = o.log ?? (() => {});
@@ -293,9 +260,9 @@ export async function runBench(o: BenchOptions = {}) {
   const fold = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4);
   // The same models on the bf16 wire (half the payload bytes; widening adds and an RNE re-encode).
   const foldBf16 = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4, 7, DTYPE_BF16);
-  const loopback = await benchLoopback(64 * MiB);
+  const loopback = await benchLoopback(o.loopbackBytes ?? 64 * MiB);
   log('tap: a flodl uplink through the live tap vs raw loopback');
-  const tap = await benchTap();
+  const tap = o.tap === false ? null : await benchTap(o.tap);
   const common = { ranksPerHost: Array.from({ length: H }, () => K), modelBytes, rounds: o.rounds ?? 3 };
   log('3/5 rounds in fold');
   const foldRun = await benchRounds('fold', common);
@@ -310,8 +277,25 @@ export async function runBench(o: BenchOptions = {}) {
     foldRun.round.uplinkDataBytesPerHostPerRound[0] / directRun.round.uplinkDataBytesPerHostPerRound[0];
   const exact = (25 + F) / (K * (4 + F));
   const oneOverK = 1 / K;
+  const cpus = (await import('node:os')).cpus().length;
+  // The floor from this machine's own rates (the relay's streamed fold; HMAC and copy as measured above).
+  const rates: MachineRates = {
+    socketBytesPerMs: loopback.bytes / loopback.ms,
+    hmacBytesPerMs: verify.frameBytes / verify.hmacMs,
+    copyBytesPerMs: fold.totalBytes / fold.copyMs,
+    foldBytesPerMs: fold.totalBytes / fold.relayFoldMs,
+    cores: cpus,
+  };
+  // A rank's frame on the wire: the RoundFrame (F) after its 4-byte length prefix.
+  const floorFold = roundFloor({ hosts: H, ranksPerHost: K, frameBytes: F + 4, mode: 'fold' }, rates);
+  const floorDirect = roundFloor({ hosts: H, ranksPerHost: K, frameBytes: F + 4, mode: 'direct' }, rates);
+  let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
+  if (o.scale) {
+    log('scale: hosts x ranks at 64 KiB, then models 4 KiB to 256 MiB at 2 x 4');
+    scale = await benchScale({ log, ...o.scale });
+  }
   return {
-    machine: { cpus: (await import('node:os')).cpus().length, node: process.version },
+    machine: { cpus, node: process.version },
     verifyHostFrame: verify,
     fold4x16MiB: fold,
     fold4x16MiBBf16Wire: foldBf16,
@@ -319,8 +303,16 @@ export async function runBench(o: BenchOptions = {}) {
     tap,
     round: {
       topology: `${H} hosts x ${K} ranks x ${modelBytes} B`,
-      fold: foldRun.round,
-      direct: directRun.round,
+      // The floor of a round (fold, the transport flodl runs); each mode's median round as a fraction of it.
+      floorMs: floorFold.floorMs,
+      floor: { rates, fold: floorFold, direct: floorDirect },
+      fold: { ...foldRun.round, ofFloor: floorFold.floorMs / foldRun.round.medianMs },
+      // Direct (lab-only) moves every rank's frame up unfolded: also measured against its own, larger floor.
+      direct: {
+        ...directRun.round,
+        ofFloor: floorFold.floorMs / directRun.round.medianMs,
+        ofOwnFloor: floorDirect.floorMs / directRun.round.medianMs,
+      },
       ratioToLoopback: {
         fold:
           ((foldRun.round.uplinkDataBytesPerHostPerRound.reduce((a, b) => a + b, 0) /
@@ -351,10 +343,6 @@ export async function runBench(o: BenchOptions = {}) {
       foldMax: foldRun.loopDelayMaxMs,
       target: 20,
     },
+    ...(scale ? { scale } : {}),
   };
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor(s.length / 2)] : NaN;
 }

@@ -9,7 +9,7 @@ import type { TopologyConfig } from '@shared/lab/topology';
 import type { ClusterConfig } from '../engine/cluster';
 import type { Fault } from './round-driver';
 import type { ResolvedTopology } from '@shared/lab/topology-config';
-import { TopologySession } from './topology-session';
+import { TopologySession, type TopologySessionOptions } from './topology-session';
 
 export type RunVerdict = 'ok' | 'mismatch' | 'incomplete' | 'error';
 
@@ -48,6 +48,8 @@ export interface RunTopologyOptions {
   onRoundsEnd?: () => void;
   /** A run that cannot finish (a parked barrier, a blackholed host) ends at this deadline. */
   maxMs?: number;
+  /** Engine events beside the round driver's (TopologySessionOptions.observe; the bench's stage timings). */
+  observe?: TopologySessionOptions['observe'];
 }
 
 /** `topology`: a config (checked here) or one resolved at the edge (`relay-lab run`: its salt is not parsed again). */
@@ -56,7 +58,7 @@ export async function runTopology(
   opts: RunTopologyOptions = {},
 ): Promise<RunReport> {
   const config = 'salt' in topology && 'config' in topology ? topology.config : topology;
-  const session = new TopologySession({ snapLen: opts.snapLen ?? 0 });
+  const session = new TopologySession({ snapLen: opts.snapLen ?? 0, observe: opts.observe });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
   await session.start(topology, opts.extra ?? {}, faults);

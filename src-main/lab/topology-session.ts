@@ -13,6 +13,9 @@ import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@
 import { DEFAULT_TOPOLOGY, hostName, ranksOfHosts, type TopologyConfig } from '@shared/lab/topology';
 import { randomSessionSalt, type SessionSalt } from '@shared/lab/session-salt';
 import { resolveTopologyConfig, type ResolvedTopology } from '@shared/lab/topology-config';
+import type { ControllerEvent } from '../engine/controller';
+import type { RelayEvent } from '../engine/relay';
+import type { RankToParent } from '../rank/spec';
 import { Cluster, type ClusterConfig } from '../engine/cluster';
 import { RoundDriver, type Fault } from './round-driver';
 import { FrameBatcher } from './frame-batcher';
@@ -24,6 +27,15 @@ export { LabError };
 export interface TopologySessionOptions {
   /** Tap snap length (bytes kept per unit); default 64 KiB. */
   snapLen?: number;
+  /**
+   * Observers beside the round driver (the bench's stage timings): every rank
+   * IPC message, relay event and controller event, as the engine emits them.
+   */
+  observe?: {
+    onRankMessage?: (rank: number, msg: RankToParent) => void;
+    onRelayEvent?: (host: number, e: RelayEvent) => void;
+    onControllerEvent?: (e: ControllerEvent) => void;
+  };
 }
 
 /** How a topology's rounds ended, read when they end (before the teardown's own exits). */
@@ -125,13 +137,21 @@ export class TopologySession {
     const cluster = await Cluster.start(
       { ...config, salt, tap: { snapLen: this.options.snapLen }, ...extra },
       {
-        onRankMessage: (r, m) => driver?.onRankMessage(r, m),
+        onRankMessage: (r, m) => {
+          this.options.observe?.onRankMessage?.(r, m);
+          driver?.onRankMessage(r, m);
+        },
         onRankExit: (r, code, sig) => driver?.onRankExit(r, code, sig),
-        onRelayEvent: (h, e) => driver?.onRelayEvent(h, e),
+        onRelayEvent: (h, e) => {
+          this.options.observe?.onRelayEvent?.(h, e);
+          driver?.onRelayEvent(h, e);
+        },
         onLog: (level, message) => this.emit({ type: 'log', level, message }),
       },
     );
     this.cluster = cluster;
+    const onController = this.options.observe?.onControllerEvent;
+    if (onController) cluster.controller.on(onController);
     driver = new RoundDriver(cluster, {
       round: (report) => this.emit({ type: 'round', report }),
       finding: (f) => this.addFinding(f),

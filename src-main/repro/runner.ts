@@ -1,4 +1,4 @@
-// Replays a reproduction file headless on real processes (runHeadless: a real
+// Replays a reproduction file headless on real processes (runTopology: a real
 // controller, relays and rank processes on loopback), then judges it; and the
 // way back: the file that reproduces a run given by its config and schedule.
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
@@ -55,7 +55,11 @@ export interface ReproRun {
 
 export async function runRepro(
   repro: Repro,
-  opts: { snapLen?: number; onSession?: (s: TopologySession) => void; onRoundsStart?: (s: TopologySession) => void } = {},
+  opts: {
+    snapLen?: number;
+    onSession?: (s: TopologySession) => void;
+    onRoundsStart?: (s: TopologySession) => void;
+  } = {},
 ): Promise<ReproRun> {
   const report = await runTopology(reproConfig(repro), {
     faults: reproFaults(repro),

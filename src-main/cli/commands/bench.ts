@@ -1,5 +1,6 @@
 // relay-lab bench: the engine against this machine's own limits, in one run.
 import { runBench } from '../../lab/bench';
+import { DEFAULT_MODELS } from '../../lab/bench/scale';
 import { intFlag, parseFlags, printJson, sizeFlag } from '../args';
 import type { Command } from './types';
 
@@ -12,19 +13,24 @@ export const benchCommand: Command = {
       'ranks-per-host': { type: 'string' },
       hosts: { type: 'string' },
       rounds: { type: 'string' },
+      scale: { type: 'boolean' },
+      'scale-max-bytes': { type: 'string' },
       help: { type: 'boolean' },
     });
     if (values.help) {
       process.stdout.write(
-        'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n',
+        'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n' +
+          '                        [--scale [--scale-max-bytes S (256MiB)]]  (scale: 1x1..8x8 ranks at 64 KiB, models 4 KiB..256 MiB at 2x4; long)\n',
       );
       return 0;
     }
+    const scaleMax = sizeFlag(values['scale-max-bytes'], 'scale-max-bytes', 256 * 1024 * 1024);
     const result = await runBench({
       roundModelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 16 * 1024 * 1024),
       hosts: intFlag(values.hosts, 'hosts', 2, 1),
       ranksPerHost: intFlag(values['ranks-per-host'], 'ranks-per-host', 4, 1),
       rounds: intFlag(values.rounds, 'rounds', 3, 1),
+      scale: values.scale ? { models: DEFAULT_MODELS.filter((b) => b <= scaleMax) } : undefined,
       log: (m) => process.stderr.write(`bench: ${m}\n`),
     });
     if (values.json) printJson(result);

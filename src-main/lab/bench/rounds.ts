@@ -1,0 +1,80 @@
+// Rounds of H hosts x K ranks in one mode, measured from the engine's own
+// events: each round's duration, the uplink data bytes, the event-loop delay
+// of the engine's process, the per-stage breakdown and the peak memory of the
+// engine and every rank.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
+import type { UnitRecord } from '@shared/lab/records';
+import { runTopology, type RunReport } from '../run-topology';
+import type { TopologySession } from '../topology-session';
+import { sampleTreeMemory, type MemoryPeak } from './memory';
+import { StageRecorder, summarizeStages } from './stages';
+
+export interface RoundBench {
+  mode: string;
+  msPerRound: number[];
+  medianMs: number;
+  uplinkDataBytesPerHostPerRound: number[];
+  verdict: RunReport['verdict'];
+  /** Where the time goes, per stage (critical path), medians over the rounds. */
+  stages: ReturnType<typeof summarizeStages>;
+  memory: MemoryPeak | null;
+}
+
+export async function benchRounds(
+  mode: 'fold' | 'direct',
+  cfg: Partial<TopologyConfig>,
+  maxMs?: number,
+): Promise<{ round: RoundBench; loopDelayP99Ms: number; loopDelayMaxMs: number }> {
+  const h = monitorEventLoopDelay({ resolution: 1 });
+  const stages = new StageRecorder();
+  let session: TopologySession | null = null;
+  const memory = sampleTreeMemory(100);
+  let mem: MemoryPeak | null = null;
+  // Measured while rounds run (not during process spawning or teardown).
+  const report = await runTopology(
+    { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...cfg, mode } as TopologyConfig,
+    {
+      snapLen: 0,
+      maxMs,
+      observe: stages.observe,
+      onSession: (s) => (session = s),
+      onRoundsStart: () => h.enable(),
+      onRoundsEnd: () => {
+        h.disable();
+        mem = memory.stop();
+      },
+    },
+  ).finally(() => (mem ??= memory.stop()));
+  const tap = (session as unknown as TopologySession).activeCluster!.tap;
+  const hosts = report.hosts;
+  const dataUp = new Array<number>(hosts).fill(0);
+  const records: UnitRecord[] = [];
+  for (let s = 0; s < tap.recordCount; s++) {
+    const r = tap.findRecord(s);
+    if (!r) continue;
+    records.push(r);
+    if (r.dir !== 'up' || !r.link.endsWith('uplink.data')) continue;
+    if (r.kind === 'HostFrame' || r.kind === 'RoundFrame') dataUp[r.host ?? 0] += r.length;
+  }
+  const rounds = Math.max(1, report.rounds.length);
+  const msPerRound = report.rounds.map((r) => Math.round(r.durationMs * 10) / 10);
+  return {
+    round: {
+      mode,
+      msPerRound,
+      medianMs: median(msPerRound),
+      uplinkDataBytesPerHostPerRound: dataUp.map((b) => b / rounds),
+      verdict: report.verdict,
+      stages: summarizeStages(stages.breakdown(records, tap.t0)),
+      memory: mem,
+    },
+    loopDelayP99Ms: h.percentile(99) / 1e6,
+    loopDelayMaxMs: h.max / 1e6,
+  };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.floor(s.length / 2)] : NaN;
+}
