@@ -13,7 +13,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
-import type { TopologySession } from '../../lab/topology-session';
 import { orderSensitive, reproFromRun } from '../../repro/runner';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
