@@ -137,10 +137,14 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
     await page.reload();
     const rows = rowsOf(page);
     await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(5);
-    const seen = Number(
-      await page.getByLabel('Record counts').locator('[data-session-seen]').getAttribute('data-session-seen'),
-    );
-    const newest = Number(await rows.last().getAttribute('data-seq'));
+    // Both read in one synchronous look at the page: units keep streaming in between two reads.
+    const { seen, newest } = await page.evaluate(() => {
+      const counter = document.querySelector('[aria-label="Record counts"] [data-session-seen]');
+      const seqs = [...document.querySelectorAll('[role="row"][data-seq]')].map((r) =>
+        Number(r.getAttribute('data-seq')),
+      );
+      return { seen: Number(counter?.getAttribute('data-session-seen')), newest: Math.max(...seqs) };
+    });
     // The session numbered every unit from 0: it has seen at least the newest seq + 1.
     expect(seen).toBeGreaterThanOrEqual(newest + 1);
   });

@@ -80,7 +80,7 @@ export const hostileLength: Scenario = {
   narrative:
     'One mux header declares a 4 GiB payload with a garbage MAC tag. ' +
     "Historical: a reader that trusts the length allocates it before the MAC can be checked; compare the reader process's arrayBuffers/VmSize before and after. " +
-    `flodl 0.7: the length is checked against the frame ceiling (max(2 x model, 64 MiB) = ${deriveFrameCeiling(MODEL_BYTES)} B here) as soon as it is read: OVER_CEILING after 17 bytes, memory flat.`,
+    `flodl 0.7: the length is checked against the frame ceiling (max(2 x model, 64 MiB) = ${deriveFrameCeiling(MODEL_BYTES)} B here) once the 25-byte header is complete, before any payload byte is buffered (flodl's finish_read): OVER_CEILING after 25 bytes, memory flat.`,
   async historical(ctx) {
     const server = await listen('127.0.0.1', 0);
     const accepted = new Promise<net.Socket>((r) => server.once('connection', r));
@@ -165,10 +165,10 @@ export const hostileLength: Scenario = {
       arrayBuffersGrewBy: after.arrayBuffers - before.arrayBuffers,
       rssGrewBy: after.rss - before.rss,
     };
-    // Held: rejected by the ceiling within the header (17 bytes: magic, version, kind, rank, length), no large allocation.
+    // Held: rejected by the ceiling once the 25-byte header is in (flodl judges nothing before it), no large allocation.
     return {
       held:
-        r?.code === 'OVER_CEILING' && r.afterBytes <= 17 && evidence.arrayBuffersGrewBy < 16 * 1024 * 1024,
+        r?.code === 'OVER_CEILING' && r.afterBytes <= 25 && evidence.arrayBuffersGrewBy < 16 * 1024 * 1024,
       evidence,
     };
   },
