@@ -10,6 +10,7 @@ import { benchCommand } from './bench';
 import { traceCommand } from '../../lab/trace/cli';
 import { tapCommand } from './tap';
 import { importCommand } from './import';
+import { chaosCommand } from './chaos';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -23,4 +24,5 @@ export const commands: Record<string, Command> = {
   trace: traceCommand,
   tap: tapCommand,
   import: importCommand,
+  chaos: chaosCommand,
 };
