@@ -138,9 +138,9 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
     const rows = rowsOf(page);
     await expect.poll(() => rows.count(), WAIT).toBeGreaterThan(5);
     // Both read in one synchronous look at the page: units keep streaming in between two reads.
-    const { seen, newest } = await page.evaluate(() => {
-      const counter = document.querySelector('[aria-label="Record counts"] [data-session-seen]');
-      const seqs = [...document.querySelectorAll('[role="row"][data-seq]')].map((r) =>
+    const { seen, newest } = await page.locator('body').evaluate((body) => {
+      const counter = body.querySelector('[aria-label="Record counts"] [data-session-seen]');
+      const seqs = [...body.querySelectorAll('[role="row"][data-seq]')].map((r) =>
         Number(r.getAttribute('data-seq')),
       );
       return { seen: Number(counter?.getAttribute('data-session-seen')), newest: Math.max(...seqs) };

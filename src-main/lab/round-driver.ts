@@ -474,6 +474,10 @@ export class RoundDriver {
       verdict,
       maxRelError: maxRel,
       maxAbsErrorVsExactMean,
+      groups: groups.map((g) => g.map((x) => x.rank)),
+      adopted: [...adopted]
+        .map(([rank, a]) => ({ rank, weight: a.weight, digest: a.digest }))
+        .sort((x, y) => x.rank - y.rank),
       durationMs,
       uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),
       foldedPerHost,

@@ -60,6 +60,14 @@ export interface RoundReport {
    * sent (what f32/bf16 folding costs, e.g. flodl's three bf16 roundings).
    */
   maxAbsErrorVsExactMean?: number;
+  /**
+   * The reduce order the verdict used: one group per frame the controller
+   * summed (fold: a host's ranks in its relay's merge order; forward/direct:
+   * one rank per group). Lets a checker outside the engine recompute the consensus.
+   */
+  groups?: number[][];
+  /** Each rank's adopted consensus: weight and SHA-256 of the frame without its footer. */
+  adopted?: { rank: number; weight: number; digest: string }[];
   durationMs: number;
   /** Bytes each host sent up (both channels) during this round. */
   uplinkBytesPerHost: number[];

@@ -12,6 +12,7 @@ import { tapCommand } from './tap';
 import { importCommand } from './import';
 import { sweepCommand } from './sweep';
 import { reproCommand } from './repro';
+import { chaosCommand } from './chaos';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -27,4 +28,5 @@ export const commands: Record<string, Command> = {
   import: importCommand,
   sweep: sweepCommand,
   repro: reproCommand,
+  chaos: chaosCommand,
 };
