@@ -18,6 +18,7 @@ import { Splitter } from './views/Splitter';
 import { useShortcuts } from './views/shortcuts';
 import { OpenTraceDialog, TraceBanner, TraceNotice } from './views/TracesView';
 import { useTraces } from './store/trace-store';
+import { GlossaryDrawer } from './views/GlossaryDrawer';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -115,6 +116,7 @@ export function App({ connected }: { connected: boolean }) {
       {helpOpen && <HelpOverlay />}
       {scenariosOpen && <ScenariosDialog />}
       {tracesOpen && <OpenTraceDialog />}
+      <GlossaryDrawer />
     </div>
   );
 }

@@ -5,6 +5,7 @@ import { useUi, formToConfig } from '../store/ui-store';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
+import { GlossaryButton } from './GlossaryDrawer';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 
@@ -99,6 +100,7 @@ export function Toolbar() {
       >
         Shortcuts
       </button>
+      <GlossaryButton />
     </header>
   );
 }
