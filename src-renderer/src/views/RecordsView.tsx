@@ -9,6 +9,7 @@ import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
+import { FILTER_COMPLETIONS_ID, FilterCompletions } from './FilterCompletions';
 
 const ROW_HEIGHT = 22;
 
@@ -114,12 +115,14 @@ export function RecordsView() {
             value={filterText}
             aria-invalid={compiled.error ? true : undefined}
             aria-describedby="filter-error"
+            list={FILTER_COMPLETIONS_ID}
             className={compiled.error ? 'invalid' : filterText ? 'valid' : ''}
             onChange={(e) => useUi.getState().set({ filterText: e.target.value })}
             onKeyDown={(e) => {
               if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
             }}
           />
+          <FilterCompletions text={filterText} />
           <div id="filter-error" className="filter-error" role="status">
             {compiled.error ? `${compiled.error.message} (at ${compiled.error.at + 1})` : ''}
           </div>
