@@ -46,6 +46,7 @@ describe('filter names of the dissector', () => {
     ]);
     expect(filterCompletions('ctl.msg == Heart', FILTER_FIELDS)).toEqual(['Heartbeat']);
     expect(filterCompletions('', FILTER_FIELDS)).toEqual([]);
+    expect(filterCompletions('mux.kind == HostFrame', FILTER_FIELDS)).toEqual([]);
   });
 
   it('"Apply as filter" turns a field row into a filter that parses', () => {

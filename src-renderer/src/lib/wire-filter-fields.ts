@@ -52,7 +52,7 @@ export function filterCompletions(text: string, fieldNames: readonly string[]): 
       after[1] === 'kind'
         ? [...Object.keys(explanationFor('mux.kind')?.values ?? {}), ...RELAY_MSGS]
         : Object.keys(explanationFor(after[1])?.values ?? {});
-    return values.filter((v) => v.toLowerCase().startsWith(after[3].toLowerCase())).sort();
+    return values.filter((v) => v.toLowerCase().startsWith(after[3].toLowerCase()) && v !== after[3]).sort();
   }
   const word = /([A-Za-z_.]*)$/.exec(text)?.[1] ?? '';
   if (!word) return [];
