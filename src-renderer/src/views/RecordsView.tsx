@@ -9,7 +9,7 @@ import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
-import { FILTER_COMPLETIONS_ID, FilterCompletions } from './FilterCompletions';
+import { FilterCompletions } from './FilterCompletions';
 
 const ROW_HEIGHT = 22;
 
@@ -115,7 +115,6 @@ export function RecordsView() {
             value={filterText}
             aria-invalid={compiled.error ? true : undefined}
             aria-describedby="filter-error"
-            list={FILTER_COMPLETIONS_ID}
             className={compiled.error ? 'invalid' : filterText ? 'valid' : ''}
             onChange={(e) => useUi.getState().set({ filterText: e.target.value })}
             onKeyDown={(e) => {
