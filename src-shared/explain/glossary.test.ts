@@ -77,3 +77,24 @@ describe('MAC coverage', () => {
     expect(macCoverage(d.fields[0], d.fields)).toEqual([]);
   });
 });
+
+describe('finding meanings', () => {
+  it('every finding kind links a glossary term and a section the project carries', async () => {
+    const { FINDING_MEANINGS } = await import('./findings');
+    const { glossaryTerm } = await import('./glossary');
+    for (const [kind, m] of Object.entries(FINDING_MEANINGS)) {
+      expect(glossaryTerm(m.term), kind).toBeDefined();
+      expect(specSection(spec, sectionNumber(m.wire)!), kind).not.toBe('');
+      expect(m.text.length, kind).toBeGreaterThan(40);
+    }
+    expect(Object.keys(FINDING_MEANINGS).sort()).toEqual([
+      'dead',
+      'exit',
+      'fault',
+      'hmac',
+      'mismatch',
+      'rejected',
+      'stalled',
+    ]);
+  });
+});
