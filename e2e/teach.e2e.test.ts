@@ -141,4 +141,37 @@ describe.skipIf(!exe)('teaching in place, end to end', { timeout: 240_000 }, () 
       .toBe('mux.kind == Broadcast');
     await resume();
   });
+
+  it('walks the guided tour on the default topology, each step selecting a real record', async () => {
+    await page.getByRole('textbox', { name: 'Filter' }).fill('');
+    await page.getByRole('button', { name: 'Guided tour' }).click();
+    const tour = page.getByRole('region', { name: 'Tour' });
+    await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 1 of \d+/);
+    const total = Number(/Step 1 of (\d+)/.exec((await tour.textContent()) ?? '')![1]);
+    expect(total).toBeGreaterThanOrEqual(6);
+    expect(total).toBeLessThanOrEqual(10);
+    const inspector = page.getByRole('region', { name: 'Inspector' });
+    for (let i = 1; i <= total; i++) {
+      await expect.poll(() => tour.textContent(), WAIT).toMatch(new RegExp(`Step ${i} of ${total}`));
+      const seq = /Record #(\d+)/.exec((await tour.textContent()) ?? '')![1];
+      // The record exists: the inspector shows it and decodes its fields.
+      await expect.poll(() => inspector.locator('header').textContent(), WAIT).toContain(`#${seq}`);
+      await expect.poll(() => inspector.getByRole('treeitem').count(), WAIT).toBeGreaterThan(0);
+      if (i === 3)
+        await expect
+          .poll(() => page.getByRole('region', { name: 'Field help' }).textContent(), WAIT)
+          .toContain('mux.auth_tag');
+      if (i < total) await tour.getByRole('button', { name: 'Next' }).click();
+    }
+    await page.screenshot({ path: path.join(resultsDir, 'teach-03-tour.png') });
+    // Keyboard, leave and resume where it was.
+    await tour.press('ArrowLeft');
+    await expect.poll(() => tour.textContent()).toMatch(new RegExp(`Step ${total - 1} of`));
+    await tour.getByRole('button', { name: 'Leave tour' }).click();
+    await expect.poll(() => tour.count()).toBe(0);
+    await page.getByRole('button', { name: 'Guided tour' }).click();
+    await expect.poll(() => tour.textContent(), WAIT).toMatch(new RegExp(`Step ${total - 1} of`));
+    await tour.getByRole('button', { name: 'Leave tour' }).click();
+    await resume();
+  });
 });

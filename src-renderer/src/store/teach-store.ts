@@ -8,6 +8,9 @@ interface TeachState {
   term: string | null;
   /** WIRE.md section number shown in the drawer ("3.2"), or null. */
   section: string | null;
+  /** The guided tour: open, and the step it is at (kept when left, so it resumes). */
+  tourOpen: boolean;
+  tourStep: number;
   openTerm: (id: string) => void;
   openSection: (num: string) => void;
   toggleGlossary: () => void;
@@ -18,6 +21,8 @@ export const useTeach = create<TeachState>((set) => ({
   glossaryOpen: false,
   term: null,
   section: null,
+  tourOpen: false,
+  tourStep: 0,
   openTerm: (id) => set({ glossaryOpen: true, term: id, section: null }),
   openSection: (num) => set({ glossaryOpen: true, section: num }),
   toggleGlossary: () => set((s) => ({ glossaryOpen: !s.glossaryOpen, section: null })),
