@@ -19,6 +19,7 @@ import { useShortcuts } from './views/shortcuts';
 import { OpenTraceDialog, TraceBanner, TraceNotice } from './views/TracesView';
 import { useTraces } from './store/trace-store';
 import { GlossaryDrawer } from './views/GlossaryDrawer';
+import { TourPanel } from './views/TourPanel';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -117,6 +118,7 @@ export function App({ connected }: { connected: boolean }) {
       {scenariosOpen && <ScenariosDialog />}
       {tracesOpen && <OpenTraceDialog />}
       <GlossaryDrawer />
+      <TourPanel />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
 import { GlossaryButton } from './GlossaryDrawer';
+import { TourButton } from './TourPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 
@@ -101,6 +102,7 @@ export function Toolbar() {
         Shortcuts
       </button>
       <GlossaryButton />
+      <TourButton />
     </header>
   );
 }
