@@ -20,6 +20,8 @@ import { OpenTraceDialog, TraceBanner, TraceNotice } from './views/TracesView';
 import { useTraces } from './store/trace-store';
 import { ExploreView } from './views/ExploreView';
 import { useExplore } from './store/explore-store';
+import { GlossaryDrawer } from './views/GlossaryDrawer';
+import { TourPanel } from './views/TourPanel';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -119,6 +121,8 @@ export function App({ connected }: { connected: boolean }) {
       {scenariosOpen && <ScenariosDialog />}
       {tracesOpen && <OpenTraceDialog />}
       {exploreOpen && <ExploreView />}
+      <GlossaryDrawer />
+      <TourPanel />
     </div>
   );
 }

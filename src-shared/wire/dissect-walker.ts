@@ -9,6 +9,8 @@ export interface Field {
   length: number;
   value: string;
   children?: Field[];
+  /** The filter name and explanation key (src-shared/explain), e.g. 'mux.kind'. */
+  key?: string;
 }
 
 export const hex32 = (v: number) => `0x${v.toString(16).padStart(8, '0')}`;

@@ -334,10 +334,46 @@ function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOpt
       fields: [{ name: 'error', offset: 0, length: bytes.length, value: String(e) }],
     };
   }
+  attachKeys(layer, body.fields);
   const innerNotes = body.inner?.notes ?? [];
   if (innerNotes.length)
     body.notes = [...(body.notes ?? []), ...innerNotes.filter((n) => !body.notes?.includes(n))];
   return { layer, ...body, ...verdictOf(layer, bytes, mac, opts) };
+}
+
+const LAYER_PREFIX: Record<Layer, string> = {
+  mux: 'mux',
+  roundframe: 'rf',
+  controlframe: 'cf',
+  lenframe: 'len',
+  handshake: 'hs',
+};
+
+/** The filter name of a message field: 'variant' and an undecodable 'msg' are the message itself. */
+function messageKey(prefix: 'ctl' | 'relay', name: string): string {
+  if (name === 'variant' || name === 'msg') return `${prefix}.msg`;
+  if (name.startsWith('trailing')) return `${prefix}.trailing`;
+  return `${prefix}.${name}`;
+}
+
+/**
+ * Gives each field its filter name (the key of its explanation in
+ * src-shared/explain). Fields of a nested unit were keyed by its own
+ * dissection and keep their keys.
+ */
+function attachKeys(layer: Layer, fields: Field[]): void {
+  const prefix = LAYER_PREFIX[layer] ?? 'lab';
+  for (const f of fields) {
+    if (f.key) continue;
+    if (f.name === 'error') f.key = 'lab.error';
+    else if (layer === 'roundframe' && f.name.startsWith('tensor[')) {
+      f.key = 'rf.tensor';
+      for (const c of f.children ?? []) c.key = `rf.tensor.${c.name}`;
+    } else f.key = `${prefix}.${f.name}`;
+    const sub = layer === 'mux' ? 'relay' : layer === 'controlframe' ? 'ctl' : null;
+    if (sub && f.name === 'payload')
+      for (const c of f.children ?? []) if (!c.key) c.key = messageKey(sub, c.name);
+  }
 }
 
 /** Dissects `bytes` as a unit of `layer`. Never throws. */

@@ -3,10 +3,12 @@
 // on rejection, code, message and flodlMessage (flodl 0.7's own text for the
 // rejection, where its source words it); `notes` (information that is not the
 // verdict), `fields` (the dissection tree with byte offsets) and `inner` (the
-// nested RoundFrame/ControlFrame) are added. Exit 0 ok, 1 rejected, 2 usage error.
+// nested RoundFrame/ControlFrame) are added; each field carries its filter
+// name (`key`) and `description` (src-shared/explain). Exit 0 ok, 1 rejected, 2 usage error.
 import { nodeMac } from '../../crypto/node-mac';
 import { hexToBytes } from '@shared/wire/bytes';
-import { dissect } from '@shared/wire/dissect';
+import { dissect, type Field } from '@shared/wire/dissect';
+import { describeField } from '@shared/explain/field-explanations';
 import { isWireError } from '@shared/wire/errors';
 import {
   CONTROL_INDEX_TABLES,
@@ -26,12 +28,23 @@ document: the unit (CLI.md section 1), tag, verdict ("ok" or "error"); for
 errors code, message and flodlMessage (flodl 0.7's own log text for the
 rejection, where its source words it); notes (what the decode saw that is not
 the verdict: a header prefix that cannot be valid, bytes flodl ignores, field
-types WIRE.md does not give); plus fields (byte offsets) and inner.
+types WIRE.md does not give); plus fields (byte offsets, filter name "key",
+"description": what the field means, what flodl does with it, WIRE.md section)
+and inner.
 Checks run in flodl's order and at flodl's moment: nothing in a mux header is
 judged before its 25th byte.
 --index-table: the ControlFrame message index table (default ${DEFAULT_CONTROL_INDEX_TABLE}):
 ${CONTROL_INDEX_TABLES.map((t) => `  ${t}: ${CONTROL_INDEX_TABLE_LABELS[t]}`).join('\n')}
 Layers: ${LAYERS.join(', ')}. Exit 0 ok, 1 rejected, 2 usage error.`;
+
+/** The tree with each field's explanation (src-shared/explain) as `description`. */
+function described(fields: Field[]): unknown[] {
+  return fields.map((f) => ({
+    ...f,
+    description: describeField(f.key),
+    ...(f.children ? { children: described(f.children) } : {}),
+  }));
+}
 
 export const decodeCommand: Command = {
   summary: 'decode wire bytes (hex) of one unit to JSON with a verdict',
@@ -84,8 +97,8 @@ export const decodeCommand: Command = {
     for (const n of d.notes ?? []) if (!notes.includes(n)) notes.push(n);
     if (notes.length) result.notes = notes;
     if (!values['no-fields']) {
-      result.fields = d.fields;
-      if (d.inner) result.inner = { offset: d.innerOffset, ...d.inner };
+      result.fields = described(d.fields);
+      if (d.inner) result.inner = { offset: d.innerOffset, ...d.inner, fields: described(d.inner.fields) };
     }
     printJson(result);
     return result.verdict === 'ok' ? 0 : 1;

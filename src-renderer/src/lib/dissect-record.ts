@@ -41,7 +41,13 @@ function dissectChannelMagic(bytes: Uint8Array): RecordDissection {
     return {
       kind: 'channel magic',
       fields: [
-        { name: 'magic', offset: 0, length: bytes.length, value: `truncated: ${bytes.length} of 4 bytes` },
+        {
+          name: 'magic',
+          key: 'hs.magic',
+          offset: 0,
+          length: bytes.length,
+          value: `truncated: ${bytes.length} of 4 bytes`,
+        },
       ],
       verdict: 'TRUNCATED',
     };
@@ -50,6 +56,7 @@ function dissectChannelMagic(bytes: Uint8Array): RecordDissection {
   const fields: FieldLike[] = [
     {
       name: 'magic',
+      key: 'hs.magic',
       offset: 0,
       length: 4,
       value: `0x${value.toString(16).padStart(8, '0')} (${channel ?? 'unknown channel'})`,
@@ -58,6 +65,7 @@ function dissectChannelMagic(bytes: Uint8Array): RecordDissection {
   if (bytes.length > 4)
     fields.push({
       name: 'trailing',
+      key: 'hs.trailing',
       offset: 4,
       length: bytes.length - 4,
       value: `${bytes.length - 4} bytes`,

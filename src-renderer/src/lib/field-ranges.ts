@@ -9,6 +9,8 @@ export interface FieldLike {
   length: number;
   value: string;
   children?: FieldLike[];
+  /** The filter name and explanation key (src-shared/explain). */
+  key?: string;
 }
 
 export type FieldPath = number[];

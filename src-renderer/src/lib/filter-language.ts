@@ -10,8 +10,10 @@
 //   value   := number | word | "quoted string"
 //
 // Examples: `kind == HostFrame && host == h1`, `rank == 3`, `verdict != ok`,
+// `mux.kind == HostFrame`, `rf.weight > 0`, `ctl.msg == Heartbeat` (the dissector's names),
 // `len > 1000 and not dir == down`, `short` (captured short of its length).
 import type { UnitRecord } from '@shared/lab/records';
+import { WIRE_FILTER_FIELDS } from './wire-filter-fields';
 
 export class FilterError extends Error {
   override readonly name = 'FilterError';
@@ -47,6 +49,8 @@ const FIELDS: Record<string, FieldDef> = {
   verdict: { kind: 'string', get: (r) => r.verdict },
   summary: { kind: 'string', get: (r) => r.summary },
   short: { kind: 'boolean', get: (r) => r.captured < r.length },
+  // The dissector's names (mux.kind, rf.weight, ctl.msg, ...), as the inspector shows them.
+  ...WIRE_FILTER_FIELDS,
 };
 
 export const FILTER_FIELDS = Object.keys(FIELDS);

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { formatTime } from '../lib/format';
+import { FindingMeaning } from './FindingMeaning';
 
 /**
  * A finding that names ranks but no record (a dead declaration, a stalled
@@ -78,6 +79,7 @@ export function FindingsView() {
                 {f.ranks && f.ranks.length > 0 && (
                   <span className="muted"> · ranks {f.ranks.join(', ')}</span>
                 )}
+                <FindingMeaning kind={f.kind} />
               </span>
               {f.recordSeq !== undefined ? (
                 <button

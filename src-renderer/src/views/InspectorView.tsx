@@ -13,6 +13,7 @@ import {
   ancestorKeys,
   asciiOf,
   byteRangeOf,
+  fieldAt,
   fieldPathAtOffset,
   hexByte,
   hexToBytes,
@@ -21,6 +22,9 @@ import {
   type FieldPath,
 } from '../lib/field-ranges';
 import { formatInt, formatTime } from '../lib/format';
+import { describeField } from '@shared/explain/field-explanations';
+import { macCoverage, type ByteRange } from '@shared/explain/mac-coverage';
+import { FieldHelp } from './FieldHelp';
 
 interface Loaded {
   seq: number;
@@ -107,11 +111,18 @@ export function InspectorView() {
             selected={selectedField}
             onSelect={selectField}
           />
+          <FieldHelp
+            field={
+              current && selectedField ? (fieldAt(current.dissection.fields, selectedField) ?? null) : null
+            }
+            saltHex={current?.meta.saltHex || saltHex}
+          />
           <HexView
             bytes={current?.bytes ?? null}
             fields={current?.dissection.fields ?? []}
             selected={selectedField}
             onSelect={selectField}
+            covered={current && selectedField ? coveredBy(current.dissection.fields, selectedField) : []}
           />
         </>
       )}
@@ -226,6 +237,9 @@ function FieldTree({
                 aria-expanded={row.hasChildren ? open : undefined}
                 aria-selected={key === selectedKey}
                 aria-label={`${row.field.name}: ${row.field.value}`}
+                aria-description={describeField(row.field.key)}
+                title={describeField(row.field.key)}
+                data-key={row.field.key}
                 data-offset={row.field.offset}
                 data-length={row.field.length}
                 className={`tree-row ${key === selectedKey ? 'selected' : ''}`}
@@ -260,11 +274,14 @@ function HexView({
   fields,
   selected,
   onSelect,
+  covered,
 }: {
   bytes: Uint8Array | null;
   fields: RecordDissection['fields'];
   selected: FieldPath | null;
   onSelect: (p: FieldPath | null) => void;
+  /** Bytes a selected MAC covers, shaded in a second colour. */
+  covered: ByteRange[];
 }) {
   const rowsCount = bytes ? Math.ceil(bytes.length / BYTES_PER_ROW) : 0;
   const range = bytes && selected ? byteRangeOf(fields, selected, bytes.length) : null;
@@ -281,6 +298,7 @@ function HexView({
   }, [range?.start, range?.end, virtualizer]);
 
   const inRange = (i: number) => range !== null && i >= range.start && i < range.end;
+  const inCovered = (i: number) => covered.some((c) => i >= c.start && i < c.end);
   const clickByte = (i: number) => onSelect(fieldPathAtOffset(fields, i));
 
   return (
@@ -302,7 +320,7 @@ function HexView({
                     <span
                       key={j}
                       data-offset={base + j}
-                      className={`hb ${inRange(base + j) ? 'hl' : ''} ${j === 8 ? 'gap' : ''}`}
+                      className={`hb ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''} ${j === 8 ? 'gap' : ''}`}
                       onClick={() => clickByte(base + j)}
                     >
                       {hexByte(b)}
@@ -314,7 +332,7 @@ function HexView({
                     <span
                       key={j}
                       data-offset={base + j}
-                      className={`ha ${inRange(base + j) ? 'hl' : ''}`}
+                      className={`ha ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''}`}
                       onClick={() => clickByte(base + j)}
                     >
                       {asciiOf(b)}
@@ -328,4 +346,11 @@ function HexView({
       )}
     </section>
   );
+}
+
+/** The bytes the selected field covers if it is a MAC (WIRE.md 2.3), else none. */
+function coveredBy(fields: RecordDissection['fields'], path: FieldPath): ByteRange[] {
+  const field = fieldAt(fields, path);
+  const parent = path.length > 1 ? fieldAt(fields, path.slice(0, -1)) : undefined;
+  return field ? macCoverage(field, parent?.children ?? fields) : [];
 }

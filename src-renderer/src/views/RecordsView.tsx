@@ -9,6 +9,7 @@ import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
+import { FilterCompletions } from './FilterCompletions';
 
 const ROW_HEIGHT = 22;
 
@@ -138,6 +139,7 @@ export function RecordsView() {
               if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
             }}
           />
+          <FilterCompletions text={filterText} />
           <div id="filter-error" className="filter-error" role="status">
             {compiled.error ? `${compiled.error.message} (at ${compiled.error.at + 1})` : ''}
           </div>

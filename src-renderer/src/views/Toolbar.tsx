@@ -8,6 +8,8 @@ import { TraceButtons } from './TracesView';
 import { useEffect, useRef, useState } from 'react';
 import { useMediaQuery } from '../lib/use-media-query';
 import { openExplore } from '../store/explore-store';
+import { GlossaryButton } from './GlossaryDrawer';
+import { TourButton } from './TourPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
@@ -57,6 +59,8 @@ export function Toolbar() {
   // Traces, reproductions, theme and help: inline on a wide window, in a "More" menu on a narrow one.
   const secondary = (
     <>
+      <GlossaryButton />
+      <TourButton />
       <TraceButtons />
       <button
         type="button"

@@ -1,0 +1,69 @@
+// The tour's steps come from real records of one round and select them.
+import { describe, expect, it } from 'vitest';
+import { tourSteps } from './tour-steps';
+import { record } from '../test-fixtures';
+
+const F = 1000;
+const recs = [
+  ...[0, 1, 2, 3].map((rank, i) =>
+    record(10 + i, {
+      kind: 'RoundFrame',
+      layer: 'lenframe',
+      dir: 'up',
+      host: 0,
+      rank,
+      round: 4,
+      length: F + 4,
+    }),
+  ),
+  record(20, {
+    kind: 'HostFrame',
+    layer: 'mux',
+    dir: 'up',
+    link: 'h0.uplink.data',
+    round: 4,
+    length: F + 25,
+  }),
+  record(21, {
+    kind: 'Broadcast',
+    layer: 'mux',
+    dir: 'down',
+    link: 'h0.uplink.data',
+    round: 4,
+    length: F + 25,
+  }),
+  record(22, {
+    kind: 'RoundFrame',
+    layer: 'lenframe',
+    dir: 'down',
+    host: 0,
+    rank: 0,
+    round: 4,
+    length: F + 4,
+  }),
+  record(30, {
+    kind: 'RankExit',
+    layer: 'mux',
+    dir: 'up',
+    link: 'h0.uplink.control',
+    summary: 'RankExit rank=3',
+  }),
+];
+
+describe('tour steps', () => {
+  it('walk one round in 6 to 10 steps, each on a real record', () => {
+    const steps = tourSteps(recs);
+    expect(steps.length).toBeGreaterThanOrEqual(6);
+    expect(steps.length).toBeLessThanOrEqual(10);
+    const seqs = new Set(recs.map((r) => r.seq));
+    for (const s of steps) expect(seqs.has(s.seq), s.title).toBe(true);
+    expect(steps.map((s) => s.seq)).toEqual([10, 20, 20, 21, 22, 20, 30]);
+    expect(steps[1].title).toMatch(/folds 4 frames/);
+    expect(steps[5].text).toMatch(/4 frames of 1000 B = 4000 B.*1025 B/);
+    expect(steps[2].field).toEqual([5]);
+  });
+
+  it('wait for a round with a Broadcast', () => {
+    expect(tourSteps(recs.filter((r) => r.kind !== 'Broadcast'))).toEqual([]);
+  });
+});

@@ -1,0 +1,47 @@
+// "What does this mean?" for each finding kind: what flodl does in that
+// situation, where to look, and the glossary term to read.
+import type { FindingKind } from '../lab/records';
+
+export interface FindingMeaning {
+  text: string;
+  term: string;
+  wire: string;
+}
+
+export const FINDING_MEANINGS: Record<FindingKind, FindingMeaning> = {
+  hmac: {
+    text: 'A unit\u2019s MAC did not verify: it was signed with another salt or its bytes changed on the way. flodl drops the connection ("HMAC verification failed"); select the record and its auth_tag to see what the tag covers.',
+    term: 'mac',
+    wire: 'WIRE.md 2.3',
+  },
+  rejected: {
+    text: 'A reader refused a unit (bad magic, version, length over the frame ceiling, bad bincode). flodl closes that connection; the verdict on the record names the check, in flodl\u2019s order.',
+    term: 'frame-ceiling',
+    wire: 'WIRE.md 3.2',
+  },
+  dead: {
+    text: 'A rank was declared dead. The controller stops waiting for it (DeclareDead to its relay) and, in elastic mode, goes on with the masses that arrived.',
+    term: 'elastic',
+    wire: 'WIRE.md 4.5',
+  },
+  stalled: {
+    text: 'The round barrier is waiting for ranks that have not sent. flodl waits until the rank\u2019s relay reports RankExit or the rank is declared dead; look at the ladder for the missing RoundFrames.',
+    term: 'barrier',
+    wire: 'WIRE.md 4.5',
+  },
+  exit: {
+    text: 'A rank left: its loopback socket closed and its relay sent RankExit upstream. The relay folds without it from the next round.',
+    term: 'relay',
+    wire: 'WIRE.md 4.2',
+  },
+  mismatch: {
+    text: 'The consensus a rank received differs from the lab\u2019s own recomputation of the fold beyond the tolerance. The relay or controller folded something other than the accepted frames; compare the round\u2019s HostFrames and Broadcast.',
+    term: 'consensus',
+    wire: 'WIRE.md 4.4',
+  },
+  fault: {
+    text: 'A fault the lab injected (delay, drop, corruption, kill) took effect. It is the cause to compare the other findings with.',
+    term: 'lab-only',
+    wire: 'WIRE.md 4',
+  },
+};
