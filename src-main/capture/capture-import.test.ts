@@ -146,6 +146,14 @@ describe('importing a tcpdump capture of relay-lab run', () => {
               `${u.layer}/${u.kind}/${u.length}/${u.verdict}/${rank ?? ''}`,
             ]);
           }
+        // Teardown's last DeclareDead records can be queued on an uplink that is already closing: the
+        // run's tap records them, the wire (and so the capture) may never carry them. Only such a tail may differ.
+        for (const [k, run] of runBy) {
+          const imp = impBy.get(k) ?? [];
+          const tail = run.slice(imp.length);
+          if (imp.length < run.length && tail.every((u) => u.startsWith('mux/DeclareDead/')))
+            runBy.set(k, run.slice(0, imp.length));
+        }
         expect(Object.fromEntries([...impBy].sort())).toEqual(Object.fromEntries([...runBy].sort()));
         expect([...runBy.values()].flat().length).toBeGreaterThan(150);
 
