@@ -1,3 +1,5 @@
+// (Longer than the usual 400 lines: pacing, the barrier watch and the verdict share one round's
+// state; the verdict's recomputation is already apart in @shared/verdict. The next split: stall watch.)
 // Paces rounds through the real control channel (the coordinator sends
 // SyncNow to every live rank; lab ranks wait for it), waits for each round's
 // consensus to reach every surviving rank, and checks it: the accepted ranks

@@ -1,3 +1,5 @@
+// (Just over 400 lines: one validator per field of the format, in the format's order, so the
+// file reads like docs/reproduction-format.md.)
 // Parses and validates a reproduction file (version 1). Every error is a
 // ReproFormatError with a code and the JSON path of the offending value
 // (`schedule[2].rank`), so a hand-edited file says where it is wrong.
