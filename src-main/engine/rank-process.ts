@@ -57,6 +57,8 @@ export class RankProcess {
   private heldStop = false;
   /** True while the process is held by SIGSTOP (asked for, held or delivered) and not continued. */
   stopped = false;
+  /** A SIGKILL was sent: the exit is on its way (a run's outcome waits for it). */
+  killSent = false;
 
   constructor(
     readonly spec: RankSpec,
@@ -119,6 +121,7 @@ export class RankProcess {
     // Resume (SIGCONT) must stay possible whatever the rank was declared meanwhile.
     if (sent && sig === 'SIGSTOP') this.stopped = true;
     if (sent && sig === 'SIGCONT') this.stopped = false;
+    if (sent && sig === 'SIGKILL') this.killSent = true;
     return sent;
   }
 

@@ -182,6 +182,14 @@ export class TopologySession {
     const c = this.cluster;
     const d = this.driver;
     if (!c || !d) return { dead: [], ended: null, reports: [], roundsCompleted: 0 };
+    // A rank killed just before the rounds ended (a strict run stops at once) is dead even if its
+    // exit has not been reported yet: wait for those exits, briefly, before reading the dead set.
+    const killed = c.ranks.filter((p) => p.killSent && !p.exited);
+    if (killed.length > 0)
+      await Promise.race([
+        Promise.all(killed.map((p) => p.waitExit())),
+        new Promise((r) => setTimeout(r, 2000)),
+      ]);
     return {
       dead: c.hostRanks.flat().filter((r) => d.rankStates[r] === 'dead' || c.dead.isDead(r)),
       ended: d.ended ? { ...d.ended } : null,
