@@ -110,6 +110,7 @@ export async function runRank(
       w(c);
     } else cmds.push(c);
   };
+  let controlError: string | null = null;
   control.listen((blob) => {
     try {
       const f = decodeControlFrame(blob, mac, { version: spec.controlVersion });
@@ -118,7 +119,12 @@ export async function runRank(
       if (m.type === 'SyncNow') pushCmd('sync');
       else if (m.type === 'Shutdown' || m.type === 'ShutdownWithSave') pushCmd('shutdown');
     } catch (e) {
-      process.stderr.write(`rank ${spec.rank}: rejected control frame: ${(e as Error).message}\n`);
+      // A control frame that fails its MAC or parse is fatal for the rank, as a wire error is for a
+      // flodl worker: the rank cannot know what it missed (a lost SyncNow would park its host's fold
+      // forever while its heartbeats keep it alive), so it leaves and its relay reports RankExit.
+      controlError = `rejected control frame: ${(e as Error).message}`;
+      process.stderr.write(`rank ${spec.rank}: ${controlError}\n`);
+      pushCmd('shutdown');
     }
   });
   const nextCmd = (): Promise<Cmd> => {
@@ -138,7 +144,10 @@ export async function runRank(
 
   try {
     for (let round = 0; spec.rounds === 0 || round < spec.rounds; round++) {
-      if (spec.paced && (await nextCmd()) === 'shutdown') break;
+      if (spec.paced && (await nextCmd()) === 'shutdown') {
+        if (controlError) throw new Error(controlError);
+        break;
+      }
       const t0 = performance.now();
       const mass = rankMass(spec.seed, spec.rank, round, spec.idle);
       const tensors: TensorEntry[] = [];
