@@ -41,18 +41,7 @@ export class ControlRouter extends RelayChannel {
 
   protected fromUpstream(rec: UpstreamRecord): void {
     if (rec.kind !== 'Data') return; // Broadcast ("desynced controller?"), Control, HostFrame: dropped
-    const rs = this.ranks.get(rec.rank);
-    if (!rs) return; // unknown rank: dropped silently
-    const prefix = encodeLenPrefix(rec.payload.length, this.opts.ceiling);
-    rs.conn.writer.enqueue([prefix, rec.payload]);
-    this.unitFor(
-      rs,
-      'down',
-      'ControlFrame',
-      rec.payload.length + 4,
-      [prefix, rec.payload],
-      `ControlFrame to rank ${rs.rank} (${rec.payload.length} B)`,
-    );
+    this.sendToRank(rec.rank, rec.payload, 'ControlFrame');
   }
 
   protected rankLeft(): void {

@@ -106,18 +106,7 @@ export abstract class DataUplink extends RelayChannel {
   protected fromUpstream(rec: UpstreamRecord): void {
     if (rec.kind === 'Broadcast') return this.fanOut(rec.payload);
     if (rec.kind === 'Data') {
-      const rs = this.ranks.get(rec.rank);
-      if (!rs) return; // unknown rank: dropped silently
-      const prefix = encodeLenPrefix(rec.payload.length, this.opts.ceiling);
-      rs.conn.writer.enqueue([prefix, rec.payload]);
-      this.unitFor(
-        rs,
-        'down',
-        'Data',
-        rec.payload.length + 4,
-        [prefix, rec.payload],
-        `Data to rank ${rs.rank} (${rec.payload.length} B)`,
-      );
+      this.sendToRank(rec.rank, rec.payload, 'Data');
       return;
     }
     if (rec.kind === 'Control' && rec.msg.type === 'DeclareDead') this.markDead(rec.msg.rank, 'declared');

@@ -11,6 +11,7 @@
 // rank's death: RankExit goes up and the channel carries on. A frame that was
 // read but is unusable (HMAC, parse or fold validation: a role's sink throws)
 // shuts the whole channel down; records already queued still go up first.
+import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { COMMITTED_READ_STARVATION_MS } from '@shared/wire/constants';
 import { isWireError } from '@shared/wire/errors';
@@ -233,6 +234,22 @@ export abstract class RelayChannel {
     this.ranks.delete(rs.rank);
     // The last local rank leaving shuts the channel down (after the queue drains).
     if (this.ranks.size === 0) void this.shutdown('every local rank left');
+  }
+
+  /** A rank-tagged payload from upstream, len-framed down to that rank (an unknown rank: dropped silently). */
+  protected sendToRank(rank: number, payload: Uint8Array, kind: 'ControlFrame' | 'Data'): void {
+    const rs = this.ranks.get(rank);
+    if (!rs) return;
+    const prefix = encodeLenPrefix(payload.length, this.opts.ceiling);
+    rs.conn.writer.enqueue([prefix, payload]);
+    this.unitFor(
+      rs,
+      'down',
+      kind,
+      payload.length + 4,
+      [prefix, payload],
+      `${kind} to rank ${rank} (${payload.length} B)`,
+    );
   }
 
   /** Records a unit on a rank's loopback link; its seq (undefined without a tap). */
