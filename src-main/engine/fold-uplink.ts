@@ -18,8 +18,11 @@ export class FoldUplink extends DataUplink {
   private acc = this.folds.current;
 
   protected beginFrame(rank: number, len: number): FrameInProgress {
-    // The deposit is staged and merged only in onComplete, once the frame's MAC verified (issue 16 #1).
-    const sink: RoundFrameSink = this.acc.beginDeposit(rank);
+    // The deposit is staged, committed only in onComplete once the frame's MAC verified (issue 16 #1),
+    // and summed when the round ships. Staged by reference: the chunks are the rank socket's own
+    // 'data' buffers (or a link fault's slices and copies of them), which nothing writes again, so
+    // the staging costs no copy; the merge reads them once.
+    const sink: RoundFrameSink = this.acc.beginDeposit(rank, { byReference: true });
     const parser = new RoundFrameStreamParser(this.opts.mac, {
       ceiling: this.opts.ceiling,
       totalLen: len,

@@ -98,7 +98,8 @@ function bestAlternating(n: number, fs: Record<string, () => void>): Record<stri
 /** Feeds whole tensors of `frames` into `acc` as streamed deposits, the K deposits' chunks interleaved round-robin as K sockets deliver them. */
 export function foldInterleaved(acc: FoldAccumulator, frames: RoundFrame[], chunk: number): void {
   const sinks = frames.map((f, r) => {
-    const sink = acc.beginDeposit(r);
+    // Staged by reference, as the relay stages its sockets' chunks.
+    const sink = acc.beginDeposit(r, { byReference: true });
     sink.onHeader!({ roundKind: f.roundKind, weight: f.weight, numTensors: f.tensors.length });
     return { sink, f, t: -1, o: 0 };
   });
@@ -171,7 +172,7 @@ export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype
     // The accumulator alone on whole deposits, memory recycled as in the relay.
     fold: () => {
       const acc = rounds.next();
-      decoded.forEach((f, i) => acc.deposit(i, f));
+      decoded.forEach((f, i) => acc.deposit(i, f, { byReference: true }));
       acc.result();
     },
     // The relay's fold alone: the deposits in 64 KiB socket-sized chunks, interleaved across ranks (no MAC).
@@ -193,7 +194,12 @@ export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype
     relayWithMac: () => {
       const acc = macRounds.next();
       const ps = encoded.map(
-        (f, r) => new RoundFrameStreamParser(mac, { ceiling, totalLen: f.length, sink: acc.beginDeposit(r) }),
+        (f, r) =>
+          new RoundFrameStreamParser(mac, {
+            ceiling,
+            totalLen: f.length,
+            sink: acc.beginDeposit(r, { byReference: true }),
+          }),
       );
       for (let o = 0; o < encoded[0].length; o += 64 * 1024) {
         encoded.forEach((f, r) => {

@@ -5,9 +5,10 @@
 // divide, zero-elision aware.
 //
 // Atomic deposits: a deposit streams into its own staging (staging.ts) and
-// is merged only when its footer MAC verified (onComplete), in commit order,
-// so no byte of an unverified frame ever reaches a sum and a half-arrived
-// frame can never be shipped. dropPending(rank) discards a rank's deposit
+// is committed only when its footer MAC verified (onComplete); the committed
+// payloads are summed in commit order when the round is taken (merge.ts), so
+// no byte of an unverified frame ever reaches a sum and a half-arrived frame
+// can never be shipped. dropPending(rank) discards a rank's deposit
 // that has not committed yet (the rank died: its death decides its
 // contribution at merge time, as in flodl).
 //
@@ -16,15 +17,20 @@
 // second full payload of any tensor promotes the whole frame to f32 sums
 // from +0.0: every seed becomes 0 + seed, every tensor elided so far becomes
 // zeros (it ships as zeros, no longer elided), then deposits add in commit
-// order. Elided payloads merge nothing. Checks follow flodl's order too:
+// order. The adds themselves are deferred to take(): commit records which
+// staged payloads a tensor sums, and take() sums them in that order in one
+// pass (the same bits as adding deposit by deposit, one f32 rounding per add),
+// with no staging copy when the deposit was staged by reference. Elided payloads merge nothing. Checks follow flodl's order too:
 // round kind, tensor count, dtype and shape against the first deposit for
 // every later deposit; a payload's dtype and byte count only when it is summed
 // (a later deposit's, or a seed's at promotion), never on the first deposit.
 // After an error the accumulator is poisoned and every call rethrows it.
 //
 // Memory: a streaming deposit costs the bytes it received plus one staging
-// block; sums are allocated only at promotion, from verified frames, in the
-// fold kernel's recycled memories. result() returns views of them and of the
+// block; a committed deposit keeps its staged bytes until its payloads are
+// summed (a promoted round's take) or until reset() (seeds); sums are
+// allocated only when the round is taken, from verified frames, in the fold
+// kernel's recycled memories. result() returns views of them and of the
 // seeds' staging, valid until reset(); FoldRounds (rounds.ts) delays that
 // reset by a round for the relay, whose HostFrame is still being sent.
 import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
@@ -40,8 +46,8 @@ import {
   type Schema,
   type StagedTensor,
 } from './checks';
-import { allocAccumulator, getFoldKernel, releaseAccumulator } from './kernel';
-import { encodeBf16Sums } from './encode';
+import { allocAccumulator, releaseAccumulator } from './kernel';
+import { mergeSources, type MergeSource } from './merge';
 import { DepositStaging } from './staging';
 
 /** Largest tensor the fold sums (elements): a verified frame still gets a named error, not a RangeError. */
@@ -50,8 +56,8 @@ const MAX_SUM_ELEMENTS = 2 ** 28;
 interface Deposit extends DepositSchema {
   tensors: StagedTensor[];
   staging: DepositStaging;
-  /** Tensors this deposit seeds (its staging is kept while any). */
-  seeds: number;
+  /** Tensors whose seed or summand is in this deposit's staging (kept while any). */
+  refs: number;
   state: 'streaming' | 'committed' | 'discarded';
 }
 
@@ -59,7 +65,21 @@ type TensorState =
   | { kind: 'elided' }
   /** The tensor's only full payload so far, verbatim in its deposit's staging. */
   | { kind: 'seed'; deposit: Deposit; tensor: StagedTensor }
-  | { kind: 'sum'; acc: Float32Array };
+  /** Promoted: the payloads to sum from +0.0, in commit order (none: zeros). */
+  | { kind: 'sum'; sources: MergeSource[] };
+
+/** Default elements per slice of resultSliced's work (element-adds of the merge, elements of an encode). */
+const SLICE_ELEMS = 1 << 18;
+
+/** How a deposit's bytes are staged. */
+export interface DepositOptions {
+  /**
+   * The producer never writes a chunk again once handed over (a socket's
+   * 'data' buffers, a decoded frame nobody mutates): large pieces are kept as
+   * views, with no copy (staging.ts). Default: copied.
+   */
+  byReference?: boolean;
+}
 
 /** A sink that consumes a frame and keeps nothing (a dropped rank's frame). */
 const INERT_SINK: RoundFrameSink = {};
@@ -74,12 +94,12 @@ export class FoldAccumulator {
   private readonly deposited = new Set<number>();
   private readonly pending = new Map<number, Deposit>();
   private readonly dropped = new Set<number>();
-  /** Committed deposits whose staging holds seeds. */
+  /** Committed deposits whose staging holds seeds or summands. */
   private held: Deposit[] = [];
   private failure: WireError | null = null;
   /** Bumped by reset(): sinks of an earlier round are ignored from then on. */
   private generation = 0;
-  /** Kernel memory lent to this round besides the sums (copied seeds, re-encoded sums), returned at reset(). */
+  /** Kernel memory lent to this round (sums, copied seeds, bf16 outputs), returned at reset(). */
   private lent: Float32Array[] = [];
   /** Set by result(): what it returned may be in use, so nothing merges any more until reset(). */
   private sealed = false;
@@ -123,7 +143,6 @@ export class FoldAccumulator {
    * nothing from now on.
    */
   reset(): void {
-    for (const st of this.states) if (st.kind === 'sum') releaseAccumulator(st.acc);
     for (const m of this.lent) releaseAccumulator(m);
     for (const d of this.held) d.staging.release();
     for (const d of this.pending.values()) this.discard(d);
@@ -172,8 +191,8 @@ export class FoldAccumulator {
   }
 
   /** A whole decoded (already verified) frame from `rank`, through the same path as a streamed deposit. */
-  deposit(rank: number, frame: RoundFrame): void {
-    const sink = this.beginDeposit(rank);
+  deposit(rank: number, frame: RoundFrame, opts?: DepositOptions): void {
+    const sink = this.beginDeposit(rank, opts);
     sink.onHeader?.({ roundKind: frame.roundKind, weight: frame.weight, numTensors: frame.tensors.length });
     frame.tensors.forEach((t, index) => {
       const nbytes = t.data === null ? 0 : t.data.length;
@@ -189,7 +208,7 @@ export class FoldAccumulator {
    * only after the footer MAC verified). Several sinks may be fed interleaved.
    * A rank dropped this round gets a sink that keeps nothing.
    */
-  beginDeposit(rank: number): RoundFrameSink {
+  beginDeposit(rank: number, opts: DepositOptions = {}): RoundFrameSink {
     if (this.sealed) throw new Error('fold: the round was already taken; reset() before the next deposit');
     this.guard(() => {
       if (this.deposited.has(rank) || this.pending.has(rank)) {
@@ -203,8 +222,8 @@ export class FoldAccumulator {
       weight: 0,
       numTensors: 0,
       tensors: [],
-      staging: new DepositStaging(),
-      seeds: 0,
+      staging: new DepositStaging(opts.byReference === true),
+      refs: 0,
       state: 'streaming',
     };
     this.pending.set(rank, d);
@@ -256,7 +275,7 @@ export class FoldAccumulator {
             this.commit(d);
           } catch (e) {
             // A rejected deposit keeps no memory beyond the next reset().
-            if (d.seeds > 0) this.held.push(d);
+            if (d.refs > 0) this.held.push(d);
             else d.staging.release();
             throw e;
           }
@@ -277,50 +296,41 @@ export class FoldAccumulator {
       const st = this.states[i];
       if (!this.promoted && st.kind === 'elided') {
         this.states[i] = { kind: 'seed', deposit: d, tensor: t };
-        d.seeds++;
+        d.refs++;
         return;
       }
       // A second full payload promotes the whole frame (once); then it adds.
-      if (!this.promoted) this.promote(d);
+      if (!this.promoted) this.promote();
       this.addPayload(i, d, t);
     });
     this.massValue += d.weight;
     this.order.push(d.rank);
     this.deposited.add(d.rank);
-    if (d.seeds > 0) this.held.push(d);
+    if (d.refs > 0) this.held.push(d);
     else d.staging.release();
   }
 
-  /** Whole-frame promotion to f32 sums from +0.0: seeds become 0 + seed, elided tensors zeros. */
-  private promote(current: Deposit): void {
+  /** Whole-frame promotion to f32 sums from +0.0: seeds become the first summands, elided tensors zeros. */
+  private promote(): void {
     this.promoted = true;
     this.states = this.states.map((st, i) => {
       const s = this.schema[i];
       elementSize(s.dtype);
       if (s.numel > MAX_SUM_ELEMENTS)
         throw new WireError('OVER_CEILING', `tensor ${i}: ${s.numel} elements is more than the fold sums`);
-      const acc = allocAccumulator(s.numel);
-      const sum: TensorState = { kind: 'sum', acc };
-      if (st.kind === 'seed') this.addPayload(i, st.deposit, st.tensor, sum);
+      const sum: TensorState = { kind: 'sum', sources: [] };
+      // The seed's deposit keeps its reference: it is now a summand.
+      if (st.kind === 'seed') this.addPayload(i, st.deposit, st.tensor, sum, false);
       return sum;
     });
-    for (const d of this.held) {
-      d.seeds = 0;
-      d.staging.release();
-    }
-    this.held = [];
-    current.seeds = 0;
   }
 
-  /** Adds a staged payload onto tensor i's sums, piece by piece (elements never straddle pieces). */
-  private addPayload(i: number, d: Deposit, t: StagedTensor, st = this.states[i]): void {
-    const size = checkPayload(i, t, this.schema[i], d.rank);
+  /** Records a committed payload as tensor i's next summand (checked now, summed when the round is taken). */
+  private addPayload(i: number, d: Deposit, t: StagedTensor, st = this.states[i], newRef = true): void {
+    checkPayload(i, t, this.schema[i], d.rank);
     if (st.kind !== 'sum') throw new Error('fold: adding onto a tensor that is not summed');
-    const k = getFoldKernel();
-    d.staging.forEachPiece(t.start, t.nbytes, (piece, offset) => {
-      if (t.dtype === DTYPE_BF16) k.addBf16Into(st.acc, piece, offset / size);
-      else k.addF32Into(st.acc, piece, offset / size);
-    });
+    st.sources.push({ staging: d.staging, start: t.start });
+    if (newRef) d.refs++;
   }
 
   /** `nbytes` of recycled kernel memory (uninitialized) for this round, returned at reset(). */
@@ -330,12 +340,12 @@ export class FoldAccumulator {
     return new Uint8Array(m.buffer, m.byteOffset, nbytes);
   }
 
-  /** Takes the round: null before any merged deposit, else the frame with the tensors still to encode (bf16 sums). */
-  private take(): { frame: RoundFrame; later: Array<{ index: number; acc: Float32Array }> } | null {
+  /** Takes the round: null before any merged deposit, else the frame and the sums still to compute. */
+  private take(): { frame: RoundFrame; later: Array<{ index: number; sources: MergeSource[] }> } | null {
     return this.guard(() => {
       if (this.roundKindValue === null || this.deposited.size === 0) return null;
       this.sealed = true;
-      const later: Array<{ index: number; acc: Float32Array }> = [];
+      const later: Array<{ index: number; sources: MergeSource[] }> = [];
       const tensors = this.schema.map((s, i): TensorEntry => {
         const st = this.states[i];
         const dims = [...s.dims];
@@ -349,17 +359,50 @@ export class FoldAccumulator {
             data: st.deposit.staging.contiguous(t.start, t.nbytes, (n) => this.lend(n)),
           };
         }
-        if (s.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST)
-          return {
-            dtype: s.dtype,
-            dims,
-            data: new Uint8Array(st.acc.buffer, st.acc.byteOffset, st.acc.length * 4),
-          };
-        later.push({ index: i, acc: st.acc });
+        // Promoted: summed below; with no payload at all, zeros.
+        if (st.sources.length === 0 || s.numel === 0)
+          return { dtype: s.dtype, dims, data: new Uint8Array(s.numel * elementSize(s.dtype)) };
+        later.push({ index: i, sources: st.sources });
         return { dtype: s.dtype, dims, data: null };
       });
       return { frame: { roundKind: this.roundKindValue, weight: this.massValue, tensors }, later };
     });
+  }
+
+  /**
+   * The promoted tensors' sums (merge.ts), yielding between slices of about
+   * `sliceElems` element-adds; f32 sums are views of kernel memory (LE hosts),
+   * bf16 sums their RNE bits. The summed deposits' staging goes afterwards.
+   */
+  private *sums(
+    frame: RoundFrame,
+    later: Array<{ index: number; sources: MergeSource[] }>,
+    sliceElems: number,
+  ): Generator<void, RoundFrame> {
+    const slice = { elems: sliceElems, work: 0 };
+    for (const { index, sources } of later) {
+      const t = frame.tensors[index];
+      const n = this.schema[index].numel;
+      if (t.dtype === DTYPE_BF16) {
+        const out = this.lend(n * 2);
+        yield* mergeSources(sources, n, t.dtype, out, slice);
+        t.data = out;
+      } else {
+        const acc = allocAccumulator(n, true);
+        this.lent.push(acc);
+        yield* mergeSources(sources, n, t.dtype, acc, slice);
+        t.data =
+          t.dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
+            ? new Uint8Array(acc.buffer, acc.byteOffset, n * 4)
+            : encodeValues(t.dtype, acc);
+      }
+    }
+    // Every summand is now in the sums: a promoted round holds no seed, so its deposits' bytes can go.
+    if (this.promoted) {
+      for (const d of this.held) d.staging.release();
+      this.held = [];
+    }
+    return frame;
   }
 
   /**
@@ -372,39 +415,29 @@ export class FoldAccumulator {
   result(): RoundFrame | null {
     const taken = this.take();
     if (!taken) return null;
-    for (const { index, acc } of taken.later) {
-      const t = taken.frame.tensors[index];
-      t.data =
-        t.dtype === DTYPE_BF16
-          ? encodeBf16Sums(acc, 0, acc.length, this.lend(acc.length * 2))
-          : encodeValues(t.dtype, acc);
+    const steps = this.sums(taken.frame, taken.later, Infinity);
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
     }
-    return taken.frame;
   }
 
   /**
-   * result() for a caller that must not block its event loop: bf16 sums are
-   * re-encoded (RNE) in slices of `sliceElems` elements with `pause()` awaited
-   * between slices. The round is taken at the call, errors are thrown at the
-   * call too; everything else is result()'s.
+   * result() for a caller that must not block its event loop: the sums are
+   * computed (and bf16 sums re-encoded, RNE) in slices of about `sliceElems`
+   * element-adds with `pause()` awaited between slices. The round is taken at
+   * the call, errors are thrown at the call too; everything else is result()'s.
    */
-  resultSliced(pause: () => Promise<void>, sliceElems = 1 << 18): Promise<RoundFrame | null> {
+  resultSliced(pause: () => Promise<void>, sliceElems = SLICE_ELEMS): Promise<RoundFrame | null> {
     const taken = this.take();
     if (!taken) return Promise.resolve(null);
+    const steps = this.sums(taken.frame, taken.later, sliceElems);
     return (async () => {
-      for (const { index, acc } of taken.later) {
-        const t = taken.frame.tensors[index];
-        const size = elementSize(t.dtype);
-        const out = this.lend(acc.length * size);
-        for (let o = 0; o < acc.length; o += sliceElems) {
-          const end = Math.min(acc.length, o + sliceElems);
-          if (t.dtype === DTYPE_BF16) encodeBf16Sums(acc, o, end, out, o);
-          else out.set(encodeValues(t.dtype, acc.subarray(o, end)), o * size);
-          if (end < acc.length) await pause();
-        }
-        t.data = out;
+      for (;;) {
+        const r = steps.next();
+        if (r.done) return r.value;
+        await pause();
       }
-      return taken.frame;
     })();
   }
 }

@@ -17,6 +17,7 @@ import { elidedTensor, tensorFromValues } from '../wire/tensor';
 import { FoldAccumulator, getFoldKernel, setFoldKernel } from './index';
 import { jsFoldKernel, type FoldKernel } from './kernel';
 import { bestFoldKernel } from './kernel-wasm';
+import { setMinReferencedBytes } from './staging';
 import { hostFoldReference } from './testing/flodl-reference';
 
 const KERNELS: FoldKernel[] = [jsFoldKernel, bestFoldKernel()];
@@ -105,14 +106,17 @@ function scenario(seed: number): Scenario {
  * Streams the live ranks' frames into one accumulator, interleaved at random.
  * Returns the result and the ranks in completion order.
  */
-function runStreamed(seed: number, s: Scenario, acc = new FoldAccumulator()) {
+function runStreamed(seed: number, s: Scenario, acc = new FoldAccumulator(), byReference = false) {
   const r = prng(seed ^ 0x5bd1e995);
   const streams = s.frames
     .map((f, rank) => ({ rank, bytes: encodeRoundFrame(f, mac), off: 0 }))
     .filter((x) => !s.deadBefore.has(x.rank))
     .map((x) => ({
       ...x,
-      parser: new RoundFrameStreamParser(mac, { totalLen: x.bytes.length, sink: acc.beginDeposit(x.rank) }),
+      parser: new RoundFrameStreamParser(mac, {
+        totalLen: x.bytes.length,
+        sink: acc.beginDeposit(x.rank, { byReference }),
+      }),
     }));
   const order: number[] = [];
   let open = streams.filter((x) => x.bytes.length > 0);
@@ -155,9 +159,17 @@ function difference(
 function check(seed: number): string | null {
   const s = scenario(seed);
   for (const k of KERNELS) {
-    const { result, order, acc } = withKernel(k, () => runStreamed(seed, s));
-    const d = difference(s, result, order, acc);
-    if (d) return `${k.name}: ${d}`;
+    // Staged by copy, and by reference with every piece of 2 bytes or more kept as a view (both paths mixed).
+    for (const byReference of [false, true]) {
+      const was = setMinReferencedBytes(2);
+      try {
+        const { result, order, acc } = withKernel(k, () => runStreamed(seed, s, undefined, byReference));
+        const d = difference(s, result, order, acc);
+        if (d) return `${k.name}${byReference ? ' (by reference)' : ''}: ${d}`;
+      } finally {
+        setMinReferencedBytes(was);
+      }
+    }
   }
   return null;
 }

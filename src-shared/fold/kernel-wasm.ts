@@ -7,127 +7,12 @@
 // in-place SIMD add; an accumulator from elsewhere is staged block by block
 // too. Tails of fewer than 4 elements go to the JS kernel.
 // Where WebAssembly or SIMD is unavailable, bestFoldKernel() returns the JS one.
-import { jsFoldKernel, type FoldKernel } from './kernel';
+import { jsFoldKernel, type FoldKernel, type FoldMerger } from './kernel';
 import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
+import { FOLD_WASM_BYTES } from './kernel-wasm-module';
+import { bf16BitsOfF32Bits } from './merge';
 
-/* The module, in WebAssembly binary format:
- *   (import "env" "memory" (memory 1))
- *   (func (export "add_f32") (param $acc i32) (param $src i32) (param $n i32)   ;; n % 4 == 0
- *     (local $end i32)  end = acc + n*4
- *     loop: while acc < end: v128.store(acc, f32x4.add(v128.load(acc), v128.load(src))); acc += 16; src += 16
- *   (func (export "add_bf16") ... same, with src lanes = i32x4.shl(v128.load16x4_u(src), 16); src += 8
- */
-const I32 = 0x7f;
-const GET = 0x20;
-const SET = 0x21;
-const CONST = 0x41;
-const ADD = 0x6a;
-const SIMD = 0xfd;
-const V128_LOAD = [SIMD, 0x00, 0x04, 0x00]; // align 16, offset 0
-const V128_LOAD16X4_U = [SIMD, 0x04, 0x03, 0x00]; // align 8, offset 0
-const V128_STORE = [SIMD, 0x0b, 0x04, 0x00];
-const F32X4_ADD = [SIMD, 0xe4, 0x01];
-const I32X4_SHL = [SIMD, 0xab, 0x01];
-
-function body(loadSrc: number[], srcStep: number, accTransform: number[] = []): number[] {
-  // prettier-ignore
-  const code = [
-    0x01, 0x01, I32, // one local: $end
-    GET, 0, GET, 2, CONST, 2, 0x74 /* i32.shl */, ADD, SET, 3,
-    0x02, 0x40, // block
-    0x03, 0x40, // loop
-    GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1, // br_if 1 (exit)
-    GET, 0, // store address
-    GET, 0, ...V128_LOAD, ...accTransform,
-    GET, 1, ...loadSrc,
-    ...F32X4_ADD,
-    ...V128_STORE,
-    GET, 0, CONST, 16, ADD, SET, 0,
-    GET, 1, CONST, srcStep, ADD, SET, 1,
-    0x0c, 0, // br 0 (loop)
-    0x0b, 0x0b, 0x0b, // end loop, end block, end func
-  ];
-  return [...leb(code.length), ...code];
-}
-
-/** Unsigned LEB128, the format of every size in a module. */
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-
-function section(id: number, content: number[]): number[] {
-  return [id, ...leb(content.length), ...content];
-}
-
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
-
-const V128_CONST_ZERO = [SIMD, 0x0c, ...new Array<number>(16).fill(0)];
-/* (func (export "enc_bf16") (param $src i32) (param $dst i32) (param $n i32)   ;; n % 8 == 0
- *   bf16 bits of 8 f32 sums per step, as f32BitsToBf16Bits: for each lane v,
- *   NaN (v & 0x7fffffff > 0x7f800000) ? (v >> 16) | 0x40 : (v + 0x7fff + ((v >> 16) & 1)) >> 16,
- *   then the two i32x4 halves narrowed (unsigned) to one i16x8 and stored. */
-const splat32 = (x: number) => [
-  SIMD,
-  0x0c,
-  ...Array.from({ length: 16 }, (_, i) => (x >>> (8 * (i & 3))) & 0xff),
-];
-const I32X4_SHR_U = [SIMD, 0xad, 0x01];
-const I32X4_ADD = [SIMD, 0xae, 0x01];
-const I32X4_GT_U = [SIMD, 0x3c];
-const V128_AND = [SIMD, 0x4e];
-const V128_OR = [SIMD, 0x50];
-const V128_BITSELECT = [SIMD, 0x52];
-const I16X8_NARROW_I32X4_U = [SIMD, 0x86, 0x01];
-const V = 4; // the v128 local
-// prettier-ignore
-const rneLanes = [
-  SET, V,
-  GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(0x40), ...V128_OR, // quiet NaN
-  GET, V, ...splat32(0x7fff), ...I32X4_ADD, GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(1), ...V128_AND, ...I32X4_ADD, CONST, 16, ...I32X4_SHR_U, // RNE
-  GET, V, ...splat32(0x7fffffff), ...V128_AND, ...splat32(0x7f800000), ...I32X4_GT_U, // is NaN
-  ...V128_BITSELECT,
-];
-function encodeBody(): number[] {
-  // prettier-ignore
-  const code = [
-    0x02, 0x01, I32, 0x01, 0x7b, // locals: $end i32, $v v128
-    GET, 0, GET, 2, CONST, 2, 0x74 /* i32.shl */, ADD, SET, 3,
-    0x02, 0x40, 0x03, 0x40, // block, loop
-    GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1,
-    GET, 1, // store address
-    GET, 0, SIMD, 0x00, 0x04, 0x00, ...rneLanes,
-    GET, 0, SIMD, 0x00, 0x04, 0x10, ...rneLanes,
-    ...I16X8_NARROW_I32X4_U,
-    ...V128_STORE,
-    GET, 0, CONST, 32, ADD, SET, 0,
-    GET, 1, CONST, 16, ADD, SET, 1,
-    0x0c, 0,
-    0x0b, 0x0b, 0x0b,
-  ];
-  return [...leb(code.length), ...code];
-}
-
-const f32Body = body(V128_LOAD, 16);
-/** (acc + 0) + src: the first add onto a verbatim seed (-0.0 becomes +0.0 as in flodl's promotion). */
-const f32FromZeroBody = body(V128_LOAD, 16, [...V128_CONST_ZERO, ...F32X4_ADD]);
-const bf16Body = body([...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL], 8);
-
-// prettier-ignore
-export const FOLD_WASM_BYTES = Uint8Array.from([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  ...section(1, [0x01, 0x60, 0x03, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> ()
-  ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
-  ...section(3, [0x04, 0x00, 0x00, 0x00, 0x00]), // four functions of type 0
-  ...section(7, [0x04, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03]),
-  ...section(10, [0x04, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody()]),
-]);
+export { FOLD_WASM_BYTES };
 
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
@@ -141,12 +26,15 @@ interface WasmApi {
 }
 
 type AddFn = (acc: number, src: number, n: number) => void;
+type SumFn = (dst: number, base: number, stride: number, k: number, n: number) => void;
 
 interface Bound {
   addF32: AddFn;
   addF32FromZero: AddFn;
   addBf16: AddFn;
   encBf16: AddFn;
+  sumF32: SumFn;
+  sumBf16: SumFn;
   u8: Uint8Array;
   f32: Float32Array;
 }
@@ -174,6 +62,8 @@ export function createWasmFoldKernel(): FoldKernel | null {
       addF32FromZero: exports.add_f32_z as AddFn,
       addBf16: exports.add_bf16 as AddFn,
       encBf16: exports.enc_bf16 as AddFn,
+      sumF32: exports.sum_f32 as SumFn,
+      sumBf16: exports.sum_bf16 as SumFn,
       u8: new Uint8Array(memory.buffer),
       f32: new Float32Array(memory.buffer),
     };
@@ -226,8 +116,19 @@ export function createWasmFoldKernel(): FoldKernel | null {
     }
   };
 
+  // The merger's memory: the output block, then one slot per source (grown, never shrunk, as k needs).
+  let merging: { bound: Bound; slots: number; merger: FoldMerger } | null = null;
+  const merger = (k: number): FoldMerger => {
+    if (merging && merging.slots >= k) return merging.merger;
+    const slots = Math.max(8, k);
+    const bound = bind(Math.ceil(((slots + 1) * MERGE_SLOT) / PAGE));
+    merging = { bound, slots, merger: wasmMerger(bound) };
+    return merging.merger;
+  };
+
   return {
     name: 'wasm-simd',
+    merger,
     addF32Into: (acc, src, accOffset = 0, fromZero = false) =>
       run(
         acc,
@@ -286,6 +187,51 @@ export function createWasmFoldKernel(): FoldKernel | null {
     },
   };
 }
+/** Bytes per merge slot (the output block is one slot too: f32 sums are as wide as f32 sources, bf16 bits as bf16). */
+const MERGE_SLOT = 32 * 1024;
+const bitsScratch = new Uint32Array(1);
+const floatScratch = new Float32Array(bitsScratch.buffer);
+
+/** The SIMD merger over a memory laid out as [output block][slot 0][slot 1]...; tails below a lane group in JS. */
+function wasmMerger(b: Bound): FoldMerger {
+  const slotAt = (j: number) => MERGE_SLOT * (j + 1);
+  return {
+    slotBytes: MERGE_SLOT,
+    slot: (j) => b.u8.subarray(slotAt(j), slotAt(j + 1)),
+    sumF32: (k, n, out, outAt) => {
+      const n4 = n & ~3;
+      if (n4 > 0) {
+        b.sumF32(0, MERGE_SLOT, MERGE_SLOT, k, n4);
+        out.set(b.f32.subarray(0, n4), outAt);
+      }
+      for (let i = n4; i < n; i++) {
+        let s = 0;
+        for (let j = 0; j < k; j++) s = Math.fround(s + b.f32[slotAt(j) / 4 + i]);
+        out[outAt + i] = s;
+      }
+    },
+    sumBf16: (k, n, out, outAt) => {
+      const n8 = n & ~7;
+      if (n8 > 0) {
+        b.sumBf16(0, MERGE_SLOT, MERGE_SLOT, k, n8);
+        out.set(b.u8.subarray(0, n8 * 2), outAt * 2);
+      }
+      for (let i = n8; i < n; i++) {
+        let s = 0;
+        for (let j = 0; j < k; j++) {
+          const p = slotAt(j) + 2 * i;
+          bitsScratch[0] = ((b.u8[p] | (b.u8[p + 1] << 8)) << 16) >>> 0;
+          s = Math.fround(s + floatScratch[0]);
+        }
+        floatScratch[0] = s;
+        const h = bf16BitsOfF32Bits(bitsScratch[0]);
+        out[(outAt + i) * 2] = h & 0xff;
+        out[(outAt + i) * 2 + 1] = h >>> 8;
+      }
+    },
+  };
+}
+
 let best: FoldKernel | null = null;
 
 /** The fastest kernel this runtime supports (WebAssembly SIMD, else the JS loop). */

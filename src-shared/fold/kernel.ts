@@ -7,6 +7,22 @@
 // portable JS kernel runs, so importing the fold never changes global state.
 import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
 
+/**
+ * The merge's k-way sums (merge.ts): k sources' next blocks of elements are
+ * copied into the slots, then summed from +0.0 in slot order with one f32
+ * rounding per add, as flodl's promotion and commit-order adds do.
+ */
+export interface FoldMerger {
+  /** Bytes per slot: a block is this many bytes of every source (slotBytes / element size elements). */
+  readonly slotBytes: number;
+  /** Source j's slot (LE element bytes). */
+  slot(j: number): Uint8Array;
+  /** out[outAt + i] = ((+0 + slot0[i]) + slot1[i]) + ... for i < n, f32 sources. */
+  sumF32(k: number, n: number, out: Float32Array, outAt: number): void;
+  /** The bf16 bits (LE, RNE as f32BitsToBf16Bits) of the same sums of bf16 sources, into out at element outAt. */
+  sumBf16(k: number, n: number, out: Uint8Array, outAt: number): void;
+}
+
 export interface FoldKernel {
   readonly name: string;
   /**
@@ -26,6 +42,8 @@ export interface FoldKernel {
   encodeBf16Into?(sums: Float32Array, from: number, to: number, out: Uint8Array, at: number): number;
   /** Optional: hands back an accumulator from allocAccumulator for reuse (the caller must not touch it again). */
   releaseAccumulator?(acc: Float32Array): void;
+  /** Optional: a merger for k sources (else merge.ts's portable one). */
+  merger?(k: number): FoldMerger;
 }
 
 /** A zeroed accumulator from the active kernel (or a plain Float32Array). */

@@ -1,5 +1,6 @@
-// resultSliced: the same frame as result(), bf16 sums re-encoded slice by
-// slice with the caller's pause in between (so a relay's event loop keeps turning).
+// resultSliced: the same frame as result(), the sums computed (and bf16 sums
+// re-encoded) slice by slice with the caller's pause in between (so a relay's
+// event loop keeps turning).
 import { describe, expect, it } from 'vitest';
 import { bytesToHex } from '../wire/bytes';
 import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
@@ -28,15 +29,16 @@ function folded(frames: RoundFrame[]): FoldAccumulator {
 }
 
 describe('FoldAccumulator.resultSliced', () => {
-  it('gives result() byte for byte (sums, single seeds, elided), pausing between bf16 slices', async () => {
+  it('gives result() byte for byte (sums, single seeds, elided), pausing between slices', async () => {
     const rounds = [
       [frame(1, [false, false, false]), frame(2, [false, false, true]), frame(3, [true, false, true])],
       [frame(1, [false, true, true])],
       [frame(1, [true, true, true]), frame(2, [true, true, true])],
     ];
-    // Only bf16 sums are encoded in slices: round 0 promotes its whole frame, so both bf16
-    // tensors are sums (1000 and 1002 elements, 16 slices of 64 each, 15 pauses each).
-    const expectedPauses = [30, 0, 0];
+    // Only sums are computed in slices, a merge block (4096 elements here) at a time: round 0
+    // promotes its whole frame, so its three tensors are sums of 2, 3 and 1 summands (2000,
+    // 3003 and 1002 element-adds), each past the slice of 64: a pause after each.
+    const expectedPauses = [3, 0, 0];
     for (const [i, frames] of rounds.entries()) {
       const want = bytesToHex(encodeRoundFrame(folded(frames).result()!, mac));
       let pauses = 0;

@@ -1,20 +1,38 @@
-// Per-deposit staging: a streamed deposit's tensor bytes are copied here as
+// Per-deposit staging: a streamed deposit's tensor bytes are held here as
 // they arrive and reach the sums only once the frame's footer MAC verified
 // (WIRE.md 4.4: a deposit is atomic; no byte of an unverified frame reaches a
-// sum). The staging is a list of fixed 1 MiB blocks taken as bytes arrive, so
-// what a deposit holds never exceeds the bytes actually received plus one
-// block, whatever lengths its (unauthenticated) header declares (issue 17.3:
-// memory follows the bytes).
+// sum). The staged bytes are a list of segments in arrival order:
 //
-// Each tensor's bytes start at a multiple of 4 inside the deposit (at most 3
-// bytes of padding per tensor) and blocks are a multiple of 4 bytes long, so
-// an f32 or bf16 element never straddles two blocks: the fold kernel adds
-// block by block with no carry, and every piece is 4-aligned (the JS kernel's
-// fast path). Blocks are recycled through a small pool: a fresh block costs a
-// page fault per 4 KiB on its first write.
+// - copied (the default): bytes are copied into fixed 1 MiB blocks taken as
+//   bytes arrive, so what a deposit holds never exceeds the bytes actually
+//   received plus one block, whatever lengths its (unauthenticated) header
+//   declares (issue 17.3: memory follows the bytes);
+// - by reference (`byReference`, for producers whose chunks are never written
+//   again, e.g. a socket's 'data' buffers): pieces of at least
+//   MIN_REFERENCED_BYTES are kept as views of the producer's chunk, which
+//   costs no copy at all; smaller pieces are still copied into blocks, so the
+//   per-segment bookkeeping stays a small fraction of the bytes held and the
+//   bound above holds.
+//
+// Segments have any length and alignment: the merge gathers an element range
+// of every deposit into the kernel's aligned slots (ByteCursor.read), so an
+// element split across two socket chunks costs nothing special. Blocks are
+// recycled through a small pool: a fresh block costs a page fault per 4 KiB on
+// its first write.
 
 /** Bytes per staging block: the one chunk an unauthenticated length may cost beyond the bytes received. */
 export const STAGE_BLOCK_BYTES = 1 << 20;
+
+/** Smallest piece kept by reference: below it, a copy is cheaper than the view and its bookkeeping. */
+export const MIN_REFERENCED_BYTES = 4096;
+let minReferenced = MIN_REFERENCED_BYTES;
+
+/** Tests: the smallest piece kept by reference (small frames exercise both paths); returns the previous value. */
+export function setMinReferencedBytes(n: number): number {
+  const was = minReferenced;
+  minReferenced = Math.max(1, n);
+  return was;
+}
 
 /**
  * Most released blocks kept for reuse (256 MiB, e.g. 4 ranks x 64 MiB in
@@ -36,68 +54,134 @@ export function stagedBlocksInUse(): number {
 
 export class DepositStaging {
   private blocks: Uint8Array[] = [];
-  /** Logical bytes written (data plus alignment padding). */
+  /** Bytes used in the last block. */
+  private blockUsed = STAGE_BLOCK_BYTES;
+  /** The staged bytes, in order, and the logical end of each. */
+  private segments: Uint8Array[] = [];
+  private ends: number[] = [];
   private length = 0;
 
-  /** Where the next tensor's bytes start (the position rounded up to 4). */
+  constructor(private readonly byReference = false) {}
+
+  /** Where the next tensor's bytes start. */
   alignTensor(): number {
-    this.length = (this.length + 3) & ~3;
     return this.length;
   }
 
-  /** Copies `bytes` in, taking a block only when the bytes reach it. */
+  /** Stages `bytes`: kept as a view when by reference and large enough, else copied into blocks. */
   append(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.byReference && bytes.length >= minReferenced) return this.push(bytes, false);
     let pos = 0;
     while (pos < bytes.length) {
-      const at = this.length % STAGE_BLOCK_BYTES;
-      const blockIndex = (this.length - at) / STAGE_BLOCK_BYTES;
-      if (blockIndex === this.blocks.length) {
+      if (this.blockUsed === STAGE_BLOCK_BYTES) {
         this.blocks.push(takeBlock());
         blocksInUse++;
+        this.blockUsed = 0;
       }
-      const n = Math.min(STAGE_BLOCK_BYTES - at, bytes.length - pos);
-      this.blocks[blockIndex].set(bytes.subarray(pos, pos + n), at);
+      const block = this.blocks[this.blocks.length - 1];
+      const n = Math.min(STAGE_BLOCK_BYTES - this.blockUsed, bytes.length - pos);
+      block.set(bytes.subarray(pos, pos + n), this.blockUsed);
+      this.push(block.subarray(this.blockUsed, this.blockUsed + n), true);
+      this.blockUsed += n;
       pos += n;
-      this.length += n;
     }
   }
 
-  /** Bytes staged so far (with padding). */
+  /** Adds a segment, extending the last one when it continues it in the same memory. */
+  private push(view: Uint8Array, mayExtend: boolean): void {
+    const last = this.segments.length - 1;
+    const prev = this.segments[last];
+    if (
+      mayExtend &&
+      prev !== undefined &&
+      prev.buffer === view.buffer &&
+      prev.byteOffset + prev.length === view.byteOffset
+    ) {
+      this.segments[last] = new Uint8Array(prev.buffer, prev.byteOffset, prev.length + view.length);
+    } else this.segments.push(view);
+    this.length += view.length;
+    if (this.ends.length === this.segments.length) this.ends[last] = this.length;
+    else this.ends.push(this.length);
+  }
+
+  /** Bytes staged so far. */
   get size(): number {
     return this.length;
   }
 
-  /** Calls `f` for each piece of [start, start + len), split at block boundaries, with the piece's offset in the range. */
-  forEachPiece(start: number, len: number, f: (piece: Uint8Array, offset: number) => void): void {
-    let done = 0;
-    while (done < len) {
-      const pos = start + done;
-      const at = pos % STAGE_BLOCK_BYTES;
-      const n = Math.min(STAGE_BLOCK_BYTES - at, len - done);
-      f(this.blocks[(pos - at) / STAGE_BLOCK_BYTES].subarray(at, at + n), done);
-      done += n;
-    }
+  /** A reader of the staged bytes from `start` on, in order. */
+  cursor(start: number): ByteCursor {
+    return new ByteCursor(this.segments, this.ends, start);
   }
 
-  /** [start, start + len) as one array: a view when it lies in one block, else copied into `alloc(len)`. */
+  /** [start, start + len) as one array: a view when it lies in one segment, else copied into `alloc(len)`. */
   contiguous(start: number, len: number, alloc: (n: number) => Uint8Array): Uint8Array {
-    const at = start % STAGE_BLOCK_BYTES;
-    if (at + len <= STAGE_BLOCK_BYTES) {
-      if (len === 0) return new Uint8Array(0);
-      return this.blocks[(start - at) / STAGE_BLOCK_BYTES].subarray(at, at + len);
-    }
+    if (len === 0) return new Uint8Array(0);
+    const c = this.cursor(start);
+    const one = c.view(len);
+    if (one) return one;
     const out = alloc(len);
-    this.forEachPiece(start, len, (piece, offset) => out.set(piece, offset));
+    c.read(out, 0, len);
     return out;
   }
 
-  /** Hands the blocks back to the pool; the staging is empty afterwards. */
+  /** Hands the blocks back to the pool and forgets the views; the staging is empty afterwards. */
   release(): void {
     for (const b of this.blocks) {
       blocksInUse--;
       if (pool.length < POOL_MAX) pool.push(b);
     }
     this.blocks = [];
+    this.blockUsed = STAGE_BLOCK_BYTES;
+    this.segments = [];
+    this.ends = [];
     this.length = 0;
+  }
+}
+
+/** Sequential reads over a staging's segments (the merge's gather). */
+export class ByteCursor {
+  private seg: number;
+  private at: number;
+
+  constructor(
+    private readonly segments: readonly Uint8Array[],
+    ends: readonly number[],
+    start: number,
+  ) {
+    // The segment holding byte `start` (binary search: a 256 MiB deposit has thousands).
+    let lo = 0;
+    let hi = ends.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (ends[mid] <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    this.seg = lo;
+    this.at = lo < ends.length ? start - (ends[lo] - segments[lo].length) : 0;
+  }
+
+  /** The next `len` bytes as a view when they lie in one segment (the cursor does not move), else null. */
+  view(len: number): Uint8Array | null {
+    const s = this.segments[this.seg];
+    return s !== undefined && this.at + len <= s.length ? s.subarray(this.at, this.at + len) : null;
+  }
+
+  /** Copies the next `len` bytes into `dst` at `dstAt` and moves past them. */
+  read(dst: Uint8Array, dstAt: number, len: number): void {
+    while (len > 0) {
+      const s = this.segments[this.seg];
+      if (s === undefined) throw new RangeError('staging: read past the staged bytes');
+      const n = Math.min(len, s.length - this.at);
+      dst.set(n === s.length ? s : s.subarray(this.at, this.at + n), dstAt);
+      dstAt += n;
+      len -= n;
+      this.at += n;
+      if (this.at === s.length) {
+        this.seg++;
+        this.at = 0;
+      }
+    }
   }
 }

@@ -1,0 +1,184 @@
+// The fold kernel's WebAssembly module, written out opcode by opcode (no
+// toolchain needed): in-place f32x4 adds of f32 and bf16 payloads, the bf16
+// RNE encoder, and the merge's k-way sums (sum_f32, sum_bf16) that add k
+// staged sources from +0.0 in order and store the f32 sums or their bf16 bits
+// in one pass.
+/* The module, in WebAssembly binary format:
+ *   (import "env" "memory" (memory 1))
+ *   (func (export "add_f32") (param $acc i32) (param $src i32) (param $n i32)   ;; n % 4 == 0
+ *     (local $end i32)  end = acc + n*4
+ *     loop: while acc < end: v128.store(acc, f32x4.add(v128.load(acc), v128.load(src))); acc += 16; src += 16
+ *   (func (export "add_bf16") ... same, with src lanes = i32x4.shl(v128.load16x4_u(src), 16); src += 8
+ */
+const I32 = 0x7f;
+const GET = 0x20;
+const SET = 0x21;
+const CONST = 0x41;
+const ADD = 0x6a;
+const SIMD = 0xfd;
+const V128_LOAD = [SIMD, 0x00, 0x04, 0x00]; // align 16, offset 0
+const V128_LOAD16X4_U = [SIMD, 0x04, 0x03, 0x00]; // align 8, offset 0
+const V128_STORE = [SIMD, 0x0b, 0x04, 0x00];
+const F32X4_ADD = [SIMD, 0xe4, 0x01];
+const I32X4_SHL = [SIMD, 0xab, 0x01];
+
+function body(loadSrc: number[], srcStep: number, accTransform: number[] = []): number[] {
+  // prettier-ignore
+  const code = [
+    0x01, 0x01, I32, // one local: $end
+    GET, 0, GET, 2, CONST, 2, 0x74 /* i32.shl */, ADD, SET, 3,
+    0x02, 0x40, // block
+    0x03, 0x40, // loop
+    GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1, // br_if 1 (exit)
+    GET, 0, // store address
+    GET, 0, ...V128_LOAD, ...accTransform,
+    GET, 1, ...loadSrc,
+    ...F32X4_ADD,
+    ...V128_STORE,
+    GET, 0, CONST, 16, ADD, SET, 0,
+    GET, 1, CONST, srcStep, ADD, SET, 1,
+    0x0c, 0, // br 0 (loop)
+    0x0b, 0x0b, 0x0b, // end loop, end block, end func
+  ];
+  return [...leb(code.length), ...code];
+}
+
+/** Unsigned LEB128, the format of every size in a module. */
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+}
+
+function section(id: number, content: number[]): number[] {
+  return [id, ...leb(content.length), ...content];
+}
+
+const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
+
+const V128_CONST_ZERO = [SIMD, 0x0c, ...new Array<number>(16).fill(0)];
+/* (func (export "enc_bf16") (param $src i32) (param $dst i32) (param $n i32)   ;; n % 8 == 0
+ *   bf16 bits of 8 f32 sums per step, as f32BitsToBf16Bits: for each lane v,
+ *   NaN (v & 0x7fffffff > 0x7f800000) ? (v >> 16) | 0x40 : (v + 0x7fff + ((v >> 16) & 1)) >> 16,
+ *   then the two i32x4 halves narrowed (unsigned) to one i16x8 and stored. */
+const splat32 = (x: number) => [
+  SIMD,
+  0x0c,
+  ...Array.from({ length: 16 }, (_, i) => (x >>> (8 * (i & 3))) & 0xff),
+];
+const I32X4_SHR_U = [SIMD, 0xad, 0x01];
+const I32X4_ADD = [SIMD, 0xae, 0x01];
+const I32X4_GT_U = [SIMD, 0x3c];
+const V128_AND = [SIMD, 0x4e];
+const V128_OR = [SIMD, 0x50];
+const V128_BITSELECT = [SIMD, 0x52];
+const I16X8_NARROW_I32X4_U = [SIMD, 0x86, 0x01];
+// prettier-ignore
+const rneLanesOf = (V: number) => [
+  SET, V,
+  GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(0x40), ...V128_OR, // quiet NaN
+  GET, V, ...splat32(0x7fff), ...I32X4_ADD, GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(1), ...V128_AND, ...I32X4_ADD, CONST, 16, ...I32X4_SHR_U, // RNE
+  GET, V, ...splat32(0x7fffffff), ...V128_AND, ...splat32(0x7f800000), ...I32X4_GT_U, // is NaN
+  ...V128_BITSELECT,
+];
+const rneLanes = rneLanesOf(4); // enc_bf16's v128 local
+function encodeBody(): number[] {
+  // prettier-ignore
+  const code = [
+    0x02, 0x01, I32, 0x01, 0x7b, // locals: $end i32, $v v128
+    GET, 0, GET, 2, CONST, 2, 0x74 /* i32.shl */, ADD, SET, 3,
+    0x02, 0x40, 0x03, 0x40, // block, loop
+    GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1,
+    GET, 1, // store address
+    GET, 0, SIMD, 0x00, 0x04, 0x00, ...rneLanes,
+    GET, 0, SIMD, 0x00, 0x04, 0x10, ...rneLanes,
+    ...I16X8_NARROW_I32X4_U,
+    ...V128_STORE,
+    GET, 0, CONST, 32, ADD, SET, 0,
+    GET, 1, CONST, 16, ADD, SET, 1,
+    0x0c, 0,
+    0x0b, 0x0b, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
+}
+
+const f32Body = body(V128_LOAD, 16);
+/** (acc + 0) + src: the first add onto a verbatim seed (-0.0 becomes +0.0 as in flodl's promotion). */
+const f32FromZeroBody = body(V128_LOAD, 16, [...V128_CONST_ZERO, ...F32X4_ADD]);
+const bf16Body = body([...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL], 8);
+
+/* The merge's k-way sums, type 1: (param $dst i32) (param $base i32) (param $stride i32) (param $k i32) (param $n i32).
+ * Source j's block is at base + j*stride; for each group of lanes:
+ *   sum_f32  (n % 4 == 0): acc = +0.0; acc = f32x4.add(acc, v128.load(src_j)) for j = 0..k-1; v128.store(dst, acc)
+ *   sum_bf16 (n % 8 == 0): the same over two f32x4 halves of widened bf16 lanes, then the two
+ *     halves' bf16 bits (enc_bf16's RNE) narrowed into one i16x8 and stored: one pass, no f32 sums kept. */
+const I32_EQZ = 0x45;
+const I32_SUB = 0x6b;
+const V128_LOAD16X4_U_AT8 = [SIMD, 0x04, 0x03, 0x08]; // align 8, offset 8
+function kWayBody(
+  perSource: number[],
+  store: number[],
+  outShift: number,
+  locals: number[],
+  zeros: number[],
+): number[] {
+  // locals: $end 5, $p 6, $j 7 (i32), then the v128 accumulators from 8
+  // prettier-ignore
+  const code = [
+    ...locals,
+    GET, 0, GET, 4, CONST, outShift, 0x74 /* i32.shl */, ADD, SET, 5, // end = dst + n << outShift
+    0x02, 0x40, 0x03, 0x40, // block, loop (one group of lanes per turn)
+    GET, 0, GET, 5, 0x4f /* i32.ge_u */, 0x0d, 1,
+    ...zeros,
+    GET, 1, SET, 6, GET, 3, SET, 7,
+    0x02, 0x40, 0x03, 0x40, // block, loop (the k sources, in order)
+    GET, 7, I32_EQZ, 0x0d, 1,
+    ...perSource,
+    GET, 6, GET, 2, ADD, SET, 6,
+    GET, 7, CONST, 1, I32_SUB, SET, 7,
+    0x0c, 0,
+    0x0b, 0x0b,
+    GET, 0, ...store, ...V128_STORE,
+    GET, 0, CONST, 16, ADD, SET, 0,
+    GET, 1, CONST, 16, ADD, SET, 1, // 16 source bytes per turn (4 f32 or 8 bf16)
+    0x0c, 0,
+    0x0b, 0x0b, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
+}
+// sum_f32: one v128 accumulator (local 8); 16 output bytes = 4 elements = 16 source bytes per turn.
+// prettier-ignore
+const sumF32Body = kWayBody(
+  [GET, 8, GET, 6, ...V128_LOAD, ...F32X4_ADD, SET, 8],
+  [GET, 8],
+  2,
+  [0x02, 0x03, I32, 0x01, 0x7b],
+  [...V128_CONST_ZERO, SET, 8],
+);
+// sum_bf16: two accumulators (locals 8, 9) and enc_bf16's scratch (10); 8 elements = 16 source bytes, 16 output bytes per turn.
+// prettier-ignore
+const sumBf16Body = kWayBody(
+  [
+    GET, 8, GET, 6, ...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 8,
+    GET, 9, GET, 6, ...V128_LOAD16X4_U_AT8, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 9,
+  ],
+  [GET, 8, ...rneLanesOf(10), GET, 9, ...rneLanesOf(10), ...I16X8_NARROW_I32X4_U],
+  1,
+  [0x02, 0x03, I32, 0x03, 0x7b],
+  [...V128_CONST_ZERO, SET, 8, ...V128_CONST_ZERO, SET, 9],
+);
+
+// prettier-ignore
+export const FOLD_WASM_BYTES = Uint8Array.from([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  ...section(1, [0x02, 0x60, 0x03, I32, I32, I32, 0x00, 0x60, 0x05, I32, I32, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> (), type 1: (i32 x 5) -> ()
+  ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
+  ...section(3, [0x06, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01]), // four functions of type 0, two of type 1
+  ...section(7, [0x06, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03, ...name('sum_f32'), 0x00, 0x04, ...name('sum_bf16'), 0x00, 0x05]),
+  ...section(10, [0x06, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody(), ...sumF32Body, ...sumBf16Body]),
+]);
