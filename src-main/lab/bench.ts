@@ -36,6 +36,8 @@ export interface BenchOptions {
   tap?: Parameters<typeof benchTap>[0] | false;
   /** The scale section (long: 13 topologies up to 64 ranks and 256 MiB); absent: not run. */
   scale?: ScaleOptions;
+  /** 'rounds': the rounds with the floor they are judged against (verify, fold, loopback), no tap nor scale. */
+  only?: 'rounds';
   log?: (m: string) => void;
 }
 
@@ -255,20 +257,36 @@ export async function benchLoopback(bytes: number) {
 
 export { benchRounds, type RoundBench } from './bench/rounds';
 
+/** `bench --only`: one section alone (the fold microbenchmarks; the rounds and their floor; the scale section). */
+export const BENCH_SECTIONS = ['fold', 'rounds', 'scale'] as const;
+export type BenchSection = (typeof BENCH_SECTIONS)[number];
+
+export async function benchMachine() {
+  return { cpus: (await import('node:os')).cpus().length, node: process.version };
+}
+
+/** The fold microbenchmarks alone (`bench --only fold`). */
+export function runFoldBench(o: BenchOptions = {}) {
+  return {
+    fold4x16MiB: benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4),
+    fold4x16MiBBf16Wire: benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4, 7, DTYPE_BF16),
+  };
+}
+
 export async function runBench(o: BenchOptions = {}) {
   const log = o.log ?? (() => {});
+  const machine = await benchMachine();
   const K = o.ranksPerHost ?? 4;
   const H = o.hosts ?? 2;
   const modelBytes = o.roundModelBytes ?? 16 * MiB;
   log('1/5 verify');
   const verify = benchVerify(o.verifyBytes ?? 64 * MiB);
   log('2/5 fold');
-  const fold = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4);
-  // The same models on the bf16 wire (half the payload bytes; widening adds and an RNE re-encode).
-  const foldBf16 = benchFold(o.foldBytes ?? 16 * MiB, o.foldFrames ?? 4, 7, DTYPE_BF16);
+  // The same models on the f32 and the bf16 wire (half the payload bytes; widening adds and an RNE re-encode).
+  const { fold4x16MiB: fold, fold4x16MiBBf16Wire: foldBf16 } = runFoldBench(o);
   const loopback = await benchLoopback(o.loopbackBytes ?? 64 * MiB);
   log('tap: a flodl uplink through the live tap vs raw loopback');
-  const tap = o.tap === false ? null : await benchTap(o.tap);
+  const tap = o.tap === false || o.only === 'rounds' ? null : await benchTap(o.tap);
   const common = { ranksPerHost: Array.from({ length: H }, () => K), modelBytes, rounds: o.rounds ?? 3 };
   log('3/5 rounds in fold');
   const foldRun = await benchRounds('fold', common);
@@ -283,7 +301,7 @@ export async function runBench(o: BenchOptions = {}) {
     foldRun.round.uplinkDataBytesPerHostPerRound[0] / directRun.round.uplinkDataBytesPerHostPerRound[0];
   const exact = (25 + F) / (K * (4 + F));
   const oneOverK = 1 / K;
-  const cpus = (await import('node:os')).cpus().length;
+  const cpus = machine.cpus;
   // The floor from this machine's own rates (the relay's streamed fold; HMAC and copy as measured above).
   const rates: MachineRates = {
     socketBytesPerMs: loopback.bytes / loopback.ms,
@@ -296,12 +314,12 @@ export async function runBench(o: BenchOptions = {}) {
   const floorFold = roundFloor({ hosts: H, ranksPerHost: K, frameBytes: F + 4, mode: 'fold' }, rates);
   const floorDirect = roundFloor({ hosts: H, ranksPerHost: K, frameBytes: F + 4, mode: 'direct' }, rates);
   let scale: Awaited<ReturnType<typeof benchScale>> | undefined;
-  if (o.scale) {
+  if (o.scale && o.only !== 'rounds') {
     log('scale: hosts x ranks at 64 KiB, then models 4 KiB to 256 MiB at 2 x 4');
     scale = await benchScale({ log, ...o.scale });
   }
   return {
-    machine: { cpus, node: process.version },
+    machine,
     verifyHostFrame: verify,
     fold4x16MiB: fold,
     fold4x16MiBBf16Wire: foldBf16,

@@ -1,6 +1,6 @@
 // relay-lab bench: the engine against this machine's own limits, in one run.
-import { runBench } from '../../lab/bench';
-import { DEFAULT_MODELS } from '../../lab/bench/scale';
+import { BENCH_SECTIONS, benchMachine, runBench, runFoldBench, type BenchSection } from '../../lab/bench';
+import { DEFAULT_MODELS, benchScale } from '../../lab/bench/scale';
 import { intFlag, parseFlags, printJson, sizeFlag } from '../args';
 import type { Command } from './types';
 
@@ -15,26 +15,42 @@ export const benchCommand: Command = {
       rounds: { type: 'string' },
       scale: { type: 'boolean' },
       'scale-max-bytes': { type: 'string' },
+      only: { type: 'string' },
       help: { type: 'boolean' },
     });
     if (values.help) {
       process.stdout.write(
         'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n' +
-          '                        [--scale [--scale-max-bytes S (256MiB)]]  (scale: 1x1..8x8 ranks at 64 KiB, models 4 KiB..256 MiB at 2x4; long)\n',
+          '                        [--scale [--scale-max-bytes S (256MiB)]]  (scale: 1x1..8x8 ranks at 64 KiB, models 4 KiB..256 MiB at 2x4; long)\n' +
+          '                        [--only fold|rounds|scale]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section)\n',
       );
       return 0;
     }
+    const only = values.only as BenchSection | undefined;
+    if (only !== undefined && !BENCH_SECTIONS.includes(only)) {
+      process.stderr.write(`relay-lab bench: --only takes ${BENCH_SECTIONS.join(', ')}, not '${only}'\n`);
+      return 2;
+    }
     const scaleMax = sizeFlag(values['scale-max-bytes'], 'scale-max-bytes', 256 * 1024 * 1024);
+    const log = (m: string) => process.stderr.write(`bench: ${m}\n`);
+    const models = DEFAULT_MODELS.filter((b) => b <= scaleMax);
+    const print = (result: unknown) => {
+      if (values.json) printJson(result);
+      else process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+      return 0;
+    };
+    if (only === 'fold') return print({ machine: await benchMachine(), ...runFoldBench() });
+    if (only === 'scale')
+      return print({ machine: await benchMachine(), scale: await benchScale({ log, models }) });
     const result = await runBench({
       roundModelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 16 * 1024 * 1024),
       hosts: intFlag(values.hosts, 'hosts', 2, 1),
       ranksPerHost: intFlag(values['ranks-per-host'], 'ranks-per-host', 4, 1),
       rounds: intFlag(values.rounds, 'rounds', 3, 1),
-      scale: values.scale ? { models: DEFAULT_MODELS.filter((b) => b <= scaleMax) } : undefined,
-      log: (m) => process.stderr.write(`bench: ${m}\n`),
+      scale: values.scale ? { models } : undefined,
+      only,
+      log,
     });
-    if (values.json) printJson(result);
-    else process.stdout.write(JSON.stringify(result, null, 2) + '\n');
-    return 0;
+    return print(result);
   },
 };
