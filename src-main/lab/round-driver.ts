@@ -19,18 +19,35 @@ import type { LinkFault } from '@shared/lab/contract';
 import {
   compareAdoption,
   expectedConsensusSliced,
-  withDigest,
+  frameBodyChunks,
   type CheckResult,
-  type ChunkDigest,
   type Contribution,
+  type Expected,
 } from '@shared/verdict';
+import { SLICE_BYTES, yieldToLoop } from '../engine/sliced';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
 
-const nodeSha256: ChunkDigest = (chunks) => {
+/**
+ * SHA-256 (hex) of the chunks, a slice at a time with the event loop turning
+ * in between: in one go, a 16 MiB model's digest held the engine's loop for
+ * 50-120 ms every round (the relays', controller's and tap's sockets all wait).
+ */
+async function nodeSha256Sliced(chunks: Uint8Array[]): Promise<string> {
   const h = createHash('sha256');
-  for (const c of chunks) h.update(c);
+  let since = 0;
+  for (const c of chunks) {
+    for (let o = 0; o < c.length; o += SLICE_BYTES) {
+      const piece = c.subarray(o, Math.min(c.length, o + SLICE_BYTES));
+      h.update(piece);
+      since += piece.length;
+      if (since >= SLICE_BYTES) {
+        since = 0;
+        await yieldToLoop();
+      }
+    }
+  }
   return h.digest('hex');
-};
+}
 
 export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host' | 'link-fault';
 export interface Fault {
@@ -410,19 +427,20 @@ export class RoundDriver {
     if (adopted.size > 0) {
       // One recomputation per round, every element; every surviving rank's adoption is compared with it.
       // In slices: a model-sized recomputation must not stall the sockets and timers of this process.
-      const expected = withDigest(
-        await expectedConsensusSliced(
-          {
-            seed: cfg.seed,
-            round: r,
-            dtype: dtypeCode(cfg.dtype),
-            layout: modelLayout(cfg.modelBytes, cfg.shapes),
-            groups,
-          },
-          () => new Promise((resolve) => setImmediate(resolve)),
-        ),
-        nodeSha256,
+      const recomputed = await expectedConsensusSliced(
+        {
+          seed: cfg.seed,
+          round: r,
+          dtype: dtypeCode(cfg.dtype),
+          layout: modelLayout(cfg.modelBytes, cfg.shapes),
+          groups,
+        },
+        yieldToLoop,
       );
+      const expected: Expected = {
+        ...recomputed,
+        digest: await nodeSha256Sliced(frameBodyChunks(recomputed.frame)),
+      };
       maxAbsErrorVsExactMean = expected.maxAbsErrorVsExactMean;
       for (const [rank, a] of adopted) {
         const res = compareAdoption(expected, a);
