@@ -41,7 +41,15 @@ export const benchCommand: Command = {
     };
     if (only === 'fold') return print({ machine: await benchMachine(), ...runFoldBench() });
     if (only === 'scale')
-      return print({ machine: await benchMachine(), scale: await benchScale({ log, models }) });
+      return print({
+        machine: await benchMachine(),
+        // --rounds sets the rounds per scale point too (default 3).
+        scale: await benchScale({
+          log,
+          models,
+          rounds: values.rounds === undefined ? undefined : intFlag(values.rounds, 'rounds', 3, 1),
+        }),
+      });
     const result = await runBench({
       roundModelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 16 * 1024 * 1024),
       hosts: intFlag(values.hosts, 'hosts', 2, 1),
