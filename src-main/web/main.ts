@@ -30,6 +30,15 @@ const host = new LabHost(new TopologySession(), {
   downloadUrl: (name) => `/traces/${encodeURIComponent(name)}?token=${encodeURIComponent(token)}`,
   producer: 'relay-lab browser mode',
 });
+// scripts/cold-start.mjs: one line when the first round's verdict is in (cold start = npm start to it).
+if (process.env.RELAY_LAB_REPORT_FIRST_VERDICT === '1') {
+  const detach = host.subscribe((batch) => {
+    const round = batch.events.find((e) => e.type === 'round');
+    if (!round) return;
+    detach();
+    process.stdout.write(`relay-lab: first round verdict: ${round.report.verdict}\n`);
+  });
+}
 try {
   await runBrowserMode(host, { ...opts, token });
   process.stdout.write(`Traces folder: ${opts.tracesDir}\n`);
