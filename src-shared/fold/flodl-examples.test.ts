@@ -159,6 +159,62 @@ describe('memory follows the bytes (issue 17.3)', () => {
   });
 });
 
+describe("memory follows the bytes, staged by reference (the relay's socket chunks)", () => {
+  const HOSTILE = hexToBytes('a7ffff03f1170df10100000000000000000000f03f0001e0ffff0080ffff0300000000');
+
+  it('the 35-byte frame and 1 MiB + 1 byte of its data take no block: the received chunk is held, nothing more', () => {
+    const acc = new FoldAccumulator();
+    const blocksBefore = stagedBlocksInUse();
+    let parser: RoundFrameStreamParser | null = null;
+    const reader = new LenFrameReader({
+      ceiling: 128 * 1024 * 1024,
+      sink: {
+        onStart: (len) => {
+          parser = new RoundFrameStreamParser(mac, {
+            totalLen: len,
+            ceiling: 128 * 1024 * 1024,
+            sink: acc.beginDeposit(0, { byReference: true }),
+          });
+        },
+        onChunk: (b) => parser!.push(b),
+        onEnd: () => parser!.end(),
+      },
+    });
+    reader.push(HOSTILE);
+    const received = new Uint8Array(STAGE_BLOCK_BYTES + 1);
+    reader.push(received);
+    expect(stagedBlocksInUse() - blocksBefore).toBe(0);
+    // A later write into the chunk would show in the deposit (it is held by reference, not copied);
+    // the relay's chunks are socket buffers that nothing writes again.
+    expect(acc.isPending(0)).toBe(true);
+    acc.dropPending(0);
+    expect(acc.isPending(0)).toBe(false);
+    expect(stagedBlocksInUse() - blocksBefore).toBe(0);
+    expect(acc.result()).toBeNull();
+  });
+
+  it('by reference or copied, a deposit that never verifies reaches no sum', () => {
+    for (const byReference of [false, true]) {
+      const acc = new FoldAccumulator();
+      deposit(acc, 0, f32(1, [1, 5]));
+      const forged = encodeRoundFrame(f32(2, [100, 100]), mac);
+      forged[forged.length - 1] ^= 1; // its footer MAC fails
+      const p = new RoundFrameStreamParser(mac, {
+        totalLen: forged.length,
+        sink: acc.beginDeposit(1, { byReference }),
+      });
+      expect(() => {
+        p.push(forged);
+        p.end();
+      }).toThrow();
+      acc.dropPending(1);
+      deposit(acc, 2, f32(2, [9, 9]));
+      expect(Array.from(tensorValues(acc.result()!.tensors[0]))).toEqual([10, 14]);
+      expect(acc.mergeOrder).toEqual([0, 2]);
+    }
+  });
+});
+
 describe("flodl's arithmetic (issue 16.3-16.5, 16.7)", () => {
   it('bf16: host A 0x3F81 @ 1 + host B 0x4002 @ 2 gives 0x3F81 (three RNE roundings), not 0x3F82', () => {
     const host = (bits: number, w: number) =>
