@@ -19,11 +19,13 @@
 // zeros (it ships as zeros, no longer elided), then deposits add in commit
 // order. The adds themselves are deferred to take(): commit records which
 // staged payloads a tensor sums, and take() sums them in that order in one
-// pass (the same bits as adding deposit by deposit, one f32 rounding per add),
-// with no staging copy when the deposit was staged by reference. Elided payloads merge nothing. Checks follow flodl's order too:
-// round kind, tensor count, dtype and shape against the first deposit for
-// every later deposit; a payload's dtype and byte count only when it is summed
-// (a later deposit's, or a seed's at promotion), never on the first deposit.
+// pass (the same bits as adding deposit by deposit, one f32 rounding per
+// add), with no staging copy when the deposit was staged by reference.
+// Elided payloads merge nothing. Checks follow flodl's order too: round
+// kind, tensor count, dtype and shape against the first deposit for every
+// later deposit; a payload's dtype and byte count when it becomes a summand
+// (a later deposit's at its commit, a seed's at promotion), never on the
+// first deposit.
 // After an error the accumulator is poisoned and every call rethrows it.
 //
 // Memory: a streaming deposit costs the bytes it received plus one staging
