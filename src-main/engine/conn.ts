@@ -13,11 +13,35 @@ import { PendingBytes } from './tap';
 export type Consumer = (chunk: Uint8Array) => void;
 
 /**
- * Inbound bytes handled per event-loop turn before the socket pauses until
- * the next turn: with many sockets streaming model-sized frames at once, one
- * poll phase could otherwise parse, MAC and fold tens of MiB in a row.
+ * Inbound bytes handled per event-loop turn, by all the process's
+ * connections together, before those that read on pause until the next
+ * turn: with many sockets streaming model-sized frames at once (8 ranks into
+ * one controller in direct mode), one poll phase could otherwise parse and
+ * MAC a MiB per socket, 8 MiB and more in a row, and hold every timer for
+ * 20 ms and more. A per-connection budget bounded one socket, not the turn.
  */
 export const READ_BUDGET_PER_TURN = 1 << 20;
+
+/** The turn's shared budget: bytes read so far, and the connections paused on it (resumed in order next turn). */
+const turn = { bytes: 0, scheduled: false, paused: new Set<Conn>() };
+
+function spendTurnBudget(conn: Conn, n: number): void {
+  turn.bytes += n;
+  if (!turn.scheduled) {
+    turn.scheduled = true;
+    setImmediate(() => {
+      turn.scheduled = false;
+      turn.bytes = 0;
+      const paused = [...turn.paused];
+      turn.paused.clear();
+      for (const c of paused) c.resume('budget');
+    });
+  }
+  if (turn.bytes >= READ_BUDGET_PER_TURN) {
+    turn.paused.add(conn);
+    conn.pause('budget');
+  }
+}
 
 export interface ConnOptions {
   /** Which way the bytes this end reads travel (a controller reads 'up'). */
@@ -38,8 +62,6 @@ export class Conn implements FaultTarget {
   private held: Uint8Array[] = [];
   private closeListeners: ((hadError: boolean) => void)[] = [];
   private readonly pauses = new Set<string>();
-  private turnBytes = 0;
-  private turnReset = false;
   private inFault: LinkFault | null = null;
   private inShaper: Shaper | null = null;
   /**
@@ -72,7 +94,7 @@ export class Conn implements FaultTarget {
       this.counter.add(opts.readDir, chunk.length);
       if (this.inFault) this.faultedIn(chunk);
       else this.deliverInOrder(chunk);
-      this.spend(chunk.length);
+      spendTurnBudget(this, chunk.length);
     });
     // Errors end in 'close'; they are reported there.
     socket.on('error', () => {});
@@ -212,19 +234,6 @@ export class Conn implements FaultTarget {
   resume(reason = 'caller'): void {
     this.pauses.delete(reason);
     if (this.pauses.size === 0 && !this.closed) this.socket.resume();
-  }
-
-  private spend(n: number): void {
-    this.turnBytes += n;
-    if (!this.turnReset) {
-      this.turnReset = true;
-      setImmediate(() => {
-        this.turnReset = false;
-        this.turnBytes = 0;
-        this.resume('budget');
-      });
-    }
-    if (this.turnBytes >= READ_BUDGET_PER_TURN) this.pause('budget');
   }
 }
 
