@@ -2,7 +2,6 @@
 // server) with esbuild: one file each, so a rank process starts without a
 // TypeScript loader. electron-vite builds the Electron main, preload and the
 // renderer; this covers everything that runs under plain Node.
-import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -44,6 +43,8 @@ export function nodeBundlesFresh() {
 }
 
 export async function buildNode({ quiet = false } = {}) {
+  // Loaded only to build: a launch with fresh bundles (npm start, relay-lab) skips esbuild's ~150 ms load.
+  const { build } = await import('esbuild');
   const entryPoints = Object.fromEntries(
     Object.entries(nodeEntries)
       .filter(([, src]) => fs.existsSync(path.join(root, src)))
