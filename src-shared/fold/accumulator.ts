@@ -105,6 +105,8 @@ export class FoldAccumulator {
   private lent: Float32Array[] = [];
   /** Set by result(): what it returned may be in use, so nothing merges any more until reset(). */
   private sealed = false;
+  /** The taken round: its frame once summed (a later result() returns it again), or the sliced take in progress. */
+  private taken: { frame: RoundFrame | null } | Promise<RoundFrame | null> | null = null;
 
   /** Ranks whose deposit was merged this round, ascending. */
   get ranks(): number[] {
@@ -162,6 +164,7 @@ export class FoldAccumulator {
     this.failure = null;
     this.generation++;
     this.sealed = false;
+    this.taken = null;
   }
 
   /**
@@ -415,12 +418,18 @@ export class FoldAccumulator {
    * nothing merges any more until reset() (a deposit still streaming is lost).
    */
   result(): RoundFrame | null {
+    if (this.taken instanceof Promise)
+      throw new Error('fold: the round is being taken in slices; await resultSliced() instead');
+    if (this.taken) return this.taken.frame;
     const taken = this.take();
     if (!taken) return null;
     const steps = this.sums(taken.frame, taken.later, Infinity);
     for (;;) {
       const r = steps.next();
-      if (r.done) return r.value;
+      if (r.done) {
+        this.taken = { frame: r.value };
+        return r.value;
+      }
     }
   }
 
@@ -431,15 +440,24 @@ export class FoldAccumulator {
    * the call, errors are thrown at the call too; everything else is result()'s.
    */
   resultSliced(pause: () => Promise<void>, sliceElems = SLICE_ELEMS): Promise<RoundFrame | null> {
+    // Taken already (or being taken): the same frame, summed once (the summed deposits' bytes are gone).
+    if (this.taken instanceof Promise) return this.taken;
+    if (this.taken) return Promise.resolve(this.taken.frame);
     const taken = this.take();
     if (!taken) return Promise.resolve(null);
     const steps = this.sums(taken.frame, taken.later, sliceElems);
-    return (async () => {
+    const generation = this.generation;
+    const done = (async () => {
       for (;;) {
         const r = steps.next();
-        if (r.done) return r.value;
+        if (r.done) {
+          if (this.generation === generation) this.taken = { frame: r.value };
+          return r.value;
+        }
         await pause();
       }
     })();
+    this.taken = done;
+    return done;
   }
 }

@@ -48,6 +48,22 @@ describe('FoldAccumulator.resultSliced', () => {
     }
   });
 
+  it('a round taken twice gives the same frame: the sums are computed once (the summed bytes are released)', async () => {
+    const frames = [frame(1, [false, false, false]), frame(2, [false, false, true])];
+    const want = bytesToHex(encodeRoundFrame(folded(frames).result()!, mac));
+    const a = folded(frames);
+    expect(bytesToHex(encodeRoundFrame(a.result()!, mac))).toBe(want);
+    expect(bytesToHex(encodeRoundFrame(a.result()!, mac))).toBe(want);
+    expect(bytesToHex(encodeRoundFrame((await a.resultSliced(() => Promise.resolve()))!, mac))).toBe(want);
+    const b = folded(frames);
+    const first = b.resultSliced(() => Promise.resolve(), 64);
+    expect(() => b.result()).toThrow(/resultSliced/);
+    const second = b.resultSliced(() => Promise.resolve(), 64);
+    expect(bytesToHex(encodeRoundFrame((await second)!, mac))).toBe(want);
+    expect(bytesToHex(encodeRoundFrame((await first)!, mac))).toBe(want);
+    expect(bytesToHex(encodeRoundFrame(b.result()!, mac))).toBe(want);
+  });
+
   it('takes the round at the call: errors are thrown then, and deposits stop merging', () => {
     const acc = folded([frame(1, [false, false, false])]);
     void acc.resultSliced(() => Promise.resolve());
