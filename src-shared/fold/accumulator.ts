@@ -1,5 +1,5 @@
-// (Just over 400 lines: one state machine, a deposit's stage/commit/drop and the round's promotion,
-// kept in one reading order on purpose; staging and checks are already apart.)
+// (Over 400 lines: one state machine, a deposit's stage/commit/drop, the round's promotion and its
+// take, kept in one reading order on purpose; staging, checks and the merge are already apart.)
 // The relay's fold, flodl's HostFold (WIRE.md 4.4): element-wise sums
 // accumulated in f32 whatever the wire dtype, masses summed in f64, never a
 // divide, zero-elision aware.
