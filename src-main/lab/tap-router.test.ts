@@ -215,6 +215,13 @@ describe('TapRouter: live taps as the window source', () => {
     expect(records.filter((r) => r.kind === 'HostFrame')).toHaveLength(2);
     expect(records.every((r) => r.verdict === 'ok')).toBe(true);
 
+    // A wrong salt: every MAC fails, the links' hosts are unknown (no Hello decodes), and it still opens.
+    events.length = 0;
+    const wrong = await router.command({ type: 'openCapture', name: 'run.pcapng', saltHex: 'ff'.repeat(16) });
+    expect(wrong.ok, JSON.stringify(wrong)).toBe(true);
+    expect(wrong.ok && wrong.capture.undecodable).toBeGreaterThan(0);
+    expect(recordsOf(events).some((r) => r.verdict === 'HMAC_MISMATCH')).toBe(true);
+
     fs.writeFileSync(path.join(tracesDir, 'junk.pcap'), 'not a capture at all');
     const bad = await router.command({ type: 'openCapture', name: 'junk.pcap', saltHex: SALT });
     expect(bad.ok).toBe(false);
