@@ -51,16 +51,23 @@ export async function startController(salt: string, worldSize: number, started: 
   return { controller, port };
 }
 
-/** Host h0's relay dialling `controllerPort` (the controller's or a tap's), and its ranks running `rounds` rounds. */
+/** A host's relay (default h0) dialling `controllerPort` (the controller's or a tap's), and its ranks running `rounds` rounds. */
 export async function startHost(
-  o: { salt: string; ranks: number[]; worldSize: number; controllerPort: number; rounds: number },
+  o: {
+    salt: string;
+    ranks: number[];
+    worldSize: number;
+    controllerPort: number;
+    rounds: number;
+    host?: string;
+  },
   started: ChildProcess[],
 ) {
   const relay = spawnRole(
     [
       'relay',
       '--host',
-      'h0',
+      o.host ?? 'h0',
       '--controller',
       `127.0.0.1:${o.controllerPort}`,
       '--ranks',

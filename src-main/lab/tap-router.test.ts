@@ -1,7 +1,8 @@
-// Taps as the window's source: a real cluster (controller, relay and two rank
-// processes, CLI roles) whose relay dials a tap started through the router's
-// startTap command. The window's events must carry the tapped units (both
-// channels, named h0.uplink.*), the hosts and ranks from the Hello, rounds
+// Taps as the window's source: a real cluster (a controller, two relays and
+// four rank processes, CLI roles) whose relays each dial a tap started
+// through the router's startTap command. The window's events must carry the
+// tapped units of both taps in one sequence (both channels, named
+// h0.uplink.* and h1.uplink.*), the hosts and ranks from the Hellos, rounds
 // from the Broadcasts, and the bytes for the inspector; lab commands answer
 // TAP_VIEW; "Back to the lab" returns to the live topology; a stopped tap
 // refuses new connections. A capture (the lab's own pcapng export of a real
@@ -52,62 +53,91 @@ const recordsOf = (events: LabEvent[]): UnitRecord[] =>
   events.flatMap((e) => (e.type === 'records' ? e.records : []));
 
 describe('TapRouter: live taps as the window source', () => {
-  it('streams a real cluster through a tap into the window events, and goes back to the lab', async () => {
+  it('streams a real two-host cluster through one tap per host uplink into one view, and goes back to the lab', async () => {
     const { router, events } = makeRouter();
-    const { controller, port } = await startController(SALT, 2, started);
-    // The command as the window sends it, through the transports' validator.
-    const cmd = validateLabCommand({
-      type: 'startTap',
-      tap: {
-        listenHost: '127.0.0.1',
-        listenPort: 0,
-        upstreamHost: '127.0.0.1',
-        upstreamPort: port,
-        saltHex: SALT,
-        name: 'h0.uplink',
-      },
-    });
-    const reply = await router.command(cmd);
-    expect(reply.ok, JSON.stringify(reply)).toBe(true);
-    if (!reply.ok || !('taps' in reply)) return;
-    const tapPort = reply.taps[0]!.boundPort;
-    expect(tapPort).toBeGreaterThan(0);
-    expect(events.find((e) => e.type === 'view')).toEqual({ type: 'view', view: { kind: 'tap', taps: 1 } });
-
-    const { relay, ranks } = await startHost(
-      { salt: SALT, ranks: [0, 1], worldSize: 2, controllerPort: tapPort, rounds: 3 },
-      started,
-    );
-    for (const r of ranks) {
-      const { code, out, err } = await r.done;
-      expect(code, err).toBe(0);
-      expect(JSON.parse(out).verdict).toBe('ok');
+    const { controller, port } = await startController(SALT, 4, started);
+    const tapPorts: number[] = [];
+    for (const name of ['h0.uplink', 'h1.uplink']) {
+      // The command as the window sends it, through the transports' validator.
+      const cmd = validateLabCommand({
+        type: 'startTap',
+        tap: {
+          listenHost: '127.0.0.1',
+          listenPort: 0,
+          upstreamHost: '127.0.0.1',
+          upstreamPort: port,
+          saltHex: SALT,
+          name,
+        },
+      });
+      const reply = await router.command(cmd);
+      if (!reply.ok || !('taps' in reply)) throw new Error(JSON.stringify(reply));
+      tapPorts.push(reply.taps.at(-1)!.boundPort);
     }
-    expect((await relay.done).code).toBe(0);
+    expect(tapPorts.every((p) => p > 0)).toBe(true);
+    expect(events.filter((e) => e.type === 'view').at(-1)).toEqual({
+      type: 'view',
+      view: { kind: 'tap', taps: 2 },
+    });
+
+    const hosts = await Promise.all(
+      [0, 1].map((h) =>
+        startHost(
+          {
+            salt: SALT,
+            ranks: [2 * h, 2 * h + 1],
+            worldSize: 4,
+            controllerPort: tapPorts[h]!,
+            rounds: 3,
+            host: `h${h}`,
+          },
+          started,
+        ),
+      ),
+    );
+    for (const { relay, ranks } of hosts) {
+      for (const r of ranks) {
+        const { code, out, err } = await r.done;
+        expect(code, err).toBe(0);
+        expect(JSON.parse(out).verdict).toBe('ok');
+      }
+      expect((await relay.done).code).toBe(0);
+    }
     const c = await controller.done;
     expect(c.code, c.err).toBe(0);
     expect(JSON.parse(c.out)).toMatchObject({ roundsCompleted: 3, verdict: 'ok' });
     // The decoder runs beside the path: give it its turns, then flush.
-    for (let i = 0; i < 50 && !recordsOf(events).some((r) => r.kind === 'RankExit'); i++)
+    for (let i = 0; i < 50 && recordsOf(events).filter((r) => r.kind === 'RankExit').length < 4; i++)
       await new Promise((r) => setTimeout(r, 100));
     router.feed.flush();
 
     const records = recordsOf(events);
-    expect(new Set(records.map((r) => r.link))).toEqual(new Set(['h0.uplink.data', 'h0.uplink.control']));
+    expect(new Set(records.map((r) => r.link))).toEqual(
+      new Set(['h0.uplink.data', 'h0.uplink.control', 'h1.uplink.data', 'h1.uplink.control']),
+    );
+    // One record sequence for both taps.
+    expect(records.map((r) => r.seq)).toEqual(records.map((_, i) => i));
     expect(records.filter((r) => r.verdict !== 'ok')).toEqual([]);
-    expect(records.filter((r) => r.kind === 'HostFrame')).toHaveLength(3);
-    expect(records.filter((r) => r.kind === 'Broadcast')).toHaveLength(3);
-    expect(records.some((r) => r.kind === 'Hello')).toBe(true);
+    expect(records.filter((r) => r.kind === 'HostFrame')).toHaveLength(6);
+    expect(records.filter((r) => r.kind === 'Broadcast')).toHaveLength(6);
     const rounds = events.flatMap((e) => (e.type === 'round' ? [e.report] : []));
     expect(rounds.map((r) => r.round)).toEqual([0, 1, 2]);
-    expect(rounds.every((r) => r.verdict === 'unchecked' && r.uplinkBytesPerHost[0]! > 4096)).toBe(true);
-    // The engine's counters on the controller's side equal what the tap saw on the data link.
-    const ctlData = JSON.parse(c.out).links.find((l: { id: string }) => l.id === 'h0.uplink.data');
+    expect(
+      rounds.every((r) => r.verdict === 'unchecked' && r.uplinkBytesPerHost.every((b) => b > 4096)),
+    ).toBe(true);
+    // The controller's own counters equal what the taps saw on each data link.
     const snap = await router.command({ type: 'snapshot' });
-    expect(snap.ok && snap.snapshot.hosts).toEqual([{ host: 0, name: 'h0', ranks: [0, 1], state: 'up' }]);
-    const tapData = snap.ok ? snap.snapshot.links.find((l) => l.id === 'h0.uplink.data') : undefined;
-    expect(tapData?.bytesUp).toBe(ctlData.bytesUp);
-    expect(tapData?.bytesDown).toBe(ctlData.bytesDown);
+    if (!snap.ok) throw new Error(snap.message);
+    expect(snap.snapshot.hosts.map((h) => h.ranks)).toEqual([
+      [0, 1],
+      [2, 3],
+    ]);
+    for (const id of ['h0.uplink.data', 'h1.uplink.data']) {
+      const ctl = JSON.parse(c.out).links.find((l: { id: string }) => l.id === id);
+      const tap = snap.snapshot.links.find((l) => l.id === id);
+      expect(tap?.bytesUp, id).toBe(ctl.bytesUp);
+      expect(tap?.bytesDown, id).toBe(ctl.bytesDown);
+    }
 
     // The inspector's bytes, with the tap's salt.
     const hf = records.find((r) => r.kind === 'HostFrame')!;
@@ -118,14 +148,14 @@ describe('TapRouter: live taps as the window source', () => {
     const kill = await router.command({ type: 'killRank', rank: 0 });
     expect(kill).toMatchObject({ ok: false, error: 'TAP_VIEW' });
     const caught = await router.command({ type: 'recentRecords' });
-    expect(caught.ok && caught.view).toEqual({ kind: 'tap', taps: 1 });
+    expect(caught.ok && caught.view).toEqual({ kind: 'tap', taps: 2 });
     expect(caught.ok && caught.records.length).toBe(records.length);
 
     // Stop: the listener closes (a new peer is refused); the tap is listed as stopped.
     const stopped = await router.command({ type: 'stopTap', id: 0 });
     expect(stopped.ok && stopped.taps[0]!.state).not.toBe('listening');
     const refused = await new Promise<string>((resolve) => {
-      const s = net.connect(tapPort, '127.0.0.1');
+      const s = net.connect(tapPorts[0]!, '127.0.0.1');
       s.on('connect', () => resolve('connected'));
       s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
     });
@@ -137,7 +167,52 @@ describe('TapRouter: live taps as the window source', () => {
     expect(back.ok && back.view).toEqual({ kind: 'live' });
     expect(events.find((e) => e.type === 'view')).toEqual({ type: 'view', view: { kind: 'live' } });
     const showAgain = await router.command({ type: 'showTaps' });
-    expect(showAgain.ok && showAgain.view).toEqual({ kind: 'tap', taps: 1 });
+    expect(showAgain.ok && showAgain.view).toEqual({ kind: 'tap', taps: 2 });
+  });
+
+  it('stopping a tap closes its listener; a connection already open keeps flowing until its peer ends it', async () => {
+    const { router } = makeRouter();
+    const echo = net.createServer((s) => s.pipe(s));
+    await new Promise<void>((r) => echo.listen(0, '127.0.0.1', r));
+    cleanups.push(() => new Promise<void>((r) => echo.close(() => r())));
+    const started = await router.command({
+      type: 'startTap',
+      tap: {
+        listenHost: '127.0.0.1',
+        listenPort: 0,
+        upstreamHost: '127.0.0.1',
+        upstreamPort: (echo.address() as net.AddressInfo).port,
+        saltHex: SALT,
+      },
+    });
+    if (!started.ok) throw new Error(started.message);
+    const port = started.taps[0]!.boundPort;
+    const c = net.connect(port, '127.0.0.1');
+    await new Promise((r) => c.once('connect', r));
+    const roundTrip = (text: string) =>
+      new Promise<string>((resolve) => {
+        c.once('data', (b: Buffer) => resolve(b.toString()));
+        c.write(text);
+      });
+    expect(await roundTrip('before')).toBe('before');
+    const stopped = await router.command({ type: 'stopTap', id: 0 });
+    expect(stopped.ok && stopped.taps[0]).toMatchObject({ state: 'stopping', connections: 1 });
+    // The open connection is still forwarded, unchanged.
+    expect(await roundTrip('after the stop')).toBe('after the stop');
+    const refused = await new Promise<string>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('connect', () => resolve('connected'));
+      s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
+    // Its peer ends it: the tap is then stopped.
+    c.end();
+    await expect
+      .poll(async () => {
+        const l = await router.command({ type: 'listTaps' });
+        return l.ok ? l.taps[0]!.state : 'error';
+      })
+      .toBe('stopped');
   });
 
   it('a taken port, a bad salt and a bad address are named errors', async () => {
