@@ -54,13 +54,20 @@ export interface DecodedUnit extends Omit<UnitFacts, 'verdict'> {
   code?: WireErrorCode;
 }
 
+/**
+ * Units above this are checked streamed (unit-assembly.ts): the dissector's
+ * field tree costs about 0.4 ms per KiB, so a model-sized unit judged whole
+ * would hold the tap's event loop (and its forwarding) for seconds.
+ */
+export const DEFAULT_WHOLE_LIMIT = 64 * 1024;
+
 export interface StreamDecoderOptions {
   mac: Mac;
   ceiling?: number;
   controlVersion?: number;
   /** Bytes of each unit kept for the record (default 64 KiB). */
   snapLen?: number;
-  /** Units up to this size are held whole and dissected; bigger ones are checked streamed (default 8 MiB). */
+  /** Units up to this size are held whole and dissected; bigger ones are checked streamed (default DEFAULT_WHOLE_LIMIT). */
   wholeLimit?: number;
   /** The stream's start was not seen (a capture begun mid-connection): find the first unit boundary. */
   midStream?: boolean;
@@ -116,7 +123,7 @@ export class StreamDecoder {
   constructor(private readonly o: StreamDecoderOptions) {
     this.ceiling = o.ceiling ?? DEFAULT_FRAME_CEILING;
     this.snapLen = o.snapLen ?? 64 * 1024;
-    this.wholeLimit = o.wholeLimit ?? 8 * 1024 * 1024;
+    this.wholeLimit = o.wholeLimit ?? DEFAULT_WHOLE_LIMIT;
     const mk = (dir: Direction): DirState => ({
       dir,
       mode: o.midStream ? 'resync' : 'boundary',

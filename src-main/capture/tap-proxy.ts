@@ -303,6 +303,16 @@ export class TapProxy {
     });
   }
 
+  /**
+   * Stops accepting connections; those already open are forwarded as before
+   * until their peers end them (no reset, no lost byte). Resolves when the
+   * last one has closed.
+   */
+  stopListening(): Promise<void> {
+    return new Promise<void>((r) => this.server.close(() => r()));
+  }
+
+  /** Ends everything now: the listener and every open connection (their peers see them cut). */
   async close(): Promise<void> {
     for (const s of this.sockets) s.destroy();
     for (const c of this.conns) {

@@ -15,5 +15,13 @@ describe('the Electron shell flags', () => {
     });
     // A flag without its value is ignored rather than swallowing the next switch.
     expect(parseElectronArgs(['--trace', '--inspect'], '/d')).toEqual({ tracesDir: '/d' });
+    // Live taps: the raw values, parsed with their salt by tapsOfFlags (src-shared/lab/tap-spec.ts).
+    expect(
+      parseElectronArgs(['--tap', '7001=h:7000@h0.uplink', '--salt', 'ab', '--tap', '7002=h:7000'], '/d'),
+    ).toEqual({
+      tracesDir: '/d',
+      tapFlags: ['7001=h:7000@h0.uplink', '7002=h:7000'],
+      salt: 'ab',
+    });
   });
 });

@@ -6,6 +6,9 @@ import path from 'node:path';
 export interface ElectronArgs {
   tracesDir: string;
   trace?: string;
+  /** `--tap [ADDR:]PORT=HOST:PORT[@NAME][,...]` values and the `--salt` they share (parsed by tapsOfFlags). */
+  tapFlags?: string[];
+  salt?: string;
 }
 
 export function parseElectronArgs(argv: string[], defaultTracesDir: string): ElectronArgs {
@@ -16,6 +19,10 @@ export function parseElectronArgs(argv: string[], defaultTracesDir: string): Ele
     if ((a === '--trace' || a === '--traces-dir') && next !== undefined && !next.startsWith('--')) {
       if (a === '--trace') out.trace = path.resolve(next);
       else out.tracesDir = path.resolve(next);
+      i++;
+    } else if ((a === '--tap' || a === '--salt') && next !== undefined && !next.startsWith('--')) {
+      if (a === '--tap') (out.tapFlags ??= []).push(next);
+      else out.salt = next;
       i++;
     }
   }

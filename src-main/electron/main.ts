@@ -2,8 +2,12 @@
 // recording, and any trace opened for inspection) in this process and hands
 // both to the shell (shell.ts holds the wiring and the security). Saving and
 // opening traces go through Electron's file dialogs.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
+import { tapsOfFlags } from '@shared/lab/tap-spec';
+import { TapRouter } from '../lab/tap-router';
 import { fileURLToPath } from 'node:url';
 import { chooseFoldKernel } from '@shared/fold';
 import { TopologySession } from '../lab/topology-session';
@@ -28,6 +32,13 @@ watchLifeline((why) => {
 });
 
 const args = parseElectronArgs(process.argv.slice(2), defaultTracesDir());
+let taps: ReturnType<typeof tapsOfFlags> = [];
+try {
+  taps = tapsOfFlags(args.tapFlags ?? [], args.salt);
+} catch (e) {
+  process.stderr.write(`relay-lab: ${(e as Error).message}\n`);
+  process.exit(2);
+}
 
 app.enableSandbox();
 // Ranks are Electron utility processes: no ELECTRON_RUN_AS_NODE, so the RunAsNode fuse can be off.
@@ -54,8 +65,26 @@ const lab = new LabHost(new TopologySession(), {
     return r.canceled ? null : (r.filePaths[0] ?? null);
   },
 });
-process.on('exit', () => lab.removeWorkDir());
-const shell = installShell(electron, lab, {
+// Live taps and captures opened in the window (issue 14) go through the router in front of the host.
+const captureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-captures-'));
+const router = new TapRouter(lab, {
+  tracesDir: args.tracesDir,
+  workDir: captureDir,
+  async chooseCapturePath() {
+    const r = await dialog.showOpenDialog({
+      title: 'Open capture',
+      defaultPath: args.tracesDir,
+      properties: ['openFile'],
+      filters: [{ name: 'pcap or pcapng capture', extensions: ['pcap', 'pcapng', 'cap'] }],
+    });
+    return r.canceled ? null : (r.filePaths[0] ?? null);
+  },
+});
+process.on('exit', () => {
+  lab.removeWorkDir();
+  fs.rmSync(captureDir, { recursive: true, force: true });
+});
+const shell = installShell(electron, router, {
   rendererDir,
   preload: path.join(here, '../preload/index.cjs'),
 });
@@ -74,6 +103,11 @@ void app.whenReady().then(async () => {
       .catch((e: Error & { code?: string }) =>
         process.stderr.write(`relay-lab: cannot open ${args.trace}: ${e.code ?? 'ERROR'}: ${e.message}\n`),
       );
+  for (const tap of taps) {
+    const r = await router.command({ type: 'startTap', tap });
+    if (!r.ok)
+      process.stderr.write(`relay-lab: tap ${tap.listenHost}:${tap.listenPort}: ${r.error}: ${r.message}\n`);
+  }
 });
 
 app.on('window-all-closed', () => app.quit());

@@ -3,7 +3,11 @@
 // Node process, behind the loopback HTTP + WebSocket server.
 import { chooseFoldKernel } from '@shared/fold';
 import { TopologySession } from '../lab/topology-session';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { LabHost } from '../lab/lab-host';
+import { TapRouter } from '../lab/tap-router';
 import { newToken } from './guard';
 import { watchLifeline } from '../shell-common/lifeline';
 import { defaultRendererDir, parseBrowserModeArgs, runBrowserMode } from './run-browser-mode';
@@ -39,10 +43,24 @@ if (process.env.RELAY_LAB_REPORT_FIRST_VERDICT === '1') {
     process.stdout.write(`relay-lab: first round verdict: ${round.report.verdict}\n`);
   });
 }
+// Live taps and captures opened in the window (issue 14) go through the router in front of the host.
+const captureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-captures-'));
+const lab = new TapRouter(host, { tracesDir: opts.tracesDir, workDir: captureDir });
 try {
-  await runBrowserMode(host, { ...opts, token });
+  await runBrowserMode(lab, { ...opts, token });
   process.stdout.write(`Traces folder: ${opts.tracesDir}\n`);
-  process.on('exit', () => host.removeWorkDir());
+  process.on('exit', () => {
+    host.removeWorkDir();
+    fs.rmSync(captureDir, { recursive: true, force: true });
+  });
+  for (const tap of opts.taps) {
+    const reply = await lab.command({ type: 'startTap', tap });
+    process.stdout.write(
+      reply.ok
+        ? `Tap ${tap.name ? `${tap.name} ` : ''}listening on ${tap.listenHost}:${reply.taps.at(-1)?.boundPort}, upstream ${tap.upstreamHost}:${tap.upstreamPort}\n`
+        : `relay-lab web: tap ${tap.listenHost}:${tap.listenPort}: ${reply.error}: ${reply.message}\n`,
+    );
+  }
   if (opts.trace) {
     // A trace that does not open leaves the live lab running, with the reason on stderr.
     await host.openFile(opts.trace).then(

@@ -11,6 +11,7 @@ describe('browser mode options', () => {
       autoStart: true,
       rendererDir: '/app/out/renderer',
       tracesDir: path.join(os.homedir(), 'relay-lab-traces'),
+      taps: [],
     });
     expect(parseBrowserModeArgs(['--browser', '--no-open', '--idle', '--port', '4567'], defaults)).toEqual({
       open: false,
@@ -18,6 +19,7 @@ describe('browser mode options', () => {
       port: 4567,
       rendererDir: '/app/out/renderer',
       tracesDir: path.join(os.homedir(), 'relay-lab-traces'),
+      taps: [],
     });
   });
   it('takes a traces folder and a trace to open at launch', () => {
@@ -30,6 +32,42 @@ describe('browser mode options', () => {
     expect(() => parseBrowserModeArgs(['--trace'], defaults)).toThrow('--trace takes a value');
     expect(() => parseBrowserModeArgs(['--traces-dir', '--no-open'], defaults)).toThrow(
       '--traces-dir takes a value',
+    );
+  });
+  it('takes live taps (--tap, repeated or comma-separated) with the --salt they share', () => {
+    const salt = '00112233445566778899aabbccddeeff';
+    expect(
+      parseBrowserModeArgs(
+        [
+          '--tap',
+          '7001=10.0.0.5:7000@h0.uplink,0.0.0.0:7002=ctl:7000',
+          '--salt',
+          salt,
+          '--tap',
+          '[::1]:7003=[::1]:7000',
+        ],
+        defaults,
+      ).taps,
+    ).toEqual([
+      {
+        listenHost: '127.0.0.1',
+        listenPort: 7001,
+        upstreamHost: '10.0.0.5',
+        upstreamPort: 7000,
+        saltHex: salt,
+        name: 'h0.uplink',
+      },
+      { listenHost: '0.0.0.0', listenPort: 7002, upstreamHost: 'ctl', upstreamPort: 7000, saltHex: salt },
+      { listenHost: '::1', listenPort: 7003, upstreamHost: '::1', upstreamPort: 7000, saltHex: salt },
+    ]);
+    expect(() => parseBrowserModeArgs(['--tap', '7001=h:7000'], defaults)).toThrow('--tap needs --salt');
+    expect(() => parseBrowserModeArgs(['--tap', '7001', '--salt', salt], defaults)).toThrow(
+      '--tap takes [ADDR:]PORT=HOST:PORT',
+    );
+    expect(() => parseBrowserModeArgs(['--tap', '7001=h:70000', '--salt', salt], defaults)).toThrow('port');
+    expect(() => parseBrowserModeArgs(['--tap', '7001=h:7000', '--salt', 'abc'], defaults)).toThrow('salt');
+    expect(() => parseBrowserModeArgs(['--tap', '7001=h:7000@bad name', '--salt', salt], defaults)).toThrow(
+      'name',
     );
   });
   it('names a bad option or port', () => {

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LabApi } from '@shared/lab/contract';
+import type { LabApi, TapSpec } from '@shared/lab/contract';
+import { tapsOfFlags, TapSpecError } from '@shared/lab/tap-spec';
 import { startWebServer, type WebServer } from './server';
 import { describeOpen, openInAppMode } from './open-browser';
 import { defaultTracesDir } from '../lab/lab-host';
@@ -22,6 +23,8 @@ export interface BrowserModeOptions {
   trace?: string;
   /** This launch's token (default: a fresh one). */
   token?: string;
+  /** Live taps to start at launch (`--tap [ADDR:]PORT=HOST:PORT[@NAME][,...] --salt HEX`). */
+  taps: TapSpec[];
 }
 
 export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: string }): BrowserModeOptions {
@@ -30,7 +33,10 @@ export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: st
     rendererDir: defaults.rendererDir,
     autoStart: true,
     tracesDir: defaultTracesDir(),
+    taps: [],
   };
+  const tapFlags: string[] = [];
+  let salt: string | undefined;
   let i = 0;
   const value = (flag: string): string => {
     const v = argv[++i];
@@ -50,12 +56,25 @@ export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: st
     } else if (a === '--renderer') opts.rendererDir = path.resolve(argv[++i] ?? '');
     else if (a === '--traces-dir') opts.tracesDir = path.resolve(value(a));
     else if (a === '--trace') opts.trace = path.resolve(value(a));
+    else if (a === '--tap') tapFlags.push(value(a));
+    else if (a === '--salt') salt = value(a);
     else
       throw new Error(
-        `unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle, --traces-dir DIR, --trace FILE)`,
+        `unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle, --traces-dir DIR, --trace FILE, --tap [ADDR:]PORT=HOST:PORT[@NAME], --salt HEX)`,
       );
   }
+  opts.taps = tapsOfFlagsOrThrow(tapFlags, salt);
   return opts;
+}
+
+/** `--tap` values with their `--salt`, as one line for a person. */
+function tapsOfFlagsOrThrow(flags: string[], salt: string | undefined): TapSpec[] {
+  try {
+    return tapsOfFlags(flags, salt);
+  } catch (e) {
+    if (e instanceof TapSpecError) throw new Error(e.message, { cause: e });
+    throw e;
+  }
 }
 
 /** The renderer next to this bundle: out/node/web.mjs -> out/renderer. */

@@ -18,7 +18,7 @@ function request(
   method: string,
   pathAndQuery: string,
   headers: Record<string, string> = {},
-  body?: string,
+  body?: string | Buffer,
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: pathAndQuery, headers }, (res) => {
@@ -101,6 +101,32 @@ describe('browser mode traces folder', () => {
     expect(fs.readFileSync(path.join(dir, name), 'utf8')).toBe(traceText);
   });
 
+  it('keeps a pcap or pcapng upload (for Open capture) under its own extension, with no header line to find', async () => {
+    // Classic pcap, little-endian, then 2 MiB without a newline: past the trace header-line limit.
+    const pcap = Buffer.concat([
+      Buffer.from('d4c3b2a1020004000000000000000000ffff000001000000', 'hex'),
+      Buffer.alloc(2 << 20, 1),
+    ]);
+    const up = await request(
+      server.port,
+      'POST',
+      `/traces?token=${server.token}&name=${encodeURIComponent('my cluster.pcap')}`,
+      { Origin: origin() },
+      pcap,
+    );
+    expect(up.status, up.body).toBe(200);
+    expect(JSON.parse(up.body)).toEqual({ name: 'my_cluster.pcap', bytes: pcap.length });
+    expect(fs.readFileSync(path.join(dir, 'my_cluster.pcap')).equals(pcap)).toBe(true);
+    const ng = Buffer.from('0a0d0d0a1c0000004d3c2b1a01000000ffffffffffffffff1c000000', 'hex');
+    const up2 = await request(
+      server.port,
+      'POST',
+      `/traces?token=${server.token}&name=ng.ndjson`,
+      { Origin: origin() },
+      ng,
+    );
+    expect(JSON.parse(up2.body)).toMatchObject({ name: 'ng.ndjson.pcapng' });
+  });
   it('refuses an upload without our Origin or token, or that is not a trace', async () => {
     expect((await request(server.port, 'POST', `/traces?token=${server.token}`, {}, traceText)).status).toBe(
       403,

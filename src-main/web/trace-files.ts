@@ -1,6 +1,8 @@
 // Browser mode's traces folder over HTTP: a saved trace or pcapng offered as
 // a download (GET /traces/NAME), and a trace file uploaded from the person's
-// disk (POST /traces?name=NAME) so it can be opened like one saved here.
+// disk (POST /traces?name=NAME) so it can be opened like one saved here; a
+// pcap/pcapng upload (told by its first bytes) is kept as NAME.pcap(ng) for
+// "Open capture".
 // The server has already checked Host; these check the token, and the Origin
 // (required on an upload, which a page of another site could otherwise send;
 // checked when present on a download).
@@ -48,14 +50,27 @@ function reply(res: http.ServerResponse, opts: TraceFilesOptions, status: number
 }
 
 /** The upload's name made safe and unused: `x.ndjson`, `x-2.ndjson`, ... */
-export function uploadName(wanted: string | null, dir: string): string {
-  let base = (wanted ?? 'uploaded.trace.ndjson').replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[._-]+/, '');
-  if (!base.endsWith('.ndjson')) base += '.ndjson';
-  base = base.slice(-100) || 'uploaded.trace.ndjson';
-  const stem = base.slice(0, -'.ndjson'.length);
+export function uploadName(wanted: string | null, dir: string, ext = '.ndjson'): string {
+  const fallback = ext === '.ndjson' ? 'uploaded.trace.ndjson' : `uploaded${ext}`;
+  let base = (wanted ?? fallback).replace(/[^A-Za-z0-9._-]/g, '_').replace(/^[._-]+/, '');
+  if (!base.endsWith(ext)) base += ext;
+  base = base.slice(-100) || fallback;
+  const stem = base.slice(0, -ext.length);
   let name = base;
-  for (let i = 2; fs.existsSync(path.join(dir, name)); i++) name = `${stem}-${i}.ndjson`;
+  for (let i = 2; fs.existsSync(path.join(dir, name)); i++) name = `${stem}-${i}${ext}`;
   return name;
+}
+
+/**
+ * A capture (for "Open capture") by its first 4 bytes: pcapng's section
+ * header block, or classic pcap in either byte order, micro- or nanosecond.
+ */
+export function captureExtension(head: Uint8Array): '.pcap' | '.pcapng' | null {
+  if (head.length < 4) return null;
+  const magic = ((head[0]! << 24) | (head[1]! << 16) | (head[2]! << 8) | head[3]!) >>> 0;
+  if (magic === 0x0a0d0d0a) return '.pcapng';
+  if ([0xa1b2c3d4, 0xd4c3b2a1, 0xa1b23c4d, 0x4d3cb2a1].includes(magic)) return '.pcap';
+  return null;
 }
 
 /** Handles /traces requests; returns false for any other path. */
@@ -167,9 +182,9 @@ async function sendDownload(
  * a hard link fails on an existing name (rename would overwrite one that
  * another upload or a save took since uploadName looked).
  */
-function keepUpload(partial: string, wanted: string | null, dir: string): string {
+function keepUpload(partial: string, wanted: string | null, dir: string, ext: string): string {
   for (;;) {
-    const name = uploadName(wanted, dir);
+    const name = uploadName(wanted, dir, ext);
     try {
       fs.linkSync(partial, path.join(dir, name));
     } catch (e) {
@@ -178,6 +193,17 @@ function keepUpload(partial: string, wanted: string | null, dir: string): string
     }
     fs.rmSync(partial, { force: true });
     return name;
+  }
+}
+
+async function firstBytes(file: string, n: number): Promise<Uint8Array> {
+  const h = await fs.promises.open(file, 'r');
+  try {
+    const buf = Buffer.alloc(n);
+    const { bytesRead } = await h.read(buf, 0, n, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await h.close();
   }
 }
 
@@ -215,6 +241,8 @@ async function receiveUpload(
             status: 413,
           }),
         );
+      // A capture has no header line (its first 4 bytes say so; the rest is binary).
+      if (before === 0 && captureExtension(chunk)) headerEnded = true;
       if (!headerEnded) {
         const nl = chunk.indexOf(0x0a);
         if (nl >= 0 && before + nl <= MAX_HEADER_LINE_BYTES) headerEnded = true;
@@ -234,11 +262,13 @@ async function receiveUpload(
     // A write error (disk full, folder gone) rejects here instead of being an
     // unhandled 'error' event that ends the process.
     await pipeline(req, limit, fs.createWriteStream(partial, { flags: 'wx' }));
-    // Only a trace is kept: its header line must read as one.
-    for await (const item of readTraceFile(partial, { maxLineBytes: MAX_HEADER_LINE_BYTES })) {
-      if (item.kind === 'header') break;
-    }
-    const name = keepUpload(partial, url.searchParams.get('name'), opts.tracesDir);
+    // Only a trace or a capture (for "Open capture") is kept: a trace's header line must read as one.
+    const ext = captureExtension(await firstBytes(partial, 4));
+    if (!ext)
+      for await (const item of readTraceFile(partial, { maxLineBytes: MAX_HEADER_LINE_BYTES })) {
+        if (item.kind === 'header') break;
+      }
+    const name = keepUpload(partial, url.searchParams.get('name'), opts.tracesDir, ext ?? '.ndjson');
     reply(res, opts, 200, { name, bytes: received });
   } catch (e) {
     fs.rmSync(partial, { force: true });

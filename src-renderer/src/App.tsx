@@ -22,6 +22,7 @@ import { ExploreView } from './views/ExploreView';
 import { useExplore } from './store/explore-store';
 import { GlossaryDrawer } from './views/GlossaryDrawer';
 import { TourPanel } from './views/TourPanel';
+import { TapLayer } from './views/TapCaptureDialog';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -66,6 +67,7 @@ export function App({ connected }: { connected: boolean }) {
       <Toolbar />
       <div className="error-slot">
         <TraceBanner />
+        <TapLayer />
         <TraceNotice />
         {connection === 'closed' && (
           <div className="error-bar" role="alert">

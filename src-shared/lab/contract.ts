@@ -67,7 +67,26 @@ export interface SweepCommandSpecs {
   openSweep: { command: { name: string }; reply: { sweep: SweepResult } };
 }
 
-export type CommandSpecs = LabCommandSpecs & TraceCommandSpecs & SweepCommandSpecs;
+/**
+ * Taps (docs/tap-and-capture.md): live taps on a real flodl cluster's
+ * connections, shown as a source of their own beside the lab's topology, and
+ * captures (pcap/pcapng) opened as traces. src-main/lab/tap-router.ts answers
+ * these; the lab host and the session never see them.
+ */
+export interface TapCommandSpecs {
+  startTap: { command: { tap: TapSpec }; reply: { taps: TapInfo[]; view: LabView } };
+  stopTap: { command: { id: number }; reply: { taps: TapInfo[] } };
+  listTaps: { command: NoFields; reply: { taps: TapInfo[] } };
+  /** Switch the window to the taps' view (it keeps the lab's topology running; closeTrace returns to it). */
+  showTaps: { command: NoFields; reply: { view: LabView } };
+  /** Import a pcap/pcapng (of the traces folder by name, or a file dialog's pick) and open it as a trace. */
+  openCapture: {
+    command: { name?: string; saltHex: string };
+    reply: { view: LabView; capture: CaptureSummary };
+  };
+}
+
+export type CommandSpecs = LabCommandSpecs & TraceCommandSpecs & SweepCommandSpecs & TapCommandSpecs;
 export type CommandType = keyof CommandSpecs;
 /** The command of one type, e.g. `CommandOf<'killRank'>` is `{ type: 'killRank'; rank: number }`. */
 export type CommandOf<T extends CommandType> = { type: T } & CommandSpecs[T]['command'];
@@ -85,7 +104,8 @@ export type CommandUnion<K extends CommandType> = { [T in K]: CommandOf<T> }[K];
 export type LabCommand = CommandUnion<keyof LabCommandSpecs>;
 export type TraceCommand = CommandUnion<keyof TraceCommandSpecs>;
 export type SweepCommandUnion = CommandUnion<keyof SweepCommandSpecs>;
-export type AnyCommand = LabCommand | TraceCommand | SweepCommandUnion;
+export type TapCommand = CommandUnion<keyof TapCommandSpecs>;
+export type AnyCommand = LabCommand | TraceCommand | SweepCommandUnion | TapCommand;
 /** Any command's reply (what a transport carries without knowing the command). */
 export type LabReply = ReplyOf<CommandType>;
 
@@ -163,11 +183,50 @@ export interface LabApi {
   subscribe(listener: (batch: LabBatch) => void): () => void;
 }
 
+// ---- Taps and captures ----
+
+/** One live tap as the window asks for it (`npm start -- --tap`, the "Tap a cluster" dialog). */
+export interface TapSpec {
+  /** Where the tap listens; the peer that used to dial `upstream` dials this instead. */
+  listenHost: string;
+  listenPort: number;
+  upstreamHost: string;
+  upstreamPort: number;
+  /** The cluster's session salt (32 hex digits): every MAC is verified with it. */
+  saltHex: string;
+  /** Link name prefix, e.g. "h0.uplink" (the channel is appended); default: named from the Hello or handshake. */
+  name?: string;
+}
+
+export interface TapInfo extends TapSpec {
+  id: number;
+  /** The port actually bound (listenPort 0 asks for any free one). */
+  boundPort: number;
+  /** listening; stopping: the listener is closed, connections already open are still forwarded until they end. */
+  state: 'listening' | 'stopping' | 'stopped';
+  connections: number;
+  units: number;
+  undecodable: number;
+  gaps: number;
+  bytes: number;
+}
+
+/** What an imported capture held (`openCapture`). */
+export interface CaptureSummary {
+  name: string;
+  streams: number;
+  units: number;
+  undecodable: number;
+  gapBytes: number;
+}
+
 // ---- Traces ----
 
 /** What the window shows: the live lab, or a saved trace at time `t` of `duration` (ms since its start). */
 export type LabView =
   | { kind: 'live' }
+  /** The live taps (TapInfo): units of a cluster the lab did not start. */
+  | { kind: 'tap'; taps: number }
   | { kind: 'trace'; name: string; duration: number; t: number; complete: boolean; marks: TimelineMark[] };
 
 /** A kill, pause, fault or link close on a trace's timeline. */

@@ -16,6 +16,7 @@ import {
 } from './field-checks';
 import { parseTopologyConfig, TOPOLOGY_LIMITS, TopologyConfigError } from './topology-config';
 import { validateSweepCommand } from '../sweep/validate-command';
+import { saltHexOf, TapSpecError, validateTapSpec } from './tap-spec';
 
 export const BAD_COMMAND = 'BAD_COMMAND';
 
@@ -99,6 +100,8 @@ export function validateLinkFault(v: unknown, where = 'fault'): LinkFault {
 
 /** A trace file name inside the traces folder: no folders, no dot files. */
 export const TRACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ndjson$/;
+/** A capture file name inside the traces folder (an upload, or the lab's own pcapng export). */
+export const CAPTURE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.(pcap|pcapng|cap)$/;
 /** At most this many records in one recentRecords reply. */
 export const MAX_RECENT_RECORDS = 20_000;
 
@@ -124,6 +127,16 @@ function sweepCommand<T extends 'sweep' | 'cancelSweep' | 'saveSweep' | 'listSwe
     return validateSweepCommand(v) as CommandOf<T>;
   } catch (e) {
     return fail((e as Error).message);
+  }
+}
+
+/** A tap check's TapSpecError as the LabCommandError every transport answers with. */
+function tapField<T>(check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    if (e instanceof TapSpecError) throw new LabCommandError(e.message, e.field);
+    throw e;
   }
 }
 
@@ -214,6 +227,27 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
     if (typeof v.t !== 'number' || !Number.isFinite(v.t) || v.t < 0)
       failField('seekTrace.t', 'seekTrace.t must be a finite number of milliseconds, 0 or more');
     return { type, t: v.t };
+  },
+  startTap: (v, type) => {
+    onlyKeys(v, ['type', 'tap'], type);
+    return { type, tap: tapField(() => validateTapSpec(v.tap, 'startTap.tap')) };
+  },
+  stopTap: (v, type) => {
+    onlyKeys(v, ['type', 'id'], type);
+    return { type, id: int(v.id, 'stopTap.id', 0, Number.MAX_SAFE_INTEGER) };
+  },
+  listTaps: bare,
+  showTaps: bare,
+  openCapture: (v, type) => {
+    onlyKeys(v, ['type', 'name', 'saltHex'], type);
+    const saltHex = tapField(() => saltHexOf(v.saltHex, 'openCapture.saltHex'));
+    if (v.name === undefined) return { type, saltHex };
+    if (typeof v.name !== 'string' || !CAPTURE_NAME.test(v.name))
+      failField(
+        'openCapture.name',
+        'openCapture.name must be a file name in the traces folder ending in .pcap, .pcapng or .cap',
+      );
+    return { type, name: v.name, saltHex };
   },
   recentRecords: (v, type) => {
     onlyKeys(v, ['type', 'limit'], type);

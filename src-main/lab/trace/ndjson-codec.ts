@@ -115,7 +115,8 @@ function checkLink(v: unknown, where: string, line: number): TraceLink {
   f.oneOf('kind', new Set(['loopback', 'uplink']));
   f.str('from');
   f.str('to');
-  f.int('host');
+  // -1: a link seen from outside (a tap, a capture) whose host was never named (no Hello, no --name).
+  f.int('host', -1);
   f.optInt('rank');
   f.str('clientAddr');
   f.str('serverAddr');

@@ -10,6 +10,7 @@ import { useMediaQuery } from '../lib/use-media-query';
 import { openExplore } from '../store/explore-store';
 import { GlossaryButton } from './GlossaryDrawer';
 import { TourButton } from './TourPanel';
+import { TapButtons } from './TapCaptureDialog';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
@@ -50,7 +51,8 @@ export function Toolbar() {
   const snapshot = useLab((s) => s.snapshot);
   const connection = useLab((s) => s.connection);
   const theme = useUi((s) => s.theme);
-  const viewingTrace = useLab((s) => s.view.kind === 'trace');
+  // A saved trace or live taps: the run controls act on the lab's own topology, which is not shown.
+  const viewingTrace = useLab((s) => s.view.kind !== 'live');
   const running = (snapshot?.running ?? false) && !viewingTrace;
   const paused = snapshot?.roundsPaused ?? false;
   const interval = snapshot?.config.roundIntervalMs ?? 250;
@@ -62,6 +64,7 @@ export function Toolbar() {
       <GlossaryButton />
       <TourButton />
       <TraceButtons />
+      <TapButtons />
       <button
         type="button"
         onClick={() => void openExplore()}

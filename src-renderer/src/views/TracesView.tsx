@@ -18,7 +18,7 @@ import {
 import { formatBytes } from '../lib/format';
 
 export function TraceButtons() {
-  const viewing = useLab((s) => s.view.kind === 'trace');
+  const viewing = useLab((s) => s.view.kind !== 'live');
   const running = useLab((s) => s.snapshot !== null);
   const busy = useTraces((s) => s.busy);
   return (
