@@ -76,6 +76,7 @@ export class SyntheticFeed {
   private readonly roundSpan: number;
   private readonly roundBase: number;
   readonly counts: FeedCounts = { emitted: 0, behind: 0, rate: 0 };
+  private readonly inputs: UnitInput[];
 
   constructor(
     private readonly tap: Tap,
@@ -88,6 +89,7 @@ export class SyntheticFeed {
     const rounds = templates.map((t) => t.round).filter((r): r is number => r !== undefined);
     this.roundBase = rounds.length ? Math.min(...rounds) : 0;
     this.roundSpan = rounds.length ? Math.max(...rounds) - this.roundBase + 1 : 1;
+    this.inputs = templates.map((t) => ({ ...t.input, link: t.link, bytes: [t.bytes] }));
   }
 
   start(rate: number, tickMs = 4): void {
@@ -123,13 +125,10 @@ export class SyntheticFeed {
   /** Puts the next template into the tap as a new unit. */
   emitOne(): number {
     const t = this.templates[this.next];
-    const round = t.round === undefined ? undefined : t.round + this.cycle * this.roundSpan;
-    const seq = this.tap.unit({
-      ...t.input,
-      link: t.link,
-      ...(round !== undefined ? { round } : {}),
-      bytes: [t.bytes],
-    });
+    // One input object per template, made once (the tap copies what it keeps; only the round changes).
+    const u = this.inputs[this.next];
+    if (t.round !== undefined) u.round = t.round + this.cycle * this.roundSpan;
+    const seq = this.tap.unit(u);
     this.counts.emitted++;
     if (++this.next === this.templates.length) {
       this.next = 0;
