@@ -23,7 +23,9 @@ import { centerTop, clampTop, maxScrollTop, revealTop, rowWindow } from '../lib/
 import { FilterCompletions } from './FilterCompletions';
 
 export const ROW_HEIGHT = 22;
+/** Rows drawn beyond the viewport: while following, the list is at its end and only new rows come in. */
 const OVERSCAN = 8;
+const OVERSCAN_FOLLOWING = 2;
 
 export function combinedFilter(filter: RecordFilter, followRank: number | null): RecordFilter {
   return followRank === null ? filter : (r) => r.rank === followRank && filter(r);
@@ -116,7 +118,11 @@ export function RecordsView() {
   const wantedTop = live
     ? maxScrollTop(view.length, ROW_HEIGHT, viewport)
     : topRef.current - (view.trimmed - trimmedSeen.current) * ROW_HEIGHT;
-  const win = rowWindow(wantedTop, view.length, ROW_HEIGHT, viewport, OVERSCAN);
+  const win = rowWindow(wantedTop, view.length, ROW_HEIGHT, viewport, live ? OVERSCAN_FOLLOWING : OVERSCAN);
+  // Row keys: the row's position in the view since it was built, modulo the most rows ever drawn.
+  // A row that stays on screen keeps its key and its DOM (only its offset changes); a row that
+  // scrolled out hands its DOM to a new one (its text is updated in place, nothing is created).
+  const slots = Math.ceil(viewport / ROW_HEIGHT) + 2 * OVERSCAN + 2;
 
   // Apply it before paint: one layout per frame, and the rows drawn are the rows of this position.
   useLayoutEffect(() => {
@@ -185,7 +191,7 @@ export function RecordsView() {
     if (!r) continue;
     rows.push(
       <RecordRow
-        key={i - win.first}
+        key={(i + view.trimmed) % slots}
         record={r}
         selected={r.seq === selectedSeq}
         top={i * ROW_HEIGHT}
