@@ -12,7 +12,8 @@ const outDir = path.join(root, 'out', 'node');
 
 const built = spawnSync(process.execPath, [path.join(root, 'scripts', 'start.mjs'), '--build-only'], {
   cwd: root,
-  stdio: ['ignore', 'inherit', 'inherit'],
+  // Build messages go to stderr: stdout carries only the result (use `npm run -s` to drop npm's banner).
+  stdio: ['ignore', process.stderr, 'inherit'],
 });
 if (built.status !== 0) process.exit(built.status ?? 1);
 
