@@ -95,6 +95,33 @@ async function heapUsed(cdp: CDPSession): Promise<number> {
   return h.usedSize;
 }
 
+/**
+ * Which side stops the window first: at the lowest failing rate, the engine
+ * when it produced under 90% of the rate asked, else the window. The engine
+ * alone (real topology) is named when the window keeps up with more than it delivers.
+ */
+export function limitedBy(
+  rates: readonly {
+    rate: number;
+    pass: boolean;
+    following: boolean;
+    shownPerSec: number;
+    producedPerSec: number;
+  }[],
+  top: number | null,
+  engineAlone: number,
+): string {
+  const failing = rates.find((r) => !(r.pass && r.following && r.shownPerSec >= r.rate * 0.9));
+  const tail =
+    top !== null && engineAlone < top
+      ? `; the engine alone delivers ${engineAlone}/s, below the window's ${top}/s`
+      : '';
+  if (!failing) return `neither up to ${top}/s${tail}`;
+  if (failing.producedPerSec < failing.rate * 0.9)
+    return `engine: at ${failing.rate}/s asked it produced ${failing.producedPerSec}/s${tail}`;
+  return `window: at ${failing.rate}/s (frames or rows shown)${tail}`;
+}
+
 /** Stops the page's CPU profiler, writes the profile and logs the functions with the most self time. */
 async function saveProfile(cdp: CDPSession, file: string, log: (s: string) => void): Promise<void> {
   const { profile } = await cdp.send('Profiler.stop');
@@ -309,12 +336,9 @@ export async function runUiBench(o: UiBenchOptions, log: (s: string) => void) {
       highestPassingRate: top,
       soak,
       engine,
-      limitedBy:
-        top === null
-          ? 'window'
-          : engine.recordsPerSec < top
-            ? 'engine (the window keeps up with more than the engine delivers)'
-            : 'window',
+      limitedBy: limitedBy(results, top, engine.recordsPerSec),
+      /** The most units per second the engine's side (feed, tap, session, recording, web server) produced. */
+      engineFeedCeiling: Math.max(0, ...results.map((r) => r.producedPerSec)),
     };
   } finally {
     await browser.close().catch(() => {});

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { Tap } from '../../../engine/tap';
 import { harvestUnits, SyntheticFeed } from './synthetic-feed';
+import { limitedBy } from './driver';
 import {
   droppedFrames,
   frameStats,
@@ -136,5 +137,24 @@ describe('frame statistics', () => {
       delete g.window;
       delete g.requestAnimationFrame;
     }
+  });
+});
+
+describe('which side limits', () => {
+  const r = (rate: number, pass: boolean, shown: number, produced: number) => ({
+    rate,
+    pass,
+    following: true,
+    shownPerSec: shown,
+    producedPerSec: produced,
+  });
+  it('names the engine when it did not produce the rate asked, else the window', () => {
+    expect(limitedBy([r(1000, true, 1000, 1000), r(2000, false, 1500, 1500)], 1000, 800)).toMatch(
+      /^engine: at 2000\/s asked it produced 1500\/s; the engine alone delivers 800\/s/,
+    );
+    expect(limitedBy([r(1000, true, 1000, 1000), r(2000, false, 1990, 2000)], 1000, 5000)).toBe(
+      'window: at 2000/s (frames or rows shown)',
+    );
+    expect(limitedBy([r(1000, true, 1000, 1000)], 1000, 5000)).toBe('neither up to 1000/s');
   });
 });
