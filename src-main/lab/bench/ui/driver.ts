@@ -23,6 +23,7 @@ import {
   PAGE_TAKE_SAMPLES,
 } from './frame-stats';
 import type { FrameSamples, FrameStats } from './frame-stats';
+import { saveProfile, saveTrace, summarizeProfile, type CpuProfile } from './profiles';
 
 const BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -120,62 +121,6 @@ export function limitedBy(
   if (failing.producedPerSec < failing.rate * 0.9)
     return `engine: at ${failing.rate}/s asked it produced ${failing.producedPerSec}/s${tail}`;
   return `window: at ${failing.rate}/s (frames or rows shown)${tail}`;
-}
-
-/** Stops the page's CPU profiler, writes the profile and logs the functions with the most self time. */
-async function saveProfile(cdp: CDPSession, file: string, log: (s: string) => void): Promise<void> {
-  const { profile } = await cdp.send('Profiler.stop');
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(profile));
-  summarizeProfile(profile, file, log);
-}
-
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  samples?: number[];
-  timeDeltas?: number[];
-}
-
-function summarizeProfile(profile: CpuProfile, file: string, log: (s: string) => void): void {
-  const self = new Map<number, number>();
-  profile.samples?.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
-  const byFn = new Map<string, number>();
-  let total = 0;
-  for (const n of profile.nodes) {
-    const us = self.get(n.id) ?? 0;
-    total += us;
-    const f = n.callFrame;
-    const key = `${f.functionName || '(anon)'} ${path.basename(f.url)}:${f.lineNumber + 1}`;
-    byFn.set(key, (byFn.get(key) ?? 0) + us);
-  }
-  const top = [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  log(`profile ${file} (${(total / 1000).toFixed(0)} ms sampled):`);
-  for (const [k, us] of top) log(`  ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
-}
-
-/** Writes a timeline trace and logs the main thread's time by event name (style, layout, paint, script). */
-function saveTrace(buf: Buffer, file: string, log: (s: string) => void): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, buf);
-  const events = (JSON.parse(buf.toString()) as { traceEvents: TraceEvent[] }).traceEvents;
-  const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
-  const byName = new Map<string, number>();
-  for (const e of events) {
-    if (e.ph !== 'X' || !e.dur || !main || e.tid !== main.tid || e.pid !== main.pid) continue;
-    byName.set(e.name, (byName.get(e.name) ?? 0) + e.dur);
-  }
-  log(`trace ${file}: main thread time by event (nested events counted in each)`);
-  for (const [k, us] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 14))
-    log(`  ${(us / 1000).toFixed(1).padStart(8)} ms  ${k}`);
-}
-
-interface TraceEvent {
-  name: string;
-  ph: string;
-  dur?: number;
-  pid: number;
-  tid: number;
-  args?: { name?: string };
 }
 
 async function count(server: ServerProcess) {
