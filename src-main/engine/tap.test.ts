@@ -62,4 +62,23 @@ describe('tap', () => {
     expect(tap.bytesOf(seqs[3])!.bytes.length).toBe(1024);
     expect(l.units).toBe(4);
   });
+
+  it('keeps the bytes of the newest maxRecords units across many evictions (the queue compacts)', () => {
+    const tap = new Tap({ snapLen: 8, maxRecords: 100 });
+    const l = tap.link(link);
+    const unit = (i: number) =>
+      tap.unit({
+        link: l,
+        dir: 'up',
+        layer: 'mux',
+        kind: 'Data',
+        length: 4,
+        summary: '',
+        bytes: [new Uint8Array([i & 255, (i >> 8) & 255, 0, 0])],
+      });
+    for (let i = 0; i < 10_000; i++) unit(i);
+    expect(tap.bytesOf(9_899)!.bytes.length).toBe(0);
+    expect([...tap.bytesOf(9_900)!.bytes]).toEqual([9_900 & 255, 9_900 >> 8, 0, 0]);
+    expect([...tap.bytesOf(9_999)!.bytes]).toEqual([9_999 & 255, 9_999 >> 8, 0, 0]);
+  });
 });

@@ -119,7 +119,9 @@ export class Tap {
   private readonly now: () => number;
   private readonly links = new Map<string, TapLink>();
   private readonly captured = new Map<number, Uint8Array>();
-  private readonly captureOrder: number[] = [];
+  /** Seqs with kept bytes, oldest first from captureHead (a queue: shift() on a 20,000-entry array copies it every unit). */
+  private captureOrder: number[] = [];
+  private captureHead = 0;
   private capturedBytes = 0;
   private readonly maxRecords: number;
   private readonly captureBudget: number;
@@ -235,12 +237,19 @@ export class Tap {
     this.captured.set(seq, bytes);
     this.captureOrder.push(seq);
     this.capturedBytes += bytes.length;
-    while (this.capturedBytes > this.captureBudget || this.captureOrder.length > this.maxRecords) {
-      const old = this.captureOrder.shift();
-      if (old === undefined) break;
+    while (
+      this.capturedBytes > this.captureBudget ||
+      this.captureOrder.length - this.captureHead > this.maxRecords
+    ) {
+      if (this.captureHead >= this.captureOrder.length) break;
+      const old = this.captureOrder[this.captureHead++];
       const b = this.captured.get(old);
       if (b) this.capturedBytes -= b.length;
       this.captured.delete(old);
+    }
+    if (this.captureHead > 4096 && this.captureHead * 2 > this.captureOrder.length) {
+      this.captureOrder = this.captureOrder.slice(this.captureHead);
+      this.captureHead = 0;
     }
   }
 }

@@ -20,6 +20,8 @@ export function formatRatio(r: number): string {
   return Number.isFinite(r) ? r.toFixed(4) : '–';
 }
 
+// One formatter, made once: toLocaleString builds one per call, and the list formats every frame.
+const intFormat = new Intl.NumberFormat('en-US');
 export function formatInt(n: number): string {
-  return n.toLocaleString('en-US');
+  return intFormat.format(n);
 }

@@ -137,7 +137,11 @@ function applyEvent(
       ring.droppedUpstream += ev.droppedBefore;
       // After a catch-up (recentRecords) a batch may repeat records the ring holds: keep each seq once.
       const last = ring.lastSeq;
-      const fresh = last === null ? ev.records : ev.records.filter((r) => r.seq > last);
+      // Records come in seq order: only a batch that starts at or before the ring's newest needs filtering.
+      const fresh =
+        last === null || ev.records.length === 0 || ev.records[0].seq > last
+          ? ev.records
+          : ev.records.filter((r) => r.seq > last);
       ring.push(fresh);
       return { data, records: fresh };
     }

@@ -1,16 +1,26 @@
 // The records list shows a filtered window onto the ring. It is kept
 // incrementally: new records that match are appended, records evicted from
 // the ring are trimmed from the front, and a new filter rebuilds from the ring.
+// While the person reads older rows (the list not following), rows the ring
+// evicts are held, up to a bound, so what they look at does not move away.
 import type { UnitRecord } from '@shared/lab/records';
 import type { RecordRing } from './record-ring';
 
 export type RecordPredicate = (r: UnitRecord) => boolean;
 
+/** Rows a view may hold in all, evicted ones included, while the list does not follow (memory stays bounded). */
+export const MAX_HELD_ROWS = 40_000;
+
 export class FilteredView {
   rows: UnitRecord[] = [];
   private head = 0;
+  /** Rows dropped from the front since the view was last rebuilt: the list moves its scroll position by as many. */
+  trimmed = 0;
 
-  constructor(private predicate: RecordPredicate) {}
+  constructor(
+    private predicate: RecordPredicate,
+    private readonly maxHeld = MAX_HELD_ROWS,
+  ) {}
 
   get length(): number {
     return this.rows.length - this.head;
@@ -45,16 +55,30 @@ export class FilteredView {
     });
     this.rows = rows;
     this.head = 0;
+    this.trimmed = 0;
   }
 
-  append(records: readonly UnitRecord[], ring: RecordRing): void {
+  /**
+   * Appends the new records that match. `hold`: keep rows the ring evicted
+   * (the person is reading them), as long as the view holds at most maxHeld rows.
+   */
+  append(records: readonly UnitRecord[], ring: RecordRing, hold = false): void {
     for (const r of records) if (this.predicate(r)) this.rows.push(r);
-    this.trim(ring.oldestSeq);
+    if (hold) this.dropFront(this.length - this.maxHeld);
+    else this.trim(ring.oldestSeq);
   }
 
   /** Drops rows whose records the ring no longer keeps. */
   trim(oldestSeq: number): void {
-    while (this.head < this.rows.length && this.rows[this.head].seq < oldestSeq) this.head++;
+    let n = 0;
+    while (this.head + n < this.rows.length && this.rows[this.head + n].seq < oldestSeq) n++;
+    this.dropFront(n);
+  }
+
+  private dropFront(n: number): void {
+    if (n <= 0) return;
+    this.head += n;
+    this.trimmed += n;
     // Compact now and then so the array does not grow without bound.
     if (this.head > 4096 && this.head > this.rows.length / 2) {
       this.rows = this.rows.slice(this.head);

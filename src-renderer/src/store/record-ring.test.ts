@@ -91,4 +91,43 @@ describe('FilteredView', () => {
       { seed: 77, numRuns: 300 },
     );
   });
+
+  it('while the person reads (hold), keeps rows the ring evicted, within its bound, and counts what it trims', () => {
+    const ring = new RecordRing(10);
+    const view = new FilteredView(() => true, 25);
+    let seq = 0;
+    const push = (n: number, hold: boolean) => {
+      const batch = Array.from({ length: n }, () => record(seq++));
+      ring.push(batch);
+      view.append(batch, ring, hold);
+    };
+    push(10, false);
+    expect(view.length).toBe(10);
+    // Reading: 10 more arrive, the ring evicts 10, the view keeps all 20 (the rows on screen stay).
+    push(10, true);
+    expect(ring.oldestSeq).toBe(10);
+    expect([view.at(0)!.seq, view.length, view.trimmed]).toEqual([0, 20, 0]);
+    // Past its bound (25 rows) the oldest go, and the count says how many, so the list can keep its place.
+    push(10, true);
+    expect([view.at(0)!.seq, view.length, view.trimmed]).toEqual([5, 25, 5]);
+    // Following again: back to what the ring keeps.
+    push(1, false);
+    expect([view.at(0)!.seq, view.length, view.trimmed]).toEqual([21, 10, 21]);
+    view.rebuild(ring);
+    expect(view.trimmed).toBe(0);
+  });
+});
+
+describe('RecordRing.pin', () => {
+  it('finds the selected record after the ring evicted it, until a new session', () => {
+    const ring = new RecordRing(3);
+    ring.push([record(0), record(1), record(2)]);
+    ring.pin(ring.findBySeq(0));
+    ring.push([record(3), record(4)]);
+    expect(ring.size).toBe(3);
+    expect(ring.findBySeq(0)?.seq).toBe(0);
+    expect(ring.findBySeq(1)).toBeUndefined();
+    ring.clear();
+    expect(ring.findBySeq(0)).toBeUndefined();
+  });
 });

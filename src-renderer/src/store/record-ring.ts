@@ -68,8 +68,19 @@ export class RecordRing {
     return this.count ? this.at(this.count - 1)!.seq : null;
   }
 
-  /** Finds a kept record by seq (records arrive in seq order, so this is a binary search). */
+  /**
+   * The record the person selected: still found by seq after the ring evicts
+   * it (the list holds rows the person is reading; the inspector looks its
+   * record up here).
+   */
+  private pinned: UnitRecord | undefined;
+  pin(record: UnitRecord | undefined): void {
+    this.pinned = record;
+  }
+
+  /** Finds a kept (or pinned) record by seq (records arrive in seq order, so this is a binary search). */
   findBySeq(seq: number): UnitRecord | undefined {
+    if (this.pinned?.seq === seq) return this.pinned;
     let lo = 0;
     let hi = this.count - 1;
     while (lo <= hi) {
@@ -106,6 +117,7 @@ export class RecordRing {
   /** A new session (or a trace view): everything starts over. */
   clear(): void {
     this.sessionCount = 0;
+    this.pinned = undefined;
     this.slots.fill(undefined);
     this.start = 0;
     this.count = 0;

@@ -91,7 +91,9 @@ export function LadderView() {
               const dirSign = x2 > x1 ? 1 : -1;
               return (
                 <g
-                  key={a.seq}
+                  // By position: a redraw (a new round) updates the arrows in place instead of
+                  // replacing every SVG node (150 removed and 150 added per redraw before).
+                  key={j}
                   className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`}
                   onClick={() =>
                     useUi.getState().set({

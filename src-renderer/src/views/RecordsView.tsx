@@ -1,17 +1,31 @@
 // The live list of every unit on every link. The rows come from a filtered
-// view over the ring (outside React state) and are virtualised; Pause stops
-// the display only, capture goes on.
-import { useEffect, useMemo, useRef, useState, useReducer } from 'react';
-import { useVirtualizer } from '@tanstack/react-virtual';
+// view over the ring (outside React state); Pause stops the display only,
+// capture goes on.
+//
+// Rows are windowed by hand (lib/row-window.ts) rather than with
+// @tanstack/react-virtual: every row has the same height, and at 20,000
+// records a second the list changes every frame. The virtualizer re-measures
+// every row on each count change and learns the scroll position from the
+// next scroll event, one frame late, so a list that shrank (a filter, Back to
+// live) could render rows for a position it no longer had: a blank list. Here
+// the rows of a frame come from the scroll position the list sets in that
+// same frame (one layout per frame), and rows are keyed by their slot so
+// streaming rows update text in place instead of being recreated.
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, useReducer, type ReactElement } from 'react';
+import { flushSync } from 'react-dom';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing, onNewRecords, clearRecords } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
+import { centerTop, clampTop, maxScrollTop, revealTop, rowWindow } from '../lib/row-window';
 import { FilterCompletions } from './FilterCompletions';
 
-const ROW_HEIGHT = 22;
+export const ROW_HEIGHT = 22;
+/** Rows drawn beyond the viewport: while following, the list is at its end and only new rows come in. */
+const OVERSCAN = 8;
+const OVERSCAN_FOLLOWING = 2;
 
 export function combinedFilter(filter: RecordFilter, followRank: number | null): RecordFilter {
   return followRank === null ? filter : (r) => r.rank === followRank && filter(r);
@@ -40,68 +54,105 @@ export function RecordsView() {
   const pausedRef = useRef(displayPaused);
   pausedRef.current = displayPaused;
 
+  const scrollRef = useRef<HTMLDivElement>(null);
+  // Follow the newest rows until the user scrolls away or selects a row (as
+  // Wireshark's auto-scroll does); "Jump to latest" follows again.
+  const [following, setFollowingState] = useState(true);
+  const followRef = useRef(true);
+  const setFollowing = (on: boolean) => {
+    followRef.current = on;
+    setFollowingState(on);
+  };
+  // The scroll position the list wants (set by the list itself, or read from the user's scroll).
+  const topRef = useRef(0);
+  // View rows trimmed from the front that the scroll position has already taken into account.
+  const trimmedSeen = useRef(0);
+  const [viewport, setViewport] = useState(400);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    setViewport(el.clientHeight || 400);
+    const ro = new ResizeObserver(() => setViewport(el.clientHeight || 400));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
   // A filter change shows its first rows at once: the selected row if the new
   // view holds it, else the newest rows while following, else the top (never a
   // scroll position left over from a longer list).
-  const filterChanged = useRef(false);
   useEffect(() => {
     view.setPredicate(combinedFilter(activeFilter, followRank), recordRing);
-    filterChanged.current = true;
+    trimmedSeen.current = 0;
+    const sel = selectedSeq === null ? -1 : view.indexOfSeq(selectedSeq);
+    if (sel >= 0) topRef.current = centerTop(sel, view.length, ROW_HEIGHT, viewport);
+    else if (!followRef.current) topRef.current = 0;
     rerender();
+    // Only a new filter moves the view; selection and size changes are handled where they happen.
   }, [activeFilter, followRank, view]);
 
   useEffect(() => {
     if (!displayPaused) {
       view.rebuild(recordRing);
+      trimmedSeen.current = 0;
       rerender();
     }
   }, [displayPaused, view]);
-
-  const scrollRef = useRef<HTMLDivElement>(null);
-  // Follow the newest rows until the user scrolls away or selects a row (as
-  // Wireshark's auto-scroll does); "Jump to latest" follows again.
-  const [following, setFollowingState] = useState(true);
-  const stickToEnd = useRef(true);
-  const setFollowing = (on: boolean) => {
-    stickToEnd.current = on;
-    setFollowingState(on);
-  };
-  const virtualizer = useVirtualizer({
-    count: view.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
-  });
 
   useEffect(
     () =>
       onNewRecords((records, reset) => {
         // Clear and a new session empty the display even while it is paused.
-        if (reset) view.rebuild(recordRing);
-        else if (!pausedRef.current) view.append(records, recordRing);
+        if (reset) {
+          view.rebuild(recordRing);
+          trimmedSeen.current = 0;
+        } else if (!pausedRef.current) view.append(records, recordRing, !followRef.current);
       }),
     [view],
   );
 
-  // Follow the newest records while the list is scrolled to its end. A plain
-  // scrollTop write (no layout read) keeps this to one layout per frame.
-  useEffect(() => {
+  // This frame's scroll position: the newest rows while following; else the
+  // person's position, moved up by the rows trimmed from the front since the
+  // last frame so the rows they read stay where they are; always clamped to
+  // what the list can scroll to now.
+  const live = following && !displayPaused;
+  const wantedTop = live
+    ? maxScrollTop(view.length, ROW_HEIGHT, viewport)
+    : topRef.current - (view.trimmed - trimmedSeen.current) * ROW_HEIGHT;
+  const win = rowWindow(wantedTop, view.length, ROW_HEIGHT, viewport, live ? OVERSCAN_FOLLOWING : OVERSCAN);
+  // Row keys: the row's position in the view since it was built, modulo the most rows ever drawn.
+  // A row that stays on screen keeps its key and its DOM (only its offset changes); a row that
+  // scrolled out hands its DOM to a new one (its text is updated in place, nothing is created).
+  const slots = Math.ceil(viewport / ROW_HEIGHT) + 2 * OVERSCAN + 2;
+
+  // Apply it before paint: one layout per frame, and the rows drawn are the rows of this position.
+  useLayoutEffect(() => {
     const el = scrollRef.current;
-    if (!el) return;
-    if (filterChanged.current) {
-      filterChanged.current = false;
-      const sel = selectedSeq === null ? -1 : view.indexOfSeq(selectedSeq);
-      if (sel >= 0) virtualizer.scrollToIndex(sel, { align: 'center' });
-      else if (!stickToEnd.current) virtualizer.scrollToOffset(0);
+    trimmedSeen.current = view.trimmed;
+    if (!el) {
+      topRef.current = win.top;
+      return;
     }
-    if (!displayPaused && stickToEnd.current && view.length > 0) el.scrollTop = virtualizer.getTotalSize();
+    const cur = el.scrollTop;
+    // The person scrolled up since the last frame and its scroll event has not come yet: stop
+    // following rather than scroll them back (unless the list shrank and the browser moved it).
+    if (live && cur < topRef.current - 1 && topRef.current <= win.top) {
+      topRef.current = cur;
+      setFollowing(false);
+      return;
+    }
+    if (Math.abs(cur - win.top) >= 1) el.scrollTop = win.top;
+    // Read back: the browser may round (layout is already done by the write, so this costs nothing).
+    topRef.current = el.scrollTop;
   });
 
   // A finding or the ladder asked to show a record. The filter may be clearing
   // in the same moment, so the request waits until the row is in the view.
   const pendingReveal = useRef<number | null>(null);
   useEffect(() => {
-    if (revealSeq > 0) pendingReveal.current = selectedSeq;
+    if (revealSeq > 0) {
+      pendingReveal.current = selectedSeq;
+      rerender();
+    }
   }, [revealSeq]);
   useEffect(() => {
     const seq = pendingReveal.current;
@@ -109,16 +160,46 @@ export function RecordsView() {
     const i = view.indexOfSeq(seq);
     if (i >= 0) {
       pendingReveal.current = null;
+      topRef.current = centerTop(i, view.length, ROW_HEIGHT, viewport);
+      trimmedSeen.current = view.trimmed;
       setFollowing(false);
-      virtualizer.scrollToIndex(i, { align: 'center' });
+      rerender();
     }
   });
 
   const select = (seq: number) => {
     // Keep the chosen row in view: stop following the newest records until "Jump to latest".
+    if (followRef.current) {
+      topRef.current = win.top;
+      trimmedSeen.current = view.trimmed;
+    }
     setFollowing(false);
+    const at = view.indexOfSeq(seq);
+    recordRing.pin(at >= 0 ? view.at(at) : undefined);
     useUi.getState().set({ selectedSeq: seq, selectedField: null });
   };
+
+  const jumpToLatest = () => {
+    view.trim(recordRing.oldestSeq);
+    trimmedSeen.current = view.trimmed;
+    setFollowing(true);
+  };
+
+  const rows: ReactElement[] = [];
+  for (let i = win.first; i < win.end; i++) {
+    const r = view.at(i);
+    if (!r) continue;
+    rows.push(
+      <RecordRow
+        key={(i + view.trimmed) % slots}
+        record={r}
+        selected={r.seq === selectedSeq}
+        top={i * ROW_HEIGHT}
+        index={i}
+        onSelect={select}
+      />,
+    );
+  }
 
   return (
     <section aria-label="Records" className="panel records">
@@ -183,11 +264,7 @@ export function RecordsView() {
           <button
             type="button"
             className="jump-latest"
-            onClick={() => {
-              setFollowing(true);
-              const el = scrollRef.current;
-              if (el) el.scrollTop = virtualizer.getTotalSize();
-            }}
+            onClick={jumpToLatest}
             title="Follow the newest records again"
           >
             Jump to latest ↓
@@ -214,12 +291,17 @@ export function RecordsView() {
         aria-rowcount={view.length}
         tabIndex={0}
         onScroll={(e) => {
-          // Content growing never scrolls; only the user (or a reveal) does. Scrolling away stops
-          // following; scrolling back to the end follows again unless a row is selected.
-          const el = e.currentTarget;
-          const atEnd = el.scrollTop + el.clientHeight >= el.scrollHeight - ROW_HEIGHT * 2;
-          if (!atEnd && stickToEnd.current) setFollowing(false);
-          else if (atEnd && !stickToEnd.current && useUi.getState().selectedSeq === null) setFollowing(true);
+          // The list's own writes land where it put them; anything else is the person scrolling.
+          // Scrolling away stops following; back to the end follows again unless a row is selected.
+          const top = e.currentTarget.scrollTop;
+          if (Math.abs(top - topRef.current) < 1) return;
+          topRef.current = top;
+          trimmedSeen.current = view.trimmed;
+          const atEnd = top >= maxScrollTop(view.length, ROW_HEIGHT, viewport) - ROW_HEIGHT * 2;
+          if (!atEnd && followRef.current) setFollowing(false);
+          else if (atEnd && !followRef.current && useUi.getState().selectedSeq === null) setFollowing(true);
+          // Draw the rows for the new position in this frame (no blank band while scrolling fast).
+          flushSync(rerender);
         }}
         onKeyDown={(e) => {
           if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
@@ -229,26 +311,13 @@ export function RecordsView() {
           const rec = view.at(next);
           if (rec) {
             select(rec.seq);
-            virtualizer.scrollToIndex(next);
+            const from = clampTop(topRef.current, view.length, ROW_HEIGHT, viewport);
+            topRef.current = revealTop(next, from, view.length, ROW_HEIGHT, viewport);
+            trimmedSeen.current = view.trimmed;
           }
         }}
       >
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const r = view.at(item.index);
-            if (!r) return null;
-            return (
-              <RecordRow
-                key={r.seq}
-                record={r}
-                selected={r.seq === selectedSeq}
-                top={item.start}
-                index={item.index}
-                onSelect={select}
-              />
-            );
-          })}
-        </div>
+        <div style={{ height: view.length * ROW_HEIGHT, position: 'relative' }}>{rows}</div>
       </div>
     </section>
   );
@@ -274,7 +343,7 @@ function RecordRow({
       aria-selected={selected}
       data-seq={r.seq}
       data-kind={r.kind}
-      className={`rec-row ${selected ? 'selected' : ''} ${r.verdict !== 'ok' ? 'bad-row' : ''} dir-${r.dir} layer-${r.layer}`}
+      className={`rec-row ${index % 2 ? 'alt' : ''} ${selected ? 'selected' : ''} ${r.verdict !== 'ok' ? 'bad-row' : ''} dir-${r.dir} layer-${r.layer}`}
       style={{ transform: `translateY(${top}px)`, height: ROW_HEIGHT }}
       onClick={() => onSelect(r.seq)}
     >
