@@ -14,6 +14,7 @@ import readline from 'node:readline';
 import { chooseFoldKernel } from '@shared/fold';
 import { TopologySession } from '../../topology-session';
 import { LabHost } from '../../lab-host';
+import { TapRouter } from '../../tap-router';
 import { newToken } from '../../../web/guard';
 import { runBrowserMode } from '../../../web/run-browser-mode';
 import { watchLifeline } from '../../../shell-common/lifeline';
@@ -33,8 +34,11 @@ if (!rendererDir) {
 const tracesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-ui-bench-'));
 const session = new TopologySession();
 const host = new LabHost(session, { tracesDir, producer: 'relay-lab bench:ui' });
-const server = await runBrowserMode(host, {
+// The window talks to the tap router in front of the host, as in `npm start -- --browser`.
+const lab = new TapRouter(host, { tracesDir, workDir: tracesDir });
+const server = await runBrowserMode(lab, {
   open: false,
+  taps: [],
   port: 0,
   rendererDir,
   autoStart: false,
