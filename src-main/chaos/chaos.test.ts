@@ -109,6 +109,28 @@ describe('chaos case bounds (issue 17: a generated case must fit its run deadlin
         expect(scheduleCostFromArgs(generateCase(seed, i))).toBeLessThanOrEqual(SCHEDULE_BUDGET_MS);
   });
 
+  it('a corrupted frame a relay reads from a rank may cost the whole host (seed 17 case 136)', () => {
+    // h0.r1.data@3:up:corruptNext in forward mode shut h0's relay data channel down, as flodl's
+    // relay does, and ranks 0..3 died: the case allowed rank 1 only. Now such a fault allows its
+    // whole host (and, with h1's uplink already broken, case 136 drops it: someone must survive).
+    expect(generateCase(17, 136).runArgs).not.toContain('h0.r1.data@3:up:corruptNext');
+    let found = 0;
+    for (const seed of [17, 2026])
+      for (let i = 0; i < 400; i++) {
+        const c = generateCase(seed, i);
+        const hostOf = c.ranksPerHost.flatMap((k, h) => Array<number>(k).fill(h));
+        for (const a of c.runArgs) {
+          const m = /^h(\d+)\.r(\d+)\.data@\d+:(up|both):corruptNext$/.exec(a);
+          if (!m || c.mode === 'direct') continue;
+          found++;
+          const host = hostOf.flatMap((h, r) => (h === Number(m[1]) ? [r] : []));
+          const allowed = new Set([...c.mustDie, ...c.mayDie]);
+          expect(host.filter((r) => !allowed.has(r))).toEqual([]);
+        }
+      }
+    expect(found).toBeGreaterThan(0);
+  });
+
   it('slices grow with the model: seed 2026 case 19 (85 KB, sliced both ways from round 2) no longer slices by 7', () => {
     const c = generateCase(2026, 19);
     expect(c.modelBytes).toBe(85104);

@@ -175,11 +175,18 @@ export function generateCase(seed: number, index: number): ChaosCase {
             ? `h${h}.uplink.${channel}`
             : `h${h}.r${rank}.${channel}`;
       const dir = rng.pick(['up', 'down', 'both'] as const);
-      const behind = uplink ? ranksOfHost(hostOf, h) : [rank];
+      // A frame a relay reads from a rank but cannot use (corrupted: its MAC fails) shuts the
+      // host's whole data channel down, as flodl's relay does (relay-channel.ts): every rank of
+      // the host may die. Elsewhere a broken rank link costs that rank alone (a reset is a read
+      // error, a corrupted frame down is the rank's own rejection, the control router forwards
+      // unread and the coordinator drops what fails).
+      const hostWide =
+        uplink || (picked === 'corruptNext' && channel === 'data' && mode !== 'direct' && dir !== 'down');
+      const behind = hostWide ? ranksOfHost(hostOf, h) : [rank];
       // The fault lasts from its round to the end of the run (a round in flight included).
       const sized = sizeGentleSpec(
         picked,
-        linkBytesPerRound(channel, uplink, mode, behind.length, modelBytes),
+        linkBytesPerRound(channel, uplink, mode, uplink ? behind.length : 1, modelBytes),
         rounds - round + 1,
         dir === 'both' ? 2 : 1,
       );
