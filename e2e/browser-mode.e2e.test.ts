@@ -4,13 +4,12 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   browserOrSkip,
-  CHROMIUM_ARGS,
-  freshProfileDir,
-  launchBrowserMode,
+  openBrowserModeSession,
   resultsDir,
+  type BrowserModeSession,
   type LaunchedApp,
 } from './support';
 
@@ -20,41 +19,31 @@ const WAIT = { timeout: 120_000 };
 const TEST_TIMEOUT = 240_000;
 
 describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () => {
+  let session: BrowserModeSession | undefined;
   let app: LaunchedApp;
-  let context: BrowserContext;
   let page: Page;
-  let profile: string;
   // Saved traces go to a folder of this run (the app's default is ~/relay-lab-traces).
   const tracesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-e2e-traces-'));
   const cspViolations: string[] = [];
   const shot = (name: string) => page.screenshot({ path: path.join(resultsDir, `${name}.png`) });
 
   beforeAll(async () => {
-    fs.mkdirSync(resultsDir, { recursive: true });
     // The first launch may build the window (electron-vite) before it serves.
-    app = await launchBrowserMode(240_000, ['--traces-dir', tracesDir]);
-    profile = freshProfileDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: exe!,
-      headless: true,
-      args: CHROMIUM_ARGS,
+    session = await openBrowserModeSession(exe!, {
+      tracesDir,
       viewport: { width: 1440, height: 900 },
       // The window's first theme follows the system: ask for the dark one.
       colorScheme: 'dark',
+      onPage: (p) =>
+        p.on('console', (m) => {
+          if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
+        }),
     });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (e) => console.error('page error:', e.message));
-    page.on('console', (m) => {
-      if (/Content Security Policy/i.test(m.text())) cspViolations.push(m.text());
-    });
-    await page.goto(app.url);
+    ({ app, page } = session);
   }, 300_000);
 
   afterAll(async () => {
-    await context?.close();
-    await app?.stop();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
-    fs.rmSync(tracesDir, { recursive: true, force: true });
+    await session?.close();
   }, 30_000);
 
   /** The topology shows exactly `count` ranks, every one alive. */

@@ -6,15 +6,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import {
-  browserOrSkip,
-  CHROMIUM_ARGS,
-  freshProfileDir,
-  launchBrowserMode,
-  resultsDir,
-  type LaunchedApp,
-} from './support';
+import type { Page } from 'playwright-core';
+import { browserOrSkip, openBrowserModeSession, resultsDir, type BrowserModeSession } from './support';
 
 const exe = browserOrSkip('explore e2e');
 // Generous waits: the machine may be busy; nothing here measures speed.
@@ -23,33 +16,21 @@ const WAIT = { timeout: 180_000 };
 const ACT = { timeout: 180_000 };
 
 describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
-  let app: LaunchedApp;
-  let context: BrowserContext;
+  let session: BrowserModeSession | undefined;
   let page: Page;
-  let profile: string;
   const tracesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-e2e-explore-'));
 
   beforeAll(async () => {
-    fs.mkdirSync(resultsDir, { recursive: true });
-    app = await launchBrowserMode(240_000, ['--traces-dir', tracesDir]);
-    profile = freshProfileDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: exe!,
-      headless: true,
-      args: CHROMIUM_ARGS,
+    session = await openBrowserModeSession(exe!, {
+      tracesDir,
       viewport: { width: 1600, height: 1000 },
       colorScheme: 'dark',
     });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (e) => console.error('page error:', e.message));
-    await page.goto(app.url);
+    ({ page } = session);
   }, 300_000);
 
   afterAll(async () => {
-    await context?.close();
-    await app?.stop();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
-    fs.rmSync(tracesDir, { recursive: true, force: true });
+    await session?.close();
   }, 30_000);
 
   it('runs a sweep, shows it against theory, opens a case trace, saves and reopens it', async () => {

@@ -1,8 +1,9 @@
 // Nothing the lab starts outlives its parent (issue 17.2). The lab is started
 // as a person starts it (`npm start`, or scripts/start.mjs) with a browser it
 // opens, then one level at a time is killed with SIGKILL: a rank, the browser,
-// the engine with its server, the launcher, npm itself. Two seconds later
-// nothing of what was below it runs. Processes are known by pid and start
+// the engine with its server, the launcher, npm itself. Two seconds after the
+// kill landed nothing of what was below it runs; each check prints how long
+// the slowest process actually took. Processes are known by pid and start
 // time (a recycled pid is not the same process); a zombie is not running
 // (this container's init does not reap, so the dead stay listed as zombies).
 import { describe, it, expect } from 'vitest';
@@ -135,15 +136,52 @@ async function launch(viaNpm: boolean): Promise<Lab> {
   return { top, procs, cleanup };
 }
 
-/** Kills `victim` with SIGKILL and expects every process in `below` to be gone within 2 s. */
-async function killAndCheck(victim: Proc, below: Proc[]): Promise<void> {
+/** The requirement (issue 17.2): nothing below a SIGKILLed level runs 2 s after the kill landed. */
+const REQUIRED_MS = 2000;
+/**
+ * How long the check keeps watching before it gives up on a process: well past the requirement,
+ * so a slow exit is measured and reported (with its time) instead of cut off at 2 s.
+ */
+const WATCH_MS = 30_000;
+
+/**
+ * Kills `victim` with SIGKILL and measures, for every process in `below`, how long after the kill
+ * landed (the victim seen gone) it was seen gone. Polls each pid's own /proc entry every 20 ms, so
+ * a reading is late by at most one poll (plus scheduling on a loaded machine): the times are
+ * upper bounds. Every process must be gone within REQUIRED_MS of the kill landing.
+ */
+async function killAndCheck(level: string, victim: Proc, below: Proc[]): Promise<void> {
+  const sent = performance.now();
   process.kill(victim.pid, 'SIGKILL');
-  await expect
-    .poll(() => below.filter(running).map((p) => `${p.pid} ${p.cmd.slice(0, 100)}`), {
-      timeout: 2000,
-      interval: 100,
-    })
-    .toEqual([]);
+  const goneAt = new Map<Proc, number>();
+  let landed: number | null = null;
+  const deadline = sent + WATCH_MS;
+  while (performance.now() < deadline) {
+    const now = performance.now();
+    if (landed === null && !running(victim)) landed = now;
+    for (const p of below) if (!goneAt.has(p) && !running(p)) goneAt.set(p, now);
+    if (landed !== null && goneAt.size === below.length) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const from = landed ?? sent;
+  const left = below.filter((p) => !goneAt.has(p));
+  const times = below
+    .filter((p) => goneAt.has(p))
+    .map((p) => ({ ms: Math.round(goneAt.get(p)! - from), p }))
+    .sort((a, b) => b.ms - a.ms);
+  const slowest = times[0];
+  // The figures, whatever the outcome: how long the slowest took, and which process it was.
+  console.log(
+    `process-lifetime: SIGKILL ${level} (pid ${victim.pid}): landed after ${Math.round(from - sent)} ms; ` +
+      `${times.length}/${below.length} gone, the last ${slowest ? `${slowest.ms} ms after (${slowest.p.cmd.slice(0, 80)})` : '-'}` +
+      (left.length ? `; still running after ${WATCH_MS} ms: ${left.map((p) => p.pid).join(', ')}` : ''),
+  );
+  expect(left.map((p) => `${p.pid} ${p.cmd.slice(0, 100)}`)).toEqual([]);
+  expect(
+    times
+      .filter((t) => t.ms > REQUIRED_MS)
+      .map((t) => `${t.p.pid} gone after ${t.ms} ms: ${t.p.cmd.slice(0, 100)}`),
+  ).toEqual([]);
 }
 
 describe.runIf(process.platform === 'linux')('nothing the lab starts outlives its parent', () => {
@@ -152,13 +190,13 @@ describe.runIf(process.platform === 'linux')('nothing the lab starts outlives it
     try {
       let t = lab.procs();
       const rank = ranks(t)[0];
-      await killAndCheck(rank, [rank]);
+      await killAndCheck('a rank', rank, [rank]);
       // The browser's own helpers (Chromium's zygotes, renderers, GPU) go with it.
       const browserMain = browsers(t).find((b) => !browsers(t).some((o) => o.pid === b.ppid))!;
-      await killAndCheck(browserMain, tree(browserMain.pid));
+      await killAndCheck('the browser', browserMain, tree(browserMain.pid));
       t = lab.procs();
       expect(engine(t)).toBeDefined();
-      await killAndCheck(t[0], t);
+      await killAndCheck('the launcher (scripts/start.mjs)', t[0], t);
     } finally {
       lab.cleanup();
     }
@@ -168,7 +206,7 @@ describe.runIf(process.platform === 'linux')('nothing the lab starts outlives it
     const lab = await launch(false);
     try {
       const t = lab.procs();
-      await killAndCheck(engine(t)!, t);
+      await killAndCheck('the engine', engine(t)!, t);
     } finally {
       lab.cleanup();
     }
@@ -179,7 +217,7 @@ describe.runIf(process.platform === 'linux')('nothing the lab starts outlives it
     try {
       const t = lab.procs();
       expect(t[0].cmd).toMatch(/npm/);
-      await killAndCheck(t[0], t);
+      await killAndCheck('npm start', t[0], t);
     } finally {
       lab.cleanup();
     }

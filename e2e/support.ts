@@ -1,11 +1,14 @@
 // Helpers for the end-to-end tests: find a browser, launch the app as a
-// person would (npm start -- --browser --no-open), read its URL line.
+// person would (npm start -- --browser --no-open), read its URL line, and
+// open it in a fresh Chromium (openBrowserModeSession). Additive: other e2e
+// files use these too.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const resultsDir = path.join(root, 'test-results', 'e2e');
@@ -115,5 +118,71 @@ export function electronBinary(): string | null {
     return typeof exe === 'string' && fs.existsSync(exe) ? exe : null;
   } catch {
     return null;
+  }
+}
+
+export interface BrowserModeSessionOptions {
+  /** The window size Chromium opens the page at. */
+  viewport: { width: number; height: number };
+  /** The system theme the page sees (the window's first theme follows it). */
+  colorScheme?: 'dark' | 'light';
+  /** A traces folder for this run (`--traces-dir`); removed on close. Absent: the app's default. */
+  tracesDir?: string;
+  /** How long `npm start` may take to print its URL (the first launch may build the window). */
+  launchTimeoutMs?: number;
+  /** Called with the page before it loads the app (listeners that must see the first load). */
+  onPage?: (page: Page) => void;
+}
+
+export interface BrowserModeSession {
+  app: LaunchedApp;
+  context: BrowserContext;
+  page: Page;
+  /** Closes the browser, stops the app, removes the profile and the traces folder. Safe to call twice. */
+  close: () => Promise<void>;
+}
+
+/**
+ * The setup every browser-mode e2e shares: `npm start -- --browser --no-open`, a fresh Chromium
+ * profile, one page on the app's URL with page errors logged. A failure part way cleans up what
+ * was started before it throws.
+ */
+export async function openBrowserModeSession(
+  exe: string,
+  opts: BrowserModeSessionOptions,
+): Promise<BrowserModeSession> {
+  fs.mkdirSync(resultsDir, { recursive: true });
+  let app: LaunchedApp | undefined;
+  let context: BrowserContext | undefined;
+  const profile = freshProfileDir();
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await context?.close().catch(() => {});
+    await app?.stop();
+    fs.rmSync(profile, { recursive: true, force: true });
+    if (opts.tracesDir) fs.rmSync(opts.tracesDir, { recursive: true, force: true });
+  };
+  try {
+    app = await launchBrowserMode(
+      opts.launchTimeoutMs ?? 240_000,
+      opts.tracesDir ? ['--traces-dir', opts.tracesDir] : [],
+    );
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: exe,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: opts.viewport,
+      ...(opts.colorScheme ? { colorScheme: opts.colorScheme } : {}),
+    });
+    const page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (e) => console.error('page error:', e.message));
+    opts.onPage?.(page);
+    await page.goto(app.url);
+    return { app, context, page, close };
+  } catch (e) {
+    await close();
+    throw e;
   }
 }

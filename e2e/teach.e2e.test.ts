@@ -6,44 +6,23 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import {
-  browserOrSkip,
-  CHROMIUM_ARGS,
-  freshProfileDir,
-  launchBrowserMode,
-  resultsDir,
-  type LaunchedApp,
-} from './support';
+import type { Page } from 'playwright-core';
+import { browserOrSkip, openBrowserModeSession, resultsDir, type BrowserModeSession } from './support';
 
 const exe = browserOrSkip('teach e2e');
 const WAIT = { timeout: 120_000 };
 
 describe.skipIf(!exe)('teaching in place, end to end', { timeout: 240_000 }, () => {
-  let app: LaunchedApp;
-  let context: BrowserContext;
+  let session: BrowserModeSession | undefined;
   let page: Page;
-  let profile: string;
 
   beforeAll(async () => {
-    fs.mkdirSync(resultsDir, { recursive: true });
-    app = await launchBrowserMode(240_000);
-    profile = freshProfileDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: exe!,
-      headless: true,
-      args: CHROMIUM_ARGS,
-      viewport: { width: 1600, height: 1000 },
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (e) => console.error('page error:', e.message));
-    await page.goto(app.url);
+    session = await openBrowserModeSession(exe!, { viewport: { width: 1600, height: 1000 } });
+    ({ page } = session);
   }, 300_000);
 
   afterAll(async () => {
-    await context?.close();
-    await app?.stop();
-    if (profile) fs.rmSync(profile, { recursive: true, force: true });
+    await session?.close();
   }, 30_000);
 
   async function resume() {

@@ -296,6 +296,22 @@ describe('capture files of every supported kind', () => {
     expect(snap.ranks.filter((x) => x.host === 3).map((x) => x.rank)).toEqual([6, 7]);
   });
 
+  it('the imported trace records the control index table it was decoded with (v2 when not named)', async () => {
+    const r = importCapture(pcap(LINKTYPE.LINUX_SLL, false, { le: true, nano: false }), {
+      mac,
+      indexTable: 'v2-late',
+    });
+    const tableOf = async (indexTable?: 'v2-late') => {
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (b: Buffer) => chunks.push(b));
+      await writeImportTrace(r, mac.salt, out, 64 * 1024, indexTable);
+      return (await loadTrace(chunks)).header.config.controlIndexTable;
+    };
+    expect(await tableOf('v2-late')).toBe('v2-late');
+    expect(await tableOf()).toBe('v2');
+  });
+
   it('a file that is no capture gets a named error', () => {
     let err: unknown;
     try {

@@ -5,6 +5,7 @@
 // written as a trace with every gap named.
 import type { Writable } from 'node:stream';
 import type { UplinkMode } from '@shared/lab/topology';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { Mac } from '@shared/wire/mac';
 import type { TraceLink } from '../lab/trace/format';
 import { TraceWriter } from '../lab/trace/ndjson';
@@ -18,6 +19,7 @@ export interface ImportOptions {
   mac: Mac;
   ceiling?: number;
   controlVersion?: number;
+  indexTable?: ControlIndexTable;
   snapLen?: number;
 }
 
@@ -127,6 +129,7 @@ function decodeConnection(conn: TcpConnection, o: ImportOptions, startedAt: numb
     mac: o.mac,
     ceiling: o.ceiling,
     controlVersion: o.controlVersion,
+    indexTable: o.indexTable,
     snapLen: o.snapLen,
     midStream: conn.midStream,
     onUnit: (u) => units.push(u),
@@ -189,13 +192,19 @@ export async function writeImportTrace(
   salt: Uint8Array,
   out: string | Writable,
   snapLen: number,
+  /** The control message index table the capture was decoded with: the trace's readers use it too. */
+  indexTable?: ControlIndexTable,
 ): Promise<number> {
   const header = captureTraceHeader({
     salt,
     startedAt: r.startedAt,
     producer: 'relay-lab import',
     snapLen,
-    config: { ranksPerHost: r.ranksPerHost, mode: r.mode },
+    config: {
+      ranksPerHost: r.ranksPerHost,
+      mode: r.mode,
+      ...(indexTable ? { controlIndexTable: indexTable } : {}),
+    },
     // Every link known up front (a reconnect with the same id comes as a link event).
     links: [...new Map(r.streams.map((s) => [s.link.id, s.link] as const)).values()],
   });

@@ -8,6 +8,7 @@
 // (Longer than the usual 400 lines: one state machine over both directions,
 // whose boundary, resync and gap rules share the same per-direction state.)
 import type { Direction } from '@shared/lab/state';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { UnitLayer } from '@shared/lab/records';
 import { readU32LE } from '@shared/wire/bytes';
 import {
@@ -65,6 +66,7 @@ export interface StreamDecoderOptions {
   mac: Mac;
   ceiling?: number;
   controlVersion?: number;
+  indexTable?: ControlIndexTable;
   /** Bytes of each unit kept for the record (default 64 KiB). */
   snapLen?: number;
   /** Units up to this size are held whole and dissected; bigger ones are checked streamed (default DEFAULT_WHOLE_LIMIT). */
@@ -312,7 +314,12 @@ export class StreamDecoder {
     s.unit = new UnitAssembly(
       layer,
       total,
-      { mac: this.o.mac, ceiling: this.ceiling, controlVersion: this.o.controlVersion },
+      {
+        mac: this.o.mac,
+        ceiling: this.ceiling,
+        controlVersion: this.o.controlVersion,
+        indexTable: this.o.indexTable,
+      },
       this.snapLen,
       this.wholeLimit,
     );

@@ -9,6 +9,7 @@
 // connection, and never holds a byte of the forwarding.
 import net from 'node:net';
 import type { Direction } from '@shared/lab/state';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { Mac } from '@shared/wire/mac';
 import type { TraceLink } from '../lab/trace/format';
 import { linkIdOf, traceLinkOf, type ConnEndpoints } from './link-naming';
@@ -24,6 +25,7 @@ export interface TapProxyOptions {
   name?: string;
   ceiling?: number;
   controlVersion?: number;
+  indexTable?: ControlIndexTable;
   snapLen?: number;
   /** Decoder backlog per connection before it drops bytes (default 64 MiB). */
   maxQueuedBytes?: number;
@@ -70,6 +72,7 @@ class TappedConnection {
       mac: o.mac,
       ceiling: o.ceiling,
       controlVersion: o.controlVersion,
+      indexTable: o.indexTable,
       snapLen: o.snapLen,
       onUnit: (u) => this.unit(u),
     });

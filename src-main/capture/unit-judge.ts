@@ -19,11 +19,14 @@ import type { WireErrorCode } from '@shared/wire/errors';
 import type { Mac } from '@shared/wire/mac';
 import { muxKindOfByte } from '@shared/wire/mux';
 import { decodeRelayControl, type RelayControlMsg } from '@shared/wire/relay-control';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 
 export interface JudgeContext {
   mac: Mac;
   ceiling: number;
   controlVersion?: number;
+  /** The control message index table the capture's cluster speaks (default v2). */
+  indexTable?: ControlIndexTable;
 }
 
 export interface UnitFacts {
@@ -97,7 +100,12 @@ function judgeHandshake(bytes: Uint8Array, ctx: JudgeContext): UnitFacts {
 }
 
 function judgeMux(bytes: Uint8Array, ctx: JudgeContext): UnitFacts {
-  const d = dissect('mux', bytes, { mac: ctx.mac, ceiling: ctx.ceiling, controlVersion: ctx.controlVersion });
+  const d = dissect('mux', bytes, {
+    mac: ctx.mac,
+    ceiling: ctx.ceiling,
+    controlVersion: ctx.controlVersion,
+    indexTable: ctx.indexTable,
+  });
   const kindByte = bytes[8];
   const recKind = muxKindOfByte(kindByte) ?? `kind 0x${kindByte.toString(16)}`;
   const headerRank = readU32LE(bytes, 9);
@@ -143,6 +151,7 @@ function judgeLenFrame(bytes: Uint8Array, ctx: JudgeContext): UnitFacts {
     mac: ctx.mac,
     ceiling: ctx.ceiling,
     controlVersion: ctx.controlVersion,
+    indexTable: ctx.indexTable,
   });
   const kind = innerKindOf(bytes.subarray(4)) ?? 'LenFrame';
   let verdict = d.verdict;

@@ -5,7 +5,8 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { checkRun, type RunObservation } from './check';
-import { generateCase, type ChaosCase } from './generate';
+import fc from 'fast-check';
+import { generateCase, SCHEDULE_BUDGET_MS, STALENESS_MS, type ChaosCase } from './generate';
 import { CHAOS_TAG_ENV, processesTagged, relayLabBin, runCase } from './runner';
 import type { soak } from './soak';
 
@@ -25,6 +26,7 @@ function smallCase(runArgs: string[], extra: Partial<ChaosCase>): ChaosCase {
     mustDie: [],
     mayDie: [],
     mayEndEarly: false,
+    scheduleMs: 0,
     ...extra,
   };
 }
@@ -52,6 +54,97 @@ describe('chaos case generator', () => {
     expect(modes.size).toBe(12);
     expect([...flags].sort()).toEqual(['--kill-host', '--kill-rank', '--link-fault', '--pause-rank']);
     expect(generateCase(8, 0)).not.toEqual(generateCase(7, 0));
+  });
+});
+
+/**
+ * What a case's schedule may add to its run, recomputed from its `run` arguments alone (not from
+ * the generator's own estimate): each sliced link costs (gap + 0.5 ms) per slice of the bytes it
+ * may carry from its round on, a bandwidth cap the bytes over the rate, a stall its length, a
+ * pause the staleness limit plus a second, latency a few exchanges per round.
+ */
+function scheduleCostFromArgs(c: ChaosCase): number {
+  let ms = 0;
+  for (let i = 0; i < c.runArgs.length; i++) {
+    const flag = c.runArgs[i];
+    const value = c.runArgs[i + 1];
+    if (flag === '--pause-rank') ms += STALENESS_MS + 1000;
+    if (flag !== '--link-fault') continue;
+    const m = /^(\S+)@(\d+):(up|down|both):(.*)$/.exec(value)!;
+    const [, link, round, dir, spec] = m;
+    const rounds = c.rounds - Number(round) + 1;
+    const dirs = dir === 'both' ? 2 : 1;
+    // What a link carries per round and direction: a host's control uplink carries every rank's
+    // messages, its data uplink every rank's frame in forward mode but one HostFrame in fold mode.
+    const host = /^h(\d+)\.uplink\./.exec(link);
+    const ranks = host ? c.ranksPerHost[Number(host[1])] : 1;
+    const perRound = link.endsWith('.control')
+      ? ranks * 1024
+      : (c.mode === 'forward' ? ranks : 1) * (c.modelBytes + 128);
+    const bytes = perRound * rounds;
+    const kv = Object.fromEntries(spec.split(',').map((p) => p.split('=')));
+    if (kv.sliceBytes)
+      ms += dirs * Math.ceil(bytes / Number(kv.sliceBytes)) * (Number(kv.sliceGapMs ?? 0) + 0.5);
+    if (kv.bandwidth) ms += (bytes * 1000) / Number(kv.bandwidth);
+    if (kv.stallMs) ms += Number(kv.stallMs);
+    if (kv.latencyMs) ms += rounds * 8 * (Number(kv.latencyMs) + Number(kv.jitterMs ?? 0));
+  }
+  return ms;
+}
+
+describe('chaos case bounds (issue 17: a generated case must fit its run deadline)', () => {
+  it('every generated case: its schedule costs at most the budget, recomputed from its run line', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.nat(999), (seed, index) => {
+        const c = generateCase(seed, index);
+        const cost = scheduleCostFromArgs(c);
+        expect(cost).toBeLessThanOrEqual(SCHEDULE_BUDGET_MS);
+        expect(c.scheduleMs).toBeLessThanOrEqual(SCHEDULE_BUDGET_MS);
+      }),
+      { numRuns: 10_000 },
+    );
+    // The soaks of record, every case.
+    for (const seed of [17, 2026])
+      for (let i = 0; i < 200; i++)
+        expect(scheduleCostFromArgs(generateCase(seed, i))).toBeLessThanOrEqual(SCHEDULE_BUDGET_MS);
+  });
+
+  it('a corrupted frame a relay reads from a rank may cost the whole host (seed 17 case 136)', () => {
+    // h0.r1.data@3:up:corruptNext in forward mode shut h0's relay data channel down, as flodl's
+    // relay does, and ranks 0..3 died: the case allowed rank 1 only. Now such a fault allows its
+    // whole host (and, with h1's uplink already broken, case 136 drops it: someone must survive).
+    expect(generateCase(17, 136).runArgs).not.toContain('h0.r1.data@3:up:corruptNext');
+    let found = 0;
+    for (const seed of [17, 2026])
+      for (let i = 0; i < 400; i++) {
+        const c = generateCase(seed, i);
+        const hostOf = c.ranksPerHost.flatMap((k, h) => Array<number>(k).fill(h));
+        for (const a of c.runArgs) {
+          const m = /^h(\d+)\.r(\d+)\.data@\d+:(up|both):corruptNext$/.exec(a);
+          if (!m || c.mode === 'direct') continue;
+          found++;
+          const host = hostOf.flatMap((h, r) => (h === Number(m[1]) ? [r] : []));
+          const allowed = new Set([...c.mustDie, ...c.mayDie]);
+          expect(host.filter((r) => !allowed.has(r))).toEqual([]);
+        }
+      }
+    expect(found).toBeGreaterThan(0);
+  });
+
+  it('slices grow with the model: seed 2026 case 19 (85 KB, sliced both ways from round 2) no longer slices by 7', () => {
+    const c = generateCase(2026, 19);
+    expect(c.modelBytes).toBe(85104);
+    const slice = c.runArgs.find((a) => a.startsWith('h0.r0.data@2:both:sliceBytes='))!;
+    const bytes = Number(/sliceBytes=(\d+)/.exec(slice)![1]);
+    // 2 × 85 KB × 6 rounds at 7 bytes a slice is about 150,000 slices; now at most about 4,000.
+    expect(bytes).toBeGreaterThan(7);
+    expect((2 * (85104 + 128) * 6) / bytes).toBeLessThanOrEqual(4100);
+    // Small models keep the 7-byte slices that split every header field across reads.
+    const small = Array.from({ length: 300 }, (_, i) => generateCase(7, i)).filter(
+      (x) => x.modelBytes <= 2048 && x.runArgs.some((a) => a.includes('sliceBytes=')),
+    );
+    expect(small.length).toBeGreaterThan(0);
+    for (const x of small) expect(x.runArgs.join(' ')).toMatch(/sliceBytes=7,/);
   });
 });
 

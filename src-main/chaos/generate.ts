@@ -24,6 +24,11 @@ export interface ChaosCase {
   mayDie: number[];
   /** True when a fault may end the rounds early (strict policy, a reset or corrupted link). */
   mayEndEarly: boolean;
+  /**
+   * What the schedule's faults may add to the run (slicing gaps, bandwidth caps, stalls, pauses
+   * waited out to the staleness limit), a conservative estimate: never over SCHEDULE_BUDGET_MS.
+   */
+  scheduleMs: number;
 }
 
 /** A small deterministic PRNG (mix32 over a counter): the cases must not depend on Math.random. */
@@ -58,10 +63,77 @@ const BREAKING_SPECS = ['reset', 'corruptNext'];
 
 export const STALENESS_MS = 6000;
 
+/**
+ * The most a case's schedule may add to its run: well inside the soak's default 60 s run
+ * deadline, the rest left for the rounds themselves on a loaded 2-core machine.
+ */
+export const SCHEDULE_BUDGET_MS = 30_000;
+/** The most one sliced link may cost over the whole run; 3 faults at most per case. */
+const SLICE_BUDGET_MS = 6_000;
+/** What a slice costs beyond its gap (a timer and a socket write, on a loaded machine). */
+const SLICE_OVERHEAD_MS = 0.5;
+/** The smallest slice, the one that splits every header field across reads. */
+const MIN_SLICE_BYTES = 7;
+const SLICE_GAP_MS = 1;
+/** Framing around a rank's model bytes in one round (len prefix, mux header, RoundFrame, MAC). */
+const FRAME_OVERHEAD_BYTES = 128;
+/** Control bytes one link carries in a round (Sync, SyncNow, heartbeats): small, bounded generously. */
+const CONTROL_BYTES_PER_ROUND = 1024;
+/** A paused rank costs the round the staleness limit plus a heartbeat period to notice. */
+const PAUSE_COST_MS = STALENESS_MS + 1000;
+
 interface ScheduledFault {
   flag: string;
   value: string;
   round: number;
+  /** What this fault may add to the run (see ChaosCase.scheduleMs). */
+  costMs: number;
+}
+
+/** Bytes one direction of a link carries in a round. */
+function linkBytesPerRound(
+  channel: 'data' | 'control',
+  hostUplink: boolean,
+  mode: Mode,
+  ranksOnHost: number,
+  modelBytes: number,
+): number {
+  if (channel === 'control') return CONTROL_BYTES_PER_ROUND * (hostUplink ? ranksOnHost : 1);
+  const frame = modelBytes + FRAME_OVERHEAD_BYTES;
+  // A forward-mode uplink carries every rank's frame; a fold uplink one HostFrame.
+  return hostUplink && mode === 'forward' ? ranksOnHost * frame : frame;
+}
+
+/**
+ * A gentle spec sized to the link: slices grow with the bytes they cut so one sliced link
+ * costs at most SLICE_BUDGET_MS (7-byte slices of an 85 KB model over 8 rounds take minutes),
+ * and the estimated cost of the chosen spec.
+ */
+function sizeGentleSpec(
+  spec: string,
+  bytesPerRound: number,
+  roundsAffected: number,
+  directions: number,
+): { spec: string; costMs: number } {
+  const bytes = bytesPerRound * roundsAffected;
+  if (spec.startsWith('sliceBytes=')) {
+    const perSlice = SLICE_GAP_MS + SLICE_OVERHEAD_MS;
+    const sliceBytes = Math.max(
+      MIN_SLICE_BYTES,
+      Math.ceil((directions * bytes * perSlice) / SLICE_BUDGET_MS),
+    );
+    const costMs = directions * Math.ceil(bytes / sliceBytes) * perSlice;
+    return { spec: `sliceBytes=${sliceBytes},sliceGapMs=${SLICE_GAP_MS}`, costMs };
+  }
+  const bandwidth = /^bandwidth=(\d+)$/.exec(spec);
+  // Up and down are separate lanes: the directions overlap in time.
+  if (bandwidth) return { spec, costMs: (bytes * 1000) / Number(bandwidth[1]) };
+  const stall = /^stallMs=(\d+)$/.exec(spec);
+  if (stall) return { spec, costMs: Number(stall[1]) };
+  const latency = /latencyMs=(\d+)(?:,jitterMs=(\d+))?/.exec(spec);
+  // Latency delays each message once; a round is a few control and data exchanges.
+  if (latency) return { spec, costMs: roundsAffected * 8 * (Number(latency[1]) + Number(latency[2] ?? 0)) };
+  return { spec, costMs: 0 };
 }
 
 export function generateCase(seed: number, index: number): ChaosCase {
@@ -91,7 +163,7 @@ export function generateCase(seed: number, index: number): ChaosCase {
     const kind = rng.pick(['kill-rank', 'pause-rank', 'kill-host', 'link-fault', 'link-fault'] as const);
     if (kind === 'link-fault') {
       const breaking = rng.chance(0.3);
-      const spec = breaking ? rng.pick(BREAKING_SPECS) : rng.pick(GENTLE_SPECS);
+      const picked = breaking ? rng.pick(BREAKING_SPECS) : rng.pick(GENTLE_SPECS);
       const rank = rng.int(0, world - 1);
       const h = hostOf[rank];
       const channel = rng.pick(['data', 'control'] as const);
@@ -103,14 +175,34 @@ export function generateCase(seed: number, index: number): ChaosCase {
             ? `h${h}.uplink.${channel}`
             : `h${h}.r${rank}.${channel}`;
       const dir = rng.pick(['up', 'down', 'both'] as const);
-      const behind = uplink ? ranksOfHost(hostOf, h) : [rank];
+      // A frame a relay reads from a rank but cannot use (corrupted: its MAC fails) shuts the
+      // host's whole data channel down, as flodl's relay does (relay-channel.ts): every rank of
+      // the host may die. Elsewhere a broken rank link costs that rank alone (a reset is a read
+      // error, a corrupted frame down is the rank's own rejection, the control router forwards
+      // unread and the coordinator drops what fails).
+      const hostWide =
+        uplink || (picked === 'corruptNext' && channel === 'data' && mode !== 'direct' && dir !== 'down');
+      const behind = hostWide ? ranksOfHost(hostOf, h) : [rank];
+      // The fault lasts from its round to the end of the run (a round in flight included).
+      const sized = sizeGentleSpec(
+        picked,
+        linkBytesPerRound(channel, uplink, mode, uplink ? behind.length : 1, modelBytes),
+        rounds - round + 1,
+        dir === 'both' ? 2 : 1,
+      );
+      const spec = sized.spec;
       if (breaking) {
         const next = new Set([...mustDie, ...mayDie, ...behind]);
         if (survivorsIf(next) < 1) continue;
         for (const r of behind) mayDie.add(r);
         mayEndEarly = true;
       }
-      faults.push({ flag: '--link-fault', value: `${link}@${round}:${dir}:${spec}`, round });
+      faults.push({
+        flag: '--link-fault',
+        value: `${link}@${round}:${dir}:${spec}`,
+        round,
+        costMs: sized.costMs,
+      });
       continue;
     }
     const targets =
@@ -119,7 +211,12 @@ export function generateCase(seed: number, index: number): ChaosCase {
     if (survivorsIf(next) < 1) continue;
     for (const r of targets) mustDie.add(r);
     const target = kind === 'kill-host' ? hostOf[targets[0]] : targets[0];
-    faults.push({ flag: `--${kind}`, value: `${target}@${round}`, round });
+    faults.push({
+      flag: `--${kind}`,
+      value: `${target}@${round}`,
+      round,
+      costMs: kind === 'pause-rank' ? PAUSE_COST_MS : 0,
+    });
   }
   // Under the strict policy the first fault ends the reduce (WIRE.md 7.2): a
   // fault scheduled after it may never happen, so its deaths are only possible.
@@ -180,6 +277,7 @@ export function generateCase(seed: number, index: number): ChaosCase {
     mustDie: [...mustDie].sort((a, b) => a - b),
     mayDie: [...mayDie].sort((a, b) => a - b),
     mayEndEarly,
+    scheduleMs: Math.ceil(faults.reduce((ms, f) => ms + f.costMs, 0)),
   };
 }
 

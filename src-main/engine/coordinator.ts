@@ -23,6 +23,7 @@ import { encodeLenPrefix } from '@shared/wire/len-frame';
 import type { Mac } from '@shared/wire/mac';
 import { encodeMuxRecord, muxKindOfByte } from '@shared/wire/mux';
 import { decodeRelayControl } from '@shared/wire/relay-control';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { Conn } from './conn';
 import type { DeadRanks } from './dead-ranks';
 import { LenFrameReader } from '@shared/wire/len-frame-reader';
@@ -35,6 +36,8 @@ export interface CoordinatorOptions {
   worldSize: number;
   mac: Mac;
   controlVersion: number;
+  /** The ControlMsgWire / TimingMsgWire indices the session speaks (default v2). */
+  indexTable?: ControlIndexTable;
   dead: DeadRanks;
   stalenessMs: number;
   tap?: Tap;
@@ -297,7 +300,7 @@ export class Coordinator {
         });
         return;
       }
-      const msg = decodeTimingMsg(f.payload);
+      const msg = decodeTimingMsg(f.payload, { indexTable: this.opts.indexTable });
       units.record({
         dir: 'up',
         layer,
@@ -360,7 +363,11 @@ export class Coordinator {
     const route = this.routes.get(rank);
     if (!route || route.conn.closed || route.conn.writer.error) return false;
     const frame = encodeControlFrame(
-      { version: this.opts.controlVersion, msgKind: MSG_KIND_CONTROL, payload: encodeControlMsg(msg) },
+      {
+        version: this.opts.controlVersion,
+        msgKind: MSG_KIND_CONTROL,
+        payload: encodeControlMsg(msg, { indexTable: this.opts.indexTable }),
+      },
       this.opts.mac,
     );
     const parts = route.direct

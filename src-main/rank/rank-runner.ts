@@ -94,7 +94,11 @@ export async function runRank(
 
   const sendTiming = (msg: TimingMsg) => {
     const frame = encodeControlFrame(
-      { version: spec.controlVersion, msgKind: MSG_KIND_TIMING, payload: encodeTimingMsg(msg) },
+      {
+        version: spec.controlVersion,
+        msgKind: MSG_KIND_TIMING,
+        payload: encodeTimingMsg(msg, { indexTable: spec.controlIndexTable }),
+      },
       mac,
     );
     void control.sendBlob([frame]);
@@ -115,7 +119,7 @@ export async function runRank(
     try {
       const f = decodeControlFrame(blob, mac, { version: spec.controlVersion });
       if (f.msgKind !== MSG_KIND_CONTROL) return;
-      const m = decodeControlMsg(f.payload);
+      const m = decodeControlMsg(f.payload, { indexTable: spec.controlIndexTable });
       if (m.type === 'SyncNow') pushCmd('sync');
       else if (m.type === 'Shutdown' || m.type === 'ShutdownWithSave') pushCmd('shutdown');
     } catch (e) {

@@ -1,6 +1,8 @@
 // What a rank process is told to do. The lab hands it over in the
 // RELAY_LAB_RANK_SPEC environment variable (JSON); `relay-lab rank` builds it
 // from flags.
+import { isControlIndexTable, type ControlIndexTable } from '@shared/wire/control-msg-tables';
+
 export interface RankSpec {
   rank: number;
   worldSize: number;
@@ -13,6 +15,8 @@ export interface RankSpec {
   direct: boolean;
   dataVersion: number;
   controlVersion: number;
+  /** The ControlMsgWire / TimingMsgWire indices the session speaks; absent = v2. */
+  controlIndexTable?: ControlIndexTable;
   modelBytes: number;
   shapes?: number[][];
   dtype: 'f32' | 'bf16';
@@ -61,6 +65,10 @@ export function parseRankSpec(json: string): RankSpec {
   for (const k of ['rank', 'worldSize', 'dataPort', 'controlPort', 'modelBytes', 'seed', 'rounds'] as const) {
     if (!Number.isInteger(s[k]) || s[k] < 0) throw new Error(`rank spec: ${k} must be a whole number`);
   }
+  if (s.controlIndexTable !== undefined && !isControlIndexTable(s.controlIndexTable))
+    throw new Error(
+      `rank spec: controlIndexTable must be v2 or v2-late, got ${JSON.stringify(s.controlIndexTable)}`,
+    );
   if (s.worldSize < 1) throw new Error('rank spec: worldSize must be at least 1');
   if (s.rank >= s.worldSize) throw new Error(`rank_id ${s.rank} must be < world_size ${s.worldSize}`);
   return s;

@@ -28,6 +28,7 @@ export function reproConfig(r: Repro): TopologyConfig {
     stalenessMs: t.stalenessMs,
     roundIntervalMs: t.intervalMs,
     rounds: t.rounds,
+    controlIndexTable: t.controlIndexTable,
   };
 }
 
@@ -122,6 +123,7 @@ export function reproFromRun(
       stalenessMs: config.stalenessMs,
       intervalMs: config.roundIntervalMs,
       rounds: config.rounds,
+      controlIndexTable: config.controlIndexTable,
     },
     schedule: [...faults].sort((a, b) => a.round - b.round).map(actionOf),
     expectations: {

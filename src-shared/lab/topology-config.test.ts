@@ -67,6 +67,30 @@ describe('parseTopologyConfig', () => {
   });
 });
 
+describe('the control message index table (issue 16 item 9)', () => {
+  it('is a named setting: v2 by default, v2-late selectable, anything else a named error', () => {
+    expect(DEFAULT_TOPOLOGY.controlIndexTable).toBe('v2');
+    expect(resolveTopologyConfig({}, fixedSalt).config.controlIndexTable).toBe('v2');
+    expect(parseTopologyConfig({ controlIndexTable: 'v2-late' })).toEqual({ controlIndexTable: 'v2-late' });
+    expect(resolveTopologyConfig({ controlIndexTable: 'v2-late' }, fixedSalt).config.controlIndexTable).toBe(
+      'v2-late',
+    );
+    for (const bad of ['v3', 'V2', '', 2, null]) {
+      expect(fieldOf(() => parseTopologyConfig({ controlIndexTable: bad }))).toBe('config.controlIndexTable');
+      expect(() => parseTopologyConfig({ controlIndexTable: bad })).toThrow(
+        /^config.controlIndexTable must be one of v2, v2-late$/,
+      );
+    }
+    // The window's start command meets the same check, naming the field.
+    expect(validateLabCommand({ type: 'start', config: { controlIndexTable: 'v2-late' } })).toMatchObject({
+      config: { controlIndexTable: 'v2-late' },
+    });
+    expect(fieldOf(() => validateLabCommand({ type: 'start', config: { controlIndexTable: 'late' } }))).toBe(
+      'config.controlIndexTable',
+    );
+  });
+});
+
 describe('resolveTopologyConfig', () => {
   it('fills the defaults and parses the salt once into bytes and hex', () => {
     const { config, salt } = resolveTopologyConfig({ saltHex: '0F'.repeat(16), rounds: 3 }, fixedSalt);

@@ -10,6 +10,7 @@ import {
   type WireDtype,
 } from './topology';
 import { isPlainObject, int, oneOf, onlyKeys, type Fail } from './field-checks';
+import { CONTROL_INDEX_TABLES, type ControlIndexTable } from '../wire/control-msg-tables';
 import { parseSessionSalt, SaltError, type SessionSalt } from './session-salt';
 
 /** Limits that keep a mistaken or hostile config from exhausting the machine. */
@@ -56,6 +57,7 @@ const CONFIG_KEYS = [
   'roundIntervalMs',
   'stalenessMs',
   'controlVersion',
+  'controlIndexTable',
   'dataVersion',
 ] as const;
 /** Fields only the lab's own callers set (scenarios: tensor shapes, idle ranks). */
@@ -111,6 +113,13 @@ export function parseTopologyConfig(v: unknown, opts: ParseTopologyOptions = {})
     out.stalenessMs = int(fail, v.stalenessMs, `${where}.stalenessMs`, L.minStalenessMs, L.maxStalenessMs);
   if (v.controlVersion !== undefined)
     out.controlVersion = int(fail, v.controlVersion, `${where}.controlVersion`, 1, 255);
+  if (v.controlIndexTable !== undefined)
+    out.controlIndexTable = oneOf<ControlIndexTable>(
+      fail,
+      v.controlIndexTable,
+      `${where}.controlIndexTable`,
+      CONTROL_INDEX_TABLES,
+    );
   if (v.dataVersion !== undefined) out.dataVersion = int(fail, v.dataVersion, `${where}.dataVersion`, 1, 255);
   if (v.shapes !== undefined) out.shapes = parseShapes(v.shapes, `${where}.shapes`);
   if (v.idleRanks !== undefined) {

@@ -1,5 +1,8 @@
 // What a lab session runs: the topology and its knobs. Shared by the engine,
 // the command line and the window.
+import { DEFAULT_CONTROL_INDEX_TABLE, type ControlIndexTable } from '../wire/control-msg-tables';
+
+export type { ControlIndexTable };
 
 /** fold = flodl 0.7's relay; forward and direct are lab-only baselines (WIRE.md 7.5). */
 export type UplinkMode = 'fold' | 'forward' | 'direct';
@@ -34,6 +37,14 @@ export interface TopologyConfig {
    */
   stalenessMs: number;
   controlVersion: number;
+  /**
+   * The ControlMsgWire / TimingMsgWire variant indices the session speaks (WIRE.md 3.5): flodl
+   * inserted variants without a version bump, so the version alone does not fix them. 'v2'
+   * (default): ControlMsgWire 0-15, Heartbeat = 4; 'v2-late': SaveConsensusModel = 16,
+   * CoordHeartbeat = 17, Intent = 4, Heartbeat = 5. Every role that encodes or decodes a control
+   * message, and every reader of a trace, uses it. Traces and reproduction files without it are 'v2'.
+   */
+  controlIndexTable: ControlIndexTable;
   dataVersion: number;
   /** Tensor shapes of the model (their element counts replace modelBytes / 4); absent: derived from modelBytes. */
   shapes?: number[][];
@@ -52,6 +63,7 @@ export const DEFAULT_TOPOLOGY: TopologyConfig = {
   roundIntervalMs: 250,
   stalenessMs: 30_000,
   controlVersion: 2,
+  controlIndexTable: DEFAULT_CONTROL_INDEX_TABLE,
   dataVersion: 3,
 };
 

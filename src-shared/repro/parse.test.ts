@@ -39,6 +39,15 @@ describe('reproduction format v1', () => {
     expect(r.schedule.map((a) => a.action)).toEqual(['link-fault', 'kill-rank']);
   });
 
+  it('the control index table: files without it are v2, v2-late is kept, anything else is named', () => {
+    expect(parseRepro(JSON.stringify(base())).topology.controlIndexTable).toBe('v2');
+    const late = base();
+    (late.topology as Record<string, unknown>).controlIndexTable = 'v2-late';
+    expect(parseRepro(JSON.stringify(late)).topology.controlIndexTable).toBe('v2-late');
+    const e = errorOf((o) => ((o.topology as Record<string, unknown>).controlIndexTable = 'v3'));
+    expect([e.code, e.path]).toEqual(['BAD_VALUE', 'topology.controlIndexTable']);
+  });
+
   it('names each error with its code and path', () => {
     // The mutations reach into a plain JSON object of a known shape.
     // eslint-disable-next-line @typescript-eslint/no-explicit-any

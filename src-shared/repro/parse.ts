@@ -4,6 +4,7 @@
 // ReproFormatError with a code and the JSON path of the offending value
 // (`schedule[2].rank`), so a hand-edited file says where it is wrong.
 import type { LinkFault } from '../lab/contract';
+import { CONTROL_INDEX_TABLES, DEFAULT_CONTROL_INDEX_TABLE } from '../wire/control-msg-tables';
 import {
   REPRO_FORMAT,
   REPRO_VERSION,
@@ -123,6 +124,7 @@ const TOPOLOGY_KEYS = [
   'stalenessMs',
   'intervalMs',
   'rounds',
+  'controlIndexTable',
 ] as const;
 
 function parseTopology(v: unknown): ReproTopology {
@@ -153,6 +155,11 @@ function parseTopology(v: unknown): ReproTopology {
     stalenessMs: o.stalenessMs === undefined ? 3000 : int(o.stalenessMs, `${p}.stalenessMs`, 50),
     intervalMs: o.intervalMs === undefined ? 0 : int(o.intervalMs, `${p}.intervalMs`, 0),
     rounds: int(need(o, 'rounds', p), `${p}.rounds`, 1),
+    // Files written before the setting existed speak the v2 table.
+    controlIndexTable:
+      o.controlIndexTable === undefined
+        ? DEFAULT_CONTROL_INDEX_TABLE
+        : choice(o.controlIndexTable, `${p}.controlIndexTable`, CONTROL_INDEX_TABLES),
   };
   if (o.saltHex !== undefined) {
     const s = str(o.saltHex, `${p}.saltHex`);

@@ -3,6 +3,7 @@
 // judged against. Pure data: parsed by ./parse.ts, checked by ./check.ts.
 import type { LinkFault } from '../lab/contract';
 import type { FindingKind } from '../lab/records';
+import type { ControlIndexTable } from '../wire/control-msg-tables';
 
 export const REPRO_FORMAT = 'relay-lab-repro';
 export const REPRO_VERSION = 1;
@@ -21,6 +22,8 @@ export interface ReproTopology {
   /** Pause between rounds (0 = as fast as possible). */
   intervalMs: number;
   rounds: number;
+  /** The control message index table (TopologyConfig.controlIndexTable); files without it are 'v2'. */
+  controlIndexTable: ControlIndexTable;
 }
 
 export type ReproAction =

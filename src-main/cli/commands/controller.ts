@@ -10,7 +10,7 @@ import { DeadRanks } from '../../engine/dead-ranks';
 import { PortMux } from '../../engine/port-mux';
 import { Tap } from '../../engine/tap';
 import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
-import { portFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
+import { INDEX_TABLE_USAGE, indexTableFlag, portFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
 export const controllerCommand: Command = {
@@ -26,13 +26,14 @@ export const controllerCommand: Command = {
       'staleness-ms': { type: 'string' },
       'data-version': { type: 'string' },
       'control-version': { type: 'string' },
+      'index-table': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
     if (values.help) {
       process.stdout.write(
         'usage: relay-lab controller --world-size N --salt HEX [--port P (1337; 0 = any)] [--listen ADDR] [--policy elastic|strict]\n' +
-          '  [--mode fold|forward|direct] [--staleness-ms MS] [--json]\n',
+          `  [--mode fold|forward|direct] [--staleness-ms MS] [${INDEX_TABLE_USAGE}] [--json]\n`,
       );
       return 0;
     }
@@ -46,6 +47,7 @@ export const controllerCommand: Command = {
     const stalenessMs = intFlag(values['staleness-ms'], 'staleness-ms', 3000, 50);
     const dataVersion = intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1);
     const controlVersion = intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1);
+    const indexTable = indexTableFlag(values['index-table']);
 
     const mac = nodeMac(salt.bytes);
     const tap = new Tap({ snapLen: 0 });
@@ -64,6 +66,7 @@ export const controllerCommand: Command = {
       worldSize,
       mac,
       controlVersion,
+      indexTable,
       dead,
       stalenessMs,
       tap,

@@ -7,11 +7,11 @@ import { DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
 import { nodeMac } from '../../crypto/node-mac';
 import { importCapture, writeImportTrace } from '../../capture/import-capture';
 import { UsageError, intFlag, parseFlags, printJson, sizeFlag } from '../args';
-import { sessionSaltFlag } from './role-flags';
+import { indexTableFlag, sessionSaltFlag } from './role-flags';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab import CAPTURE.pcap|CAPTURE.pcapng --salt HEX [--trace OUT.ndjson] [--json]
-  [--snap-len BYTES (64KiB)] [--ceiling BYTES (1GiB)] [--control-version N]
+  [--snap-len BYTES (64KiB)] [--ceiling BYTES (1GiB)] [--control-version N] [--index-table v2|v2-late]
 
 Reads a tcpdump/Wireshark capture (Ethernet, Linux cooked v1/v2, loopback;
 IPv4/IPv6), reassembles its TCP connections, finds the flodl streams and
@@ -30,6 +30,7 @@ export const importCommand: Command = {
         'snap-len': { type: 'string' },
         ceiling: { type: 'string' },
         'control-version': { type: 'string' },
+        'index-table': { type: 'string' },
         help: { type: 'boolean' },
       },
       true,
@@ -47,6 +48,7 @@ export const importCommand: Command = {
       throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
     const snapLen = sizeFlag(values['snap-len'], 'snap-len', 64 * 1024);
     const salt = saltFromHex(saltHex);
+    const indexTable = indexTableFlag(values['index-table']);
     const result = importCapture(new Uint8Array(fs.readFileSync(file)), {
       mac: nodeMac(salt),
       snapLen,
@@ -55,8 +57,9 @@ export const importCommand: Command = {
         values['control-version'] === undefined
           ? undefined
           : intFlag(values['control-version'], 'control-version', 2, 1),
+      indexTable,
     });
-    if (tracePath !== undefined) await writeImportTrace(result, salt, tracePath, snapLen);
+    if (tracePath !== undefined) await writeImportTrace(result, salt, tracePath, snapLen, indexTable);
     const streams = result.streams.map((s) => ({
       link: s.link.id,
       client: `${s.conn.client.addr}:${s.conn.client.port}`,

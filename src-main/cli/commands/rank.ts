@@ -3,7 +3,14 @@
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION } from '@shared/wire/constants';
 import { runRank } from '../../rank/rank-runner';
 import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
-import { portFlag, sessionSaltFlag, worldSizeFlag, modelBytesFlag } from './role-flags';
+import {
+  INDEX_TABLE_USAGE,
+  indexTableFlag,
+  portFlag,
+  sessionSaltFlag,
+  worldSizeFlag,
+  modelBytesFlag,
+} from './role-flags';
 import type { Command } from './types';
 
 export const rankCommand: Command = {
@@ -23,13 +30,15 @@ export const rankCommand: Command = {
       direct: { type: 'boolean' },
       'data-version': { type: 'string' },
       'control-version': { type: 'string' },
+      'index-table': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
     if (values.help) {
       process.stdout.write(
         'usage: relay-lab rank --rank R --world-size N --salt HEX [--data-port P (1341; 1337 with --direct)] [--control-port P (1342; 1337)] [--address ADDR]\n' +
-          '  [--rounds N (10)] [--model-bytes S (4MiB)] [--dtype f32|bf16] [--seed N] [--direct (lab-only)] [--json]\n',
+          '  [--rounds N (10)] [--model-bytes S (4MiB)] [--dtype f32|bf16] [--seed N] [--direct (lab-only)]\n' +
+          `  [${INDEX_TABLE_USAGE}] [--json]\n`,
       );
       return 0;
     }
@@ -52,6 +61,7 @@ export const rankCommand: Command = {
       direct,
       dataVersion: intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1),
       controlVersion: intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1),
+      controlIndexTable: indexTableFlag(values['index-table']),
       modelBytes: modelBytesFlag(values['model-bytes']),
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
       seed: intFlag(values.seed, 'seed', 1),

@@ -1,7 +1,12 @@
 // Flag helpers shared by the standalone roles (controller, relay, rank).
 import { parseSessionSalt, SaltError, type SessionSalt } from '@shared/lab/session-salt';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
-import { UsageError, intFlag, sizeFlag } from '../args';
+import { UsageError, choiceFlag, intFlag, sizeFlag } from '../args';
+import {
+  CONTROL_INDEX_TABLES,
+  DEFAULT_CONTROL_INDEX_TABLE,
+  type ControlIndexTable,
+} from '@shared/wire/control-msg-tables';
 
 /** The largest world a standalone role accepts: past it the per-rank tables would not fit in memory. */
 export const MAX_WORLD_SIZE = 65536;
@@ -59,4 +64,15 @@ export function hostPortFlag(
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(v);
   if (!m) throw new UsageError(`--${name} must be ADDR:PORT, got '${v}'`);
   return { host: m[1] ?? m[2], port: portFlag(m[3], name, 0) };
+}
+
+/** The usage text of --index-table, the same for every command that takes it. */
+export const INDEX_TABLE_USAGE = `--index-table ${CONTROL_INDEX_TABLES.join('|')} (${DEFAULT_CONTROL_INDEX_TABLE})`;
+
+/**
+ * --index-table: the ControlMsgWire / TimingMsgWire variant indices the session speaks
+ * (WIRE.md 3.5; TopologyConfig.controlIndexTable). Every end of a control channel must agree.
+ */
+export function indexTableFlag(value: string | undefined): ControlIndexTable {
+  return choiceFlag(value, 'index-table', CONTROL_INDEX_TABLES, DEFAULT_CONTROL_INDEX_TABLE);
 }

@@ -5,20 +5,27 @@
 import { parseFlags, printJson, UsageError } from '../args';
 import { findScenario, scenarioInfos } from '../../lab/scenarios/registry';
 import { runScenario } from '../../lab/scenarios/run-scenario';
+import { indexTableFlag } from './role-flags';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab scenario --list [--json]
-       relay-lab scenario NAME|NUMBER [--json]
+       relay-lab scenario NAME|NUMBER [--index-table v2|v2-late] [--json]
 Runs a reproduction of one of the transport's incidents twice (the historical,
 lab-only behaviour, then flodl 0.7's) and judges both. Exit 0 when the bug
-reproduced and the fix held, 1 otherwise, 2 on a usage error.`;
+reproduced and the fix held, 1 otherwise, 2 on a usage error. --index-table: the
+control message indices the scenario's roles speak (WIRE.md 3.5; default v2).`;
 
 export const scenarioCommand: Command = {
   summary: "reproduce one of the transport's incidents (historical vs flodl 0.7) and judge it",
   async run(argv) {
     const { values, positionals } = parseFlags(
       argv,
-      { list: { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+      {
+        list: { type: 'boolean' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean' },
+        'index-table': { type: 'string' },
+      },
       true,
     );
     if (values.help) {
@@ -36,6 +43,7 @@ export const scenarioCommand: Command = {
           );
       return 0;
     }
+    const controlIndexTable = indexTableFlag(values['index-table']);
     if (positionals.length !== 1)
       throw new UsageError(`give one scenario name (see relay-lab scenario --list)\n${USAGE}`);
     const s = findScenario(positionals[0]);
@@ -45,8 +53,11 @@ export const scenarioCommand: Command = {
           .map((x) => x.name)
           .join(', ')}`,
       );
-    const result = await runScenario(s, (phase, message) =>
-      process.stderr.write(`scenario ${s.name} [${phase}]: ${message}\n`),
+    const result = await runScenario(
+      s,
+      (phase, message) => process.stderr.write(`scenario ${s.name} [${phase}]: ${message}\n`),
+      undefined,
+      { controlIndexTable },
     );
     if (values.json) printJson(result);
     else {

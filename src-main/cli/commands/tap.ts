@@ -11,12 +11,12 @@ import { unitLineOf } from '../../capture/link-naming';
 import { captureTraceHeader, CaptureTraceWriter } from '../../capture/trace-out';
 import { TraceWriter } from '../../lab/trace/ndjson';
 import { UsageError, intFlag, parseFlags, sizeFlag } from '../args';
-import { hostPortFlag, portFlag, sessionSaltFlag } from './role-flags';
+import { hostPortFlag, indexTableFlag, portFlag, sessionSaltFlag } from './role-flags';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab tap --listen [ADDR:]PORT --upstream HOST:PORT --salt HEX
   [--name h0.uplink] [--ndjson | --trace FILE.ndjson] [--snap-len BYTES (64KiB)]
-  [--ceiling BYTES (1GiB)] [--control-version N] [--stall-ms MS (10000)]
+  [--ceiling BYTES (1GiB)] [--control-version N] [--index-table v2|v2-late] [--stall-ms MS (10000)]
 
 Point the peer (a relay's --controller, a rank's --data-port/--control-port)
 at the tap's port; the tap dials the upstream for every connection and
@@ -44,6 +44,7 @@ export const tapCommand: Command = {
       'snap-len': { type: 'string' },
       ceiling: { type: 'string' },
       'control-version': { type: 'string' },
+      'index-table': { type: 'string' },
       'stall-ms': { type: 'string' },
       help: { type: 'boolean' },
     });
@@ -66,13 +67,20 @@ export const tapCommand: Command = {
       throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
     const snapLen = sizeFlag(values['snap-len'], 'snap-len', 64 * 1024);
     const salt = saltFromHex(saltHex);
+    const indexTable = indexTableFlag(values['index-table']);
     const trace =
       tracePath === undefined
         ? null
         : new CaptureTraceWriter(
             TraceWriter.toFile(
               tracePath,
-              captureTraceHeader({ salt, startedAt: Date.now(), producer: 'relay-lab tap', snapLen }),
+              captureTraceHeader({
+                salt,
+                startedAt: Date.now(),
+                producer: 'relay-lab tap',
+                snapLen,
+                config: { controlIndexTable: indexTable },
+              }),
             ),
           );
     const tap = await TapProxy.start({
@@ -88,6 +96,7 @@ export const tapCommand: Command = {
         values['control-version'] === undefined
           ? undefined
           : intFlag(values['control-version'], 'control-version', 2, 1),
+      indexTable,
       stallMs: intFlag(values['stall-ms'], 'stall-ms', 10_000, 1),
       onUnit: (link, u) => {
         if (trace) trace.unit(link, u);

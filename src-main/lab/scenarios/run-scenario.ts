@@ -4,6 +4,7 @@
 // reported in its evidence and the verdict is `error`.
 import type { LabBatch, ScenarioEvidence, ScenarioResult, ScenarioVerdict } from '@shared/lab/contract';
 import { pidAlive } from '../../engine/rank-process';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { Scenario, ScenarioContext } from './types';
 
 const EXIT_GRACE_MS = 3000;
@@ -12,6 +13,7 @@ export async function runScenario(
   s: Scenario,
   onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {},
   observe?: (batch: LabBatch) => void,
+  opts: { controlIndexTable?: ControlIndexTable } = {},
 ): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
@@ -21,6 +23,7 @@ export async function runScenario(
     },
     progress: (m) => onProgress(phase, m),
     observe,
+    controlIndexTable: opts.controlIndexTable,
   });
   const errors: string[] = [];
 

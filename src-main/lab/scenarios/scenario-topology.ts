@@ -27,7 +27,12 @@ export async function runScenarioTopology(
 ): Promise<{ report: RunReport; records: UnitRecord[] }> {
   const records: UnitRecord[] = [];
   const report = await runTopology(
-    { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...config },
+    {
+      ...DEFAULT_TOPOLOGY,
+      roundIntervalMs: 0,
+      ...(ctx.controlIndexTable ? { controlIndexTable: ctx.controlIndexTable } : {}),
+      ...config,
+    },
     {
       faults: opts.faults,
       maxMs: opts.maxMs,

@@ -2,6 +2,7 @@
 // the historical (lab-only) behaviour, then with flodl 0.7's, each side
 // judged automatically and returning compact evidence.
 import type { LabBatch, ScenarioEvidence, ScenarioInfo } from '@shared/lab/contract';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 
 export interface ScenarioContext {
   /** Records an OS process the scenario started: the runner checks none is left alive. */
@@ -10,6 +11,8 @@ export interface ScenarioContext {
   progress(message: string): void;
   /** Where a scenario's topology streams its events (records, rounds, findings, snapshots), so the window can watch it. */
   observe?: (batch: LabBatch) => void;
+  /** The control message index table the scenario's roles speak (default v2; `scenario --index-table`). */
+  controlIndexTable?: ControlIndexTable;
 }
 
 export interface Scenario extends ScenarioInfo {

@@ -2,6 +2,7 @@
 // Ready to register as commands.trace in src-main/cli/commands/index.ts.
 import { UsageError, intFlag, parseFlags, printJson } from '../../cli/args';
 import type { Command } from '../../cli/commands/types';
+import { DEFAULT_CONTROL_INDEX_TABLE } from '@shared/wire/control-msg-tables';
 import { isTraceError } from './errors';
 import type { TraceEventType } from './format';
 import { MAX_TCP_PAYLOAD } from './ipv4-tcp';
@@ -42,7 +43,7 @@ async function info(path: string, json: boolean): Promise<number> {
     startedAt: number;
     saltHex: string;
     links: unknown[];
-    config: { ranksPerHost: number[]; mode: string };
+    config: { ranksPerHost: number[]; mode: string; controlVersion?: number; controlIndexTable?: string };
   };
   const report = {
     path,
@@ -51,6 +52,9 @@ async function info(path: string, json: boolean): Promise<number> {
     saltHex: h.saltHex,
     ranksPerHost: h.config.ranksPerHost,
     mode: h.config.mode,
+    controlVersion: h.config.controlVersion,
+    // The table the trace's control frames are decoded with (absent in older traces: v2).
+    controlIndexTable: h.config.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE,
     links: h.links.length,
     durationMs: lastT,
     events: counts,
@@ -62,7 +66,7 @@ async function info(path: string, json: boolean): Promise<number> {
   if (json) printJson(report);
   else {
     process.stdout.write(
-      `${path}: trace v${report.version}, started ${report.startedAt}, ${report.ranksPerHost.join('+')} ranks (${report.mode}), ${report.links} links, ${report.durationMs.toFixed(1)} ms\n` +
+      `${path}: trace v${report.version}, started ${report.startedAt}, ${report.ranksPerHost.join('+')} ranks (${report.mode}), control index table ${report.controlIndexTable}, ${report.links} links, ${report.durationMs.toFixed(1)} ms\n` +
         `  ${Object.entries(counts)
           .map(([k, v]) => `${v} ${k}`)
           .join(', ')}\n` +

@@ -1,6 +1,11 @@
 // One trace line <-> one header or event. Validation is structural: enough
 // that a reader can trust the types it hands on, with a named error naming
 // the line and the field otherwise.
+import {
+  CONTROL_INDEX_TABLES,
+  DEFAULT_CONTROL_INDEX_TABLE,
+  isControlIndexTable,
+} from '@shared/wire/control-msg-tables';
 import { TraceError } from './errors';
 import {
   TRACE_FORMAT,
@@ -151,6 +156,11 @@ export function decodeHeaderLine(text: string, line = 1): TraceHeader {
   if (!/^[0-9a-f]{32}$/.test(f.str('saltHex'))) f.fail('saltHex', '32 lowercase hex chars');
   const config = f.obj_('config');
   if (!Array.isArray(config.ranksPerHost)) f.fail('config.ranksPerHost', 'an array');
+  // The control message index table decodes the trace's control frames: a trace written before
+  // the setting existed spoke the v2 table.
+  if (config.controlIndexTable === undefined) config.controlIndexTable = DEFAULT_CONTROL_INDEX_TABLE;
+  else if (!isControlIndexTable(config.controlIndexTable))
+    f.fail('config.controlIndexTable', `one of ${CONTROL_INDEX_TABLES.join(', ')}`);
   f.arr('links').forEach((l, i) => checkLink(l, `header.links[${i}]`, line));
   return obj as unknown as TraceHeader;
 }

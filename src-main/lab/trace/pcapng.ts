@@ -55,7 +55,12 @@ export class PcapngExporter {
     this.mss = opts.mss ?? MAX_TCP_PAYLOAD;
     this.comments = opts.comments ?? true;
     for (const l of header.links) this.links.set(l.id, l);
-    sink(sectionHeaderBlock(`relay-lab (${header.producer ?? 'trace'})`));
+    // The section names the control message index table: the dissector's user needs it to read 16, 17 and Heartbeat.
+    sink(
+      sectionHeaderBlock(
+        `relay-lab (${header.producer ?? 'trace'}; control index table ${header.config.controlIndexTable ?? 'v2'})`,
+      ),
+    );
     sink(interfaceDescriptionBlock(LINKTYPE_IPV4, SNAP_LEN, 'relay-lab loopback'));
   }
 

@@ -5,6 +5,7 @@ import { dissect } from '@shared/wire/dissect';
 import { saltFromHex } from '@shared/wire/salt';
 import { channelOfMagic } from '@shared/wire/channel';
 import type { UnitLayer } from '@shared/lab/records';
+import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { FieldLike } from './field-ranges';
 
 export interface RecordDissection {
@@ -19,11 +20,13 @@ export function dissectRecord(
   bytes: Uint8Array,
   saltHex: string,
   controlVersion?: number,
+  /** The session's control message index table (TopologyConfig.controlIndexTable; default v2). */
+  indexTable?: ControlIndexTable,
 ): RecordDissection {
   // The dissector has no layer for the 4-byte channel magic that opens a connection: name it here.
   if (layer === 'channelMagic') return dissectChannelMagic(bytes);
   try {
-    const d = dissect(layer, bytes, { salt: saltFromHex(saltHex), controlVersion });
+    const d = dissect(layer, bytes, { salt: saltFromHex(saltHex), controlVersion, indexTable });
     return { kind: d.kind, fields: d.fields, verdict: d.verdict, message: d.message };
   } catch (e) {
     // The dissector reports problems in its verdict; anything thrown is shown, never fatal to the window.

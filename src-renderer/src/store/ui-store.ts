@@ -35,6 +35,8 @@ export interface NewTopologyForm {
   mode: TopologyConfig['mode'];
   policy: TopologyConfig['policy'];
   dtype: TopologyConfig['dtype'];
+  /** Absent in forms saved before the setting existed: the lab's default (v2). */
+  controlIndexTable?: TopologyConfig['controlIndexTable'];
 }
 
 export interface UiState {
@@ -110,5 +112,6 @@ export function formToConfig(form: NewTopologyForm): Partial<TopologyConfig> {
     mode: form.mode,
     policy: form.policy,
     dtype: form.dtype,
+    ...(form.controlIndexTable ? { controlIndexTable: form.controlIndexTable } : {}),
   };
 }

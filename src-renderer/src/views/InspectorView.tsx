@@ -5,6 +5,11 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { RecordBytes } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
+import {
+  CONTROL_INDEX_TABLE_LABELS,
+  DEFAULT_CONTROL_INDEX_TABLE,
+  type ControlIndexTable,
+} from '@shared/wire/control-msg-tables';
 import { useLab, recordRing, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { dissectRecord, type RecordDissection } from '../lib/dissect-record';
@@ -38,6 +43,7 @@ export function InspectorView() {
   const selectedField = useUi((s) => s.selectedField);
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
+  const indexTable = useLab((s) => s.snapshot?.config.controlIndexTable);
   // Look the record up when the selection changes (not on every frame of new records).
   const record = useMemo(
     () => (selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined),
@@ -65,6 +71,7 @@ export function InspectorView() {
         bytes,
         reply.bytes.saltHex || saltHex || '0'.repeat(32),
         controlVersion,
+        indexTable,
       );
       setLoaded({ seq: selectedSeq, bytes, meta: reply.bytes, dissection });
       // Open the top levels so the headers read at once.
@@ -73,7 +80,7 @@ export function InspectorView() {
     return () => {
       cancelled = true;
     };
-  }, [selectedSeq, layer, saltHex, controlVersion]);
+  }, [selectedSeq, layer, saltHex, controlVersion, indexTable]);
 
   const current = loaded && loaded.seq === selectedSeq ? loaded : null;
   const selectField = (path: FieldPath | null) => {
@@ -91,7 +98,12 @@ export function InspectorView() {
         <p className="muted pad">Select a record to inspect its fields and bytes.</p>
       ) : (
         <>
-          <RecordPane record={record} meta={current?.meta ?? null} dissection={current?.dissection ?? null} />
+          <RecordPane
+            record={record}
+            meta={current?.meta ?? null}
+            dissection={current?.dissection ?? null}
+            indexTable={indexTable ?? DEFAULT_CONTROL_INDEX_TABLE}
+          />
           {error && (
             <p className="bad pad" role="alert">
               {error}
@@ -134,10 +146,12 @@ function RecordPane({
   record: r,
   meta,
   dissection,
+  indexTable,
 }: {
   record: UnitRecord;
   meta: RecordBytes | null;
   dissection: RecordDissection | null;
+  indexTable: ControlIndexTable;
 }) {
   const short = r.captured < r.length;
   return (
@@ -177,6 +191,14 @@ function RecordPane({
         </dd>
         <dt>info</dt>
         <dd>{r.summary}</dd>
+        {r.link.endsWith('.control') && (
+          <>
+            <dt>index table</dt>
+            <dd className="mono" title={CONTROL_INDEX_TABLE_LABELS[indexTable]}>
+              {indexTable}
+            </dd>
+          </>
+        )}
       </dl>
       {(short || (meta && meta.captured < meta.length)) && (
         <p className="notice" role="note">

@@ -1,6 +1,19 @@
 // The topology the next Start runs: hosts, ranks per host, model size, mode,
-// loss policy and wire dtype. Remembered between launches.
+// loss policy, wire dtype and control index table. Remembered between launches.
+import {
+  CONTROL_INDEX_TABLES,
+  CONTROL_INDEX_TABLE_LABELS,
+  DEFAULT_CONTROL_INDEX_TABLE,
+  type ControlIndexTable,
+} from '@shared/wire/control-msg-tables';
 import { useUi, parsePerHost, type NewTopologyForm as Form } from '../store/ui-store';
+
+/** What the index table setting means, for its tooltip. */
+export const INDEX_TABLE_HELP =
+  'Which numbers the control messages use (WIRE.md 3.5). flodl inserted message variants without ' +
+  'bumping the version, so every end of the control channel must agree on one table: ' +
+  CONTROL_INDEX_TABLES.map((t) => `${t}: ${CONTROL_INDEX_TABLE_LABELS[t]}`).join('; ') +
+  '.';
 
 export function NewTopologyForm() {
   const form = useUi((s) => s.form);
@@ -72,6 +85,21 @@ export function NewTopologyForm() {
           <select value={form.dtype} onChange={(e) => patch({ dtype: e.target.value as Form['dtype'] })}>
             <option value="f32">f32</option>
             <option value="bf16">bf16</option>
+          </select>
+        </label>
+        <label title={INDEX_TABLE_HELP}>
+          Index table
+          <select
+            value={form.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE}
+            aria-description={INDEX_TABLE_HELP}
+            onChange={(e) => patch({ controlIndexTable: e.target.value as ControlIndexTable })}
+          >
+            {CONTROL_INDEX_TABLES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+                {t === DEFAULT_CONTROL_INDEX_TABLE ? ' (default)' : ''}
+              </option>
+            ))}
           </select>
         </label>
       </div>

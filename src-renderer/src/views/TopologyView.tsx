@@ -6,7 +6,8 @@ import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { formatBytes, formatRate } from '../lib/format';
 import type { LinkRate } from '../store/apply-batch';
-import { NewTopologyForm } from './NewTopologyForm';
+import { INDEX_TABLE_HELP, NewTopologyForm } from './NewTopologyForm';
+import { DEFAULT_CONTROL_INDEX_TABLE } from '@shared/wire/control-msg-tables';
 import { FaultControls } from './FaultControls';
 
 /** The three states people act on; an exited rank is shown as dead. */
@@ -51,6 +52,8 @@ export function TopologyView() {
   const links = useLab((s) => s.links);
   const rates = useLab((s) => s.linkRates);
   const cfg = snapshot?.config;
+  // A snapshot from an older engine or trace carries no table: those spoke v2.
+  const indexTable = cfg?.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE;
 
   return (
     <section aria-label="Topology" className="panel topology">
@@ -58,7 +61,10 @@ export function TopologyView() {
         <h2>Topology</h2>
         {cfg && (
           <span className="muted mono">
-            {cfg.mode} · {cfg.policy} · {formatBytes(cfg.modelBytes)} {cfg.dtype}
+            {cfg.mode} · {cfg.policy} · {formatBytes(cfg.modelBytes)} {cfg.dtype} ·{' '}
+            <span title={INDEX_TABLE_HELP} aria-label={`control index table ${indexTable}`}>
+              index table {indexTable}
+            </span>
           </span>
         )}
       </header>

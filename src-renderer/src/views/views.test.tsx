@@ -6,7 +6,7 @@ import { TopologyView } from './TopologyView';
 import { SavingsView } from './SavingsView';
 import { FindingsView, nearestRecordOf } from './FindingsView';
 import { useLab, recordRing, workloadKey } from '../store/lab-store';
-import { useUi } from '../store/ui-store';
+import { formToConfig, useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
 import { snapshot, record } from '../test-fixtures';
 
@@ -43,6 +43,23 @@ describe('views', () => {
     expect(attrsOf(html, 'rank 5')).toContain('data-state="dead"');
     expect(attrsOf(html, 'rank 6')).toContain('data-state="dead"');
     expect(html.match(/aria-label="rank \d+"/g)).toHaveLength(8);
+  });
+
+  it("shows the session's control index table with what it means, and the form sets the next one", () => {
+    const snap = snapshot();
+    setLab({ snapshot: { ...snap, config: { ...snap.config, controlIndexTable: 'v2-late' } } });
+    const html = renderToStaticMarkup(<TopologyView />);
+    const shown = attrsOf(html, 'control index table v2-late');
+    expect(shown).toMatch(/title="Which numbers the control messages use \(WIRE.md 3.5\)[^"]*Heartbeat = 5/);
+    // The New topology form: one select with the two tables, v2 the default, its meaning as a tooltip.
+    expect(html).toMatch(/<label title="Which numbers the control messages use[^"]*">Index table<select/);
+    expect(html).toContain('<option value="v2" selected="">v2 (default)</option>');
+    expect(html).toContain('<option value="v2-late">v2-late</option>');
+    expect(formToConfig({ ...useUi.getInitialState().form, controlIndexTable: 'v2-late' })).toMatchObject({
+      controlIndexTable: 'v2-late',
+    });
+    // A form saved before the setting existed sends none (the lab's default, v2, applies).
+    expect(formToConfig(useUi.getInitialState().form)).not.toHaveProperty('controlIndexTable');
   });
 
   it('offers Resume rank for a paused rank, and disables Kill rank for a dead one', () => {
