@@ -1,7 +1,9 @@
 // Run controls: start a topology (from the form in the topology panel),
 // stop, pause and step rounds, speed; theme and help.
 import { useLab, send } from '../store/lab-store';
-import { useUi, formToConfig } from '../store/ui-store';
+import type { SessionSnapshot } from '@shared/lab/state';
+import { useUi } from '../store/ui-store';
+import { startFromForm } from '../store/start-topology';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
@@ -44,6 +46,28 @@ function OverflowMenu({ children }: { children: React.ReactNode }) {
       )}
     </div>
   );
+}
+
+/**
+ * The run state the toolbar names. A trace is a recording: at its time
+ * point the topology had as many live ranks as it had then, so it reads
+ * "trace: 8 of 8 ranks live", never "stopped" while ranks were running.
+ */
+export function runState(s: SessionSnapshot, viewingTrace: boolean): string {
+  if (viewingTrace) return 'trace';
+  if (!s.running) return 'stopped';
+  return s.roundsPaused ? 'paused' : 'running';
+}
+
+export function runStateText(s: SessionSnapshot, viewingTrace: boolean): string {
+  if (viewingTrace) {
+    const live = s.ranks.filter((r) => r.state === 'alive' || r.state === 'paused').length;
+    if (live === 0) return 'trace: no rank live at this point';
+    const rounds = s.roundsPaused ? ', rounds paused' : '';
+    return `trace: ${live} of ${s.ranks.length} ranks live${rounds}`;
+  }
+  const st = runState(s, false);
+  return st === 'paused' ? 'rounds paused' : st;
 }
 
 export function Toolbar() {
@@ -99,7 +123,7 @@ export function Toolbar() {
       <button
         type="button"
         className="primary"
-        onClick={() => void send({ type: 'start', config: formToConfig(useUi.getState().form) })}
+        onClick={() => void startFromForm()}
         title="Start a topology from the form (Ctrl+Enter)"
         disabled={viewingTrace}
       >
@@ -144,7 +168,9 @@ export function Toolbar() {
         <span className={`dot ${connection}`} title={`connection ${connection}`} />
         {snapshot ? (
           <>
-            <span>{running ? (paused ? 'rounds paused' : 'running') : 'stopped'}</span>
+            <span data-run-state={runState(snapshot, viewingTrace)}>
+              {runStateText(snapshot, viewingTrace)}
+            </span>
             <span className="mono" aria-label="Rounds completed">
               {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
