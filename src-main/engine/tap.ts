@@ -3,7 +3,7 @@
 // Counting is a pair of additions; a unit costs one small object plus a copy
 // of at most `snapLen` bytes, so the data path is not slowed measurably.
 import type { Direction, LinkView } from '@shared/lab/state';
-import type { UnitLayer, UnitRecord } from '@shared/lab/records';
+import type { UnitCorruption, UnitLayer, UnitRecord } from '@shared/lab/records';
 import type { FaultTarget } from './link-fault';
 
 export const DEFAULT_SNAP_LEN = 64 * 1024;
@@ -102,6 +102,8 @@ export interface UnitInput {
   summary: string;
   /** The unit's bytes (parts in order) or a capture already taken; only the first snapLen bytes are kept. */
   bytes?: Uint8Array[] | SnapCapture;
+  flodlError?: string;
+  corruption?: UnitCorruption;
 }
 
 export interface TapOptions {
@@ -187,6 +189,8 @@ export class Tap {
     else if (u.link.info.host >= 0) rec.host = u.link.info.host;
     if (u.rank !== undefined) rec.rank = u.rank;
     if (u.round !== undefined) rec.round = u.round;
+    if (u.flodlError !== undefined) rec.flodlError = u.flodlError;
+    if (u.corruption !== undefined) rec.corruption = u.corruption;
     this.recent.push(rec);
     if (this.recent.length > this.maxRecords * 2) this.recent.splice(0, this.recent.length - this.maxRecords);
     for (const l of this.listeners) l(rec);

@@ -25,6 +25,8 @@ import { formatInt, formatTime } from '../lib/format';
 import { describeField } from '@shared/explain/field-explanations';
 import { macCoverage, type ByteRange } from '@shared/explain/mac-coverage';
 import { FieldHelp } from './FieldHelp';
+import { RejectionPanel } from './RejectionPanel';
+import { bytesAsSent } from '../lib/rejection';
 
 interface Loaded {
   seq: number;
@@ -46,6 +48,9 @@ export function InspectorView() {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const [showSent, setShowSent] = useState(false);
+  const policy = useLab((s) => s.snapshot?.config.policy);
+  useEffect(() => setShowSent(false), [selectedSeq]);
 
   const layer = record?.layer;
   useEffect(() => {
@@ -92,6 +97,7 @@ export function InspectorView() {
       ) : (
         <>
           <RecordPane record={record} meta={current?.meta ?? null} dissection={current?.dissection ?? null} />
+          <RejectionPanel record={record} policy={policy} showSent={showSent} onShowSent={setShowSent} />
           {error && (
             <p className="bad pad" role="alert">
               {error}
@@ -118,7 +124,8 @@ export function InspectorView() {
             saltHex={current?.meta.saltHex || saltHex}
           />
           <HexView
-            bytes={current?.bytes ?? null}
+            bytes={current ? (showSent ? bytesAsSent(current.bytes, record) : current.bytes) : null}
+            flipped={record.corruption?.offset}
             fields={current?.dissection.fields ?? []}
             selected={selectedField}
             onSelect={selectField}
@@ -275,7 +282,10 @@ function HexView({
   selected,
   onSelect,
   covered,
+  flipped,
 }: {
+  /** The byte a lab fault flipped in this unit: marked. */
+  flipped?: number;
   bytes: Uint8Array | null;
   fields: RecordDissection['fields'];
   selected: FieldPath | null;
@@ -296,6 +306,11 @@ function HexView({
     if (range && range.end > range.start)
       virtualizer.scrollToIndex(Math.floor(range.start / BYTES_PER_ROW), { align: 'auto' });
   }, [range?.start, range?.end, virtualizer]);
+  // A flipped byte is scrolled into view when the unit opens.
+  useEffect(() => {
+    if (flipped !== undefined && bytes && flipped < bytes.length)
+      virtualizer.scrollToIndex(Math.floor(flipped / BYTES_PER_ROW), { align: 'center' });
+  }, [flipped, bytes?.length, virtualizer]);
 
   const inRange = (i: number) => range !== null && i >= range.start && i < range.end;
   const inCovered = (i: number) => covered.some((c) => i >= c.start && i < c.end);
@@ -320,7 +335,8 @@ function HexView({
                     <span
                       key={j}
                       data-offset={base + j}
-                      className={`hb ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''} ${j === 8 ? 'gap' : ''}`}
+                      className={`hb ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''} ${j === 8 ? 'gap' : ''} ${base + j === flipped ? 'flip' : ''}`}
+                      title={base + j === flipped ? 'the byte the lab flipped' : undefined}
                       onClick={() => clickByte(base + j)}
                     >
                       {hexByte(b)}
@@ -332,7 +348,7 @@ function HexView({
                     <span
                       key={j}
                       data-offset={base + j}
-                      className={`ha ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''}`}
+                      className={`ha ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''} ${base + j === flipped ? 'flip' : ''}`}
                       onClick={() => clickByte(base + j)}
                     >
                       {asciiOf(b)}
