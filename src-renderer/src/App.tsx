@@ -22,6 +22,7 @@ import { ExploreView } from './views/ExploreView';
 import { useExplore } from './store/explore-store';
 import { GlossaryDrawer } from './views/GlossaryDrawer';
 import { TourPanel } from './views/TourPanel';
+import { ConnectionNotice } from './views/ConnectionNotice';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -67,11 +68,7 @@ export function App({ connected }: { connected: boolean }) {
       <div className="error-slot">
         <TraceBanner />
         <TraceNotice />
-        {connection === 'closed' && (
-          <div className="error-bar" role="alert">
-            Lost the connection to the lab; retrying. (If the lab was restarted, open the new URL it printed.)
-          </div>
-        )}
+        <ConnectionNotice state={connection} />
         {lastError && (
           <div className="error-bar" role="alert">
             {lastError}
