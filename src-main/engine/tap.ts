@@ -4,7 +4,7 @@
 // of at most `snapLen` bytes, so the data path is not slowed measurably.
 import type { Direction, LinkView } from '@shared/lab/state';
 import type { UnitCorruption, UnitLayer, UnitRecord } from '@shared/lab/records';
-import type { FaultTarget } from './link-fault';
+import type { FaultTarget, LinkFault } from './link-fault';
 
 export const DEFAULT_SNAP_LEN = 64 * 1024;
 
@@ -13,6 +13,8 @@ export type TapLinkInfo = Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>;
 export class TapLink {
   /** The engine-side ends of this link's connections, where link faults apply. */
   readonly targets = new Set<FaultTarget>();
+  /** The fault holding on this link (shown in its view); one-shot faults (corruptNext, reset) never hold. */
+  fault: LinkFault | null = null;
   bytesUp = 0;
   bytesDown = 0;
   units = 0;
@@ -33,7 +35,9 @@ export class TapLink {
     }
   }
   view(): LinkView {
-    return { ...this.info, bytesUp: this.bytesUp, bytesDown: this.bytesDown, units: this.units };
+    const v: LinkView = { ...this.info, bytesUp: this.bytesUp, bytesDown: this.bytesDown, units: this.units };
+    if (this.fault) v.fault = { ...this.fault };
+    return v;
   }
 }
 

@@ -59,12 +59,21 @@ describe('link faults', () => {
       link: 'h1.r2.data',
       fault: { dir: 'both', latencyMs: 3, jitterMs: 3, sliceBytes: 100 },
     });
+    // The faults holding are the engine's state, in the links' views (the window's one source).
+    const held = () =>
+      Object.fromEntries(session.linkViews().flatMap((l) => (l.fault ? [[l.id, l.fault]] : [])));
+    expect(held()).toEqual({
+      'h0.uplink.data': { dir: 'both', sliceBytes: 7, sliceGapMs: 0 },
+      'h1.r2.data': { dir: 'both', latencyMs: 3, jitterMs: 3, sliceBytes: 100 },
+    });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 3);
     expect(
       rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4),
       errors(),
     ).toEqual([]);
+    await session.command({ type: 'setLinkFault', link: 'h1.r2.data', fault: null });
+    expect(Object.keys(held())).toEqual(['h0.uplink.data']);
   });
 
   it('a corrupted HostFrame fails its HMAC by name; the host is declared dead and the others go on', async () => {
@@ -82,6 +91,8 @@ describe('link faults', () => {
     expect(hmac && hmac.type === 'finding' && hmac.finding.message).toMatch(/HMAC verification failed/);
     // The finding points at the unit that failed its MAC.
     const seq = hmac && hmac.type === 'finding' ? hmac.finding.recordSeq : undefined;
+    // A one-shot fault does not hold: nothing is listed as active on the link.
+    expect(session.linkViews().find((l) => l.id === 'h0.uplink.data')?.fault).toBeUndefined();
     const tap = session.activeCluster!.tap;
     const rec = tap.findRecord(seq!)!;
     expect(rec).toMatchObject({ link: 'h0.uplink.data', verdict: 'HMAC_MISMATCH' });

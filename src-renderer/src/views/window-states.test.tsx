@@ -88,3 +88,13 @@ describe('window states', () => {
     );
   });
 });
+
+describe('commit-time number fields elsewhere', () => {
+  it('checks a whole number only on commit, with a reason', async () => {
+    const { checkWhole } = await import('./CommitNumberInput');
+    expect(checkWhole('50', 0, 600_000, 'latency ms')).toBe(50);
+    expect(checkWhole('5.5', 0, 600_000, 'latency ms')).toBe('latency ms: a whole number from 0 to 600000');
+    expect(checkWhole('700000', 0, 600_000, 'latency ms')).toBe('latency ms: 700000 is outside 0 to 600000');
+    expect(checkWhole('', 1, 10, 'slice bytes')).toBe('slice bytes: a whole number from 1 to 10');
+  });
+});
