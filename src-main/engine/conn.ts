@@ -187,6 +187,11 @@ export class Conn implements FaultTarget {
     this.writer.setFault(outbound, writeDir);
   }
 
+  /** An inbound "corrupt next" fault waits for its chunk: what is being read now may be hit. */
+  get corruptArmed(): boolean {
+    return this.inFault?.corruptNext === true;
+  }
+
   /** Bytes that have arrived on this connection so far (before any fault holds them back). */
   get bytesArrived(): number {
     return this.arrived;

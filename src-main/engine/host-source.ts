@@ -18,6 +18,9 @@ import type { MuxRecordHandler, MuxRecordStream, PayloadSink } from './mux-strea
 import type { Tap } from './tap';
 import type { UplinkRecorder } from './uplink-recorder';
 
+/** The largest unit kept whole because a lab fault may corrupt it. */
+const MAX_WHOLE_CAPTURE = 64 * 1024 * 1024;
+
 export class HostSource implements ContributionSource, MuxRecordHandler {
   readonly direct = false;
   readonly frames = new Map<number, CollectedFrame>();
@@ -52,7 +55,11 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
 
   begin(h: MuxHeader, headerBytes: Uint8Array): PayloadSink | null {
     this.reading = h;
-    this.capture = this.owner.opts.tap?.capture() ?? null;
+    // A unit the lab's "corrupt next" fault may hit is kept whole (up to 64 MiB), so the flipped
+    // byte can be shown wherever it lands; every other unit keeps the snap length.
+    const hit = this.conn.corruptArmed || this.conn.corruptions.some((c) => c.at >= this.stream.recordStart);
+    const whole = hit ? Math.min(MUX_HEADER_LEN + h.payloadLen, MAX_WHOLE_CAPTURE) : 0;
+    this.capture = this.owner.opts.tap?.capture(whole) ?? null;
     this.capture?.push(headerBytes);
     this.collector = null;
     this.innerError = null;

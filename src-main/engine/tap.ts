@@ -159,8 +159,9 @@ export class Tap {
     return [...this.links.values()].map((l) => l.view());
   }
 
-  capture(): SnapCapture {
-    return new SnapCapture(this.snapLen);
+  /** A capture of a unit's first snapLen bytes, or of up to `atLeast` bytes (a unit a lab fault may corrupt, kept whole). */
+  capture(atLeast = 0): SnapCapture {
+    return new SnapCapture(this.snapLen > 0 ? Math.max(this.snapLen, atLeast) : 0);
   }
 
   /** Records one unit; returns its sequence number. */
