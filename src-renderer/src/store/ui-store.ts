@@ -27,9 +27,19 @@ export function defaultLayoutFor(width: number, height: number): Layout {
 
 export type NewTopologyForm = TopologyForm;
 
+/** Which of the collapsible panes are shown (the records list always is). */
+export interface Panes {
+  topology: boolean;
+  inspector: boolean;
+  bottom: boolean;
+}
+
 export interface UiState {
   theme: Theme;
   layout: Layout;
+  panes: Panes;
+  /** Record list columns (1-based, Info excluded) the person hid; null: the list picks by its width. */
+  hiddenColumns: number[] | null;
   form: NewTopologyForm;
   /** Text typed into the form's number fields and not yet committed (blur, Enter, Start). */
   formDrafts: Drafts;
@@ -61,6 +71,8 @@ export const useUi = create<UiState>()(
           ? DEFAULT_LAYOUT
           : defaultLayoutFor(window.innerWidth, window.innerHeight),
       form: { hosts: 2, ranksPerHost: 4, modelMiB: 4, mode: 'fold', policy: 'elastic', dtype: 'f32' },
+      panes: { topology: true, inspector: true, bottom: true },
+      hiddenColumns: null,
       formDrafts: {},
       formErrors: {},
       selectedRank: null,
@@ -77,9 +89,21 @@ export const useUi = create<UiState>()(
     {
       name: 'relay-lab.ui',
       version: 1,
-      partialize: (s) => ({ theme: s.theme, layout: s.layout, form: s.form }),
+      partialize: (s) => ({
+        theme: s.theme,
+        layout: s.layout,
+        form: s.form,
+        panes: s.panes,
+        hiddenColumns: s.hiddenColumns,
+      }),
     },
   ),
 );
 
 export { parsePerHost, formToConfig } from '../lib/form-fields';
+
+/** Collapses or restores one of the side and bottom panes (the records list always stays). */
+export function togglePane(pane: keyof Panes): void {
+  const ui = useUi.getState();
+  ui.set({ panes: { ...ui.panes, [pane]: !ui.panes[pane] } });
+}

@@ -26,6 +26,7 @@ import { describeField } from '@shared/explain/field-explanations';
 import { macCoverage, type ByteRange } from '@shared/explain/mac-coverage';
 import { FieldHelp } from './FieldHelp';
 import { RejectionPanel } from './RejectionPanel';
+import { hexKeyOffset, treeKeyMove } from '../lib/pane-keys';
 import { bytesAsSent } from '../lib/rejection';
 
 interface Loaded {
@@ -227,7 +228,26 @@ function FieldTree({
   }, [selectedKey, rows, virtualizer]);
 
   return (
-    <div className="insp-tree" ref={scrollRef} role="tree" aria-label="Fields">
+    <div
+      className="insp-tree"
+      ref={scrollRef}
+      role="tree"
+      aria-label="Fields"
+      tabIndex={0}
+      title="↑ ↓ move between fields, → opens, ← closes or goes to the parent, Enter opens or closes"
+      onKeyDown={(e) => {
+        const move = treeKeyMove(
+          rows.map((r) => ({ key: pathKey(r.path), depth: r.depth, hasChildren: r.hasChildren })),
+          selectedKey,
+          expanded,
+          e.key,
+        );
+        if (!move) return;
+        e.preventDefault();
+        if (move.toggle) onToggle(move.toggle);
+        if (move.select !== undefined) onSelect(rows[move.select].path);
+      }}
+    >
       {!dissection ? (
         <p className="muted pad">Decoding…</p>
       ) : (
@@ -317,7 +337,20 @@ function HexView({
   const clickByte = (i: number) => onSelect(fieldPathAtOffset(fields, i));
 
   return (
-    <section aria-label="Bytes" className="hex" ref={scrollRef}>
+    <section
+      aria-label="Bytes"
+      className="hex"
+      ref={scrollRef}
+      tabIndex={0}
+      title="← → the previous or next field's bytes, ↑ ↓ a row up or down"
+      onKeyDown={(e) => {
+        if (!bytes) return;
+        const at = hexKeyOffset(range, bytes.length, e.key);
+        if (at === null) return;
+        e.preventDefault();
+        clickByte(at);
+      }}
+    >
       {!bytes ? null : (
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {

@@ -2,7 +2,7 @@
 // stop, pause and step rounds, speed; theme and help.
 import { useLab, send } from '../store/lab-store';
 import type { SessionSnapshot } from '@shared/lab/state';
-import { useUi } from '../store/ui-store';
+import { useUi, togglePane } from '../store/ui-store';
 import { startFromForm } from '../store/start-topology';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
@@ -15,7 +15,13 @@ import { TourButton } from './TourPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
-export const TOOLBAR_INLINE_MIN_PX = 1360;
+export const TOOLBAR_INLINE_MIN_PX = 1900;
+
+const PANE_BUTTONS = [
+  { pane: 'topology', label: 'Topology pane' },
+  { pane: 'inspector', label: 'Inspector pane' },
+  { pane: 'bottom', label: 'Bottom panes' },
+] as const;
 
 /** A "More" button opening the controls that do not fit; Escape or a click outside closes it. */
 function OverflowMenu({ children }: { children: React.ReactNode }) {
@@ -80,9 +86,21 @@ export function Toolbar() {
   const interval = snapshot?.config.roundIntervalMs ?? 250;
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
 
-  // Traces, reproductions, theme and help: inline on a wide window, in a "More" menu on a narrow one.
+  const panes = useUi((s) => s.panes);
+  // Traces, reproductions, panes, theme and help: inline on a wide window, in a "More" menu on a narrow one.
   const secondary = (
     <>
+      {PANE_BUTTONS.map((p) => (
+        <button
+          key={p.pane}
+          type="button"
+          aria-pressed={panes[p.pane]}
+          onClick={() => togglePane(p.pane)}
+          title={`Show or hide the ${p.label.toLowerCase()} (or press Enter on its splitter)`}
+        >
+          {p.label}
+        </button>
+      ))}
       <GlossaryButton />
       <TourButton />
       <TraceButtons />
