@@ -15,7 +15,7 @@ import { TourButton } from './TourPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
-export const TOOLBAR_INLINE_MIN_PX = 1900;
+export const TOOLBAR_INLINE_MIN_PX = 1360;
 
 const PANE_BUTTONS = [
   { pane: 'topology', label: 'Topology pane' },
@@ -87,8 +87,9 @@ export function Toolbar() {
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
 
   const panes = useUi((s) => s.panes);
-  // Traces, reproductions, panes, theme and help: inline on a wide window, in a "More" menu on a narrow one.
-  const secondary = (
+  // Panes, theme and help are always in the "More" menu; traces, reproductions and teaching are
+  // inline on a wide window and join them in "More" on a narrow one (nothing wraps or is clipped).
+  const inMore = (
     <>
       {PANE_BUTTONS.map((p) => (
         <button
@@ -101,6 +102,24 @@ export function Toolbar() {
           {p.label}
         </button>
       ))}
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
+        title="Toggle theme (T)"
+      >
+        {theme === 'dark' ? 'Light theme' : 'Dark theme'}
+      </button>
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ helpOpen: true })}
+        title="Keyboard shortcuts (?)"
+      >
+        Shortcuts
+      </button>
+    </>
+  );
+  const secondary = (
+    <>
       <GlossaryButton />
       <TourButton />
       <TraceButtons />
@@ -117,20 +136,6 @@ export function Toolbar() {
         title="Reproductions of the transport's historical bugs"
       >
         Reproductions
-      </button>
-      <button
-        type="button"
-        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
-        title="Toggle theme (T)"
-      >
-        {theme === 'dark' ? 'Light theme' : 'Dark theme'}
-      </button>
-      <button
-        type="button"
-        onClick={() => useUi.getState().set({ helpOpen: true })}
-        title="Keyboard shortcuts (?)"
-      >
-        Shortcuts
       </button>
     </>
   );
@@ -197,7 +202,11 @@ export function Toolbar() {
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
-      {wide ? secondary : <OverflowMenu>{secondary}</OverflowMenu>}
+      {wide && secondary}
+      <OverflowMenu>
+        {!wide && secondary}
+        {inMore}
+      </OverflowMenu>
     </header>
   );
 }
