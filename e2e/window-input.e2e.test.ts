@@ -36,6 +36,13 @@ describe.skipIf(!exe)('the window from the keyboard and its inputs', { timeout: 
     fs.rmSync(tracesDir, { recursive: true, force: true });
   }, 30_000);
 
+  /** Takes the keyboard focus off whatever has it. */
+  const blur = () =>
+    page.locator('body').evaluate((body) => {
+      const el = body.ownerDocument.activeElement as { blur?: () => void } | null;
+      el?.blur?.();
+    });
+
   const openMore = async () => {
     await page.getByRole('button', { name: 'More ▾' }).click({ force: true });
     return page.getByRole('menu', { name: 'More controls' });
@@ -84,14 +91,16 @@ describe.skipIf(!exe)('the window from the keyboard and its inputs', { timeout: 
     await expect.poll(() => page.locator('[role="row"][aria-selected="true"]').count(), WAIT).toBe(1);
 
     await page.locator('body').click({ position: { x: 2, y: 2 }, force: true });
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    await blur();
     const seen = new Map<string, { outline: string; background: string }>();
     for (let i = 0; i < 160; i++) {
       await page.keyboard.press('Tab');
-      const f = await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement | null;
-        if (!el || el === document.body) return null;
-        const cs = getComputedStyle(el);
+      // The page's own globals, reached from an element (this file is typed for Node, not the DOM).
+      const f = await page.locator('body').evaluate((body) => {
+        const doc = body.ownerDocument;
+        const el = doc.activeElement;
+        if (!el || el === doc.body) return null;
+        const cs = doc.defaultView!.getComputedStyle(el);
         const name =
           el.getAttribute('aria-label') ??
           (el.tagName === 'BUTTON' ? el.textContent?.trim() : null) ??
@@ -119,8 +128,9 @@ describe.skipIf(!exe)('the window from the keyboard and its inputs', { timeout: 
       expect(seen.get(n)!.outline, n).toMatch(/^solid [1-9]/);
     // A splitter shows its focus by its colour.
     const splitter = page.getByRole('separator', { name: 'Resize topology' });
-    const bg = () => splitter.evaluate((el) => getComputedStyle(el).backgroundColor);
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+    const bg = () =>
+      splitter.evaluate((el) => el.ownerDocument.defaultView!.getComputedStyle(el).backgroundColor);
+    await blur();
     const idle = await bg();
     expect(seen.get('Resize topology')!.background).not.toBe(idle);
 
@@ -161,11 +171,12 @@ describe.skipIf(!exe)('the window from the keyboard and its inputs', { timeout: 
   it('the column chooser: hidden columns go and Info takes the width left, with no page scroll', async () => {
     // One synchronous look at the page: rows are re-rendered every frame while units stream in.
     const infoWidth = () =>
-      page.evaluate(
-        () =>
-          document.querySelector('.rec-scroll .rec-row')?.lastElementChild?.getBoundingClientRect().width ??
-          0,
-      );
+      page
+        .locator('body')
+        .evaluate(
+          (body) =>
+            body.querySelector('.rec-scroll .rec-row')?.lastElementChild?.getBoundingClientRect().width ?? 0,
+        );
     // More room for the list: the inspector pane collapses (Enter on its splitter).
     await page.getByRole('separator', { name: 'Resize inspector' }).focus();
     await page.keyboard.press('Enter');
