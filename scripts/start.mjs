@@ -161,7 +161,15 @@ if (buildOnly) {
   startBrowserMode();
 } else {
   const { exe, reason } = electronBinary();
-  if (!exe) {
+  // Linux without a display: no Electron window can appear. Say so instead of starting one that
+  // fails (or, under some setups, lingers without a window) and reporting a window that never was.
+  const noDisplay = process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY;
+  if (exe && noDisplay) {
+    process.stdout.write(
+      'relay-lab: no display (DISPLAY and WAYLAND_DISPLAY are unset), so no Electron window can open; starting browser mode instead.\n',
+    );
+    startBrowserMode();
+  } else if (!exe) {
     process.stdout.write(`relay-lab: ${reason}; starting browser mode instead.\n`);
     startBrowserMode();
   } else {

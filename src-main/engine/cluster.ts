@@ -281,6 +281,8 @@ export class Cluster {
           .join(', ')})`,
       );
     for (const t of link.targets) t.setFault(fault);
+    // A new fault replaces the old one at every end; a one-shot leaves nothing holding.
+    link.fault = fault && !fault.corruptNext && !fault.reset ? { ...fault } : null;
   }
 
   /** Kill host: its relay's sockets are destroyed and its ranks killed (SIGKILL). */

@@ -7,10 +7,20 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Direction } from '@shared/lab/state';
 import { OutboundWriter } from './outbound';
-import { Shaper, corrupt, type FaultTarget, type LinkFault } from './link-fault';
+import { Shaper, corrupt, flippedIndex, type FaultTarget, type LinkFault } from './link-fault';
 import { PendingBytes } from './tap';
 
 export type Consumer = (chunk: Uint8Array) => void;
+
+/** A byte an inbound fault flipped: its stream offset, both values and the bytes around it. */
+export interface InboundCorruption {
+  at: number;
+  sent: number;
+  received: number;
+  windowAt: number;
+  windowSent: Uint8Array;
+  windowReceived: Uint8Array;
+}
 
 /**
  * Inbound bytes handled per event-loop turn, by all the process's
@@ -75,6 +85,10 @@ export class Conn implements FaultTarget {
   private destroyed = false;
   /** The socket closed while a fault still held bytes back: the close is seen after them. */
   private closeHeld: boolean | null = null;
+  /** Bytes that arrived on this connection so far (the stream offset of the next chunk). */
+  private arrived = 0;
+  /** The last bytes an inbound "corrupt next" fault flipped, by stream offset (the reader explains its rejection with them). */
+  readonly corruptions: InboundCorruption[] = [];
   closed = false;
 
   constructor(
@@ -92,7 +106,9 @@ export class Conn implements FaultTarget {
     });
     socket.on('data', (chunk: Buffer) => {
       this.counter.add(opts.readDir, chunk.length);
-      if (this.inFault) this.faultedIn(chunk);
+      const at = this.arrived;
+      this.arrived += chunk.length;
+      if (this.inFault) this.faultedIn(chunk, at);
       else this.deliverInOrder(chunk);
       spendTurnBudget(this, chunk.length);
     });
@@ -114,12 +130,27 @@ export class Conn implements FaultTarget {
   }
 
   /** What this end reads, through the link fault: dropped, corrupted, delayed, sliced. */
-  private faultedIn(chunk: Uint8Array): void {
+  private faultedIn(chunk: Uint8Array, at: number): void {
     const f = this.inFault!;
     if (f.blackhole) return;
     if (f.corruptNext) {
       f.corruptNext = false;
+      const sent = chunk;
       chunk = corrupt(chunk);
+      const i = flippedIndex(chunk);
+      if (i >= 0) {
+        const from = Math.max(0, i - 16);
+        const to = Math.min(chunk.length, i + 17);
+        this.corruptions.push({
+          at: at + i,
+          sent: sent[i],
+          received: chunk[i],
+          windowAt: at + from,
+          windowSent: sent.slice(from, to),
+          windowReceived: chunk.slice(from, to),
+        });
+        if (this.corruptions.length > 8) this.corruptions.shift();
+      }
     }
     if (!this.inShaper?.shapes) return this.deliverInOrder(chunk);
     for (const piece of this.inShaper.plan(chunk, performance.now())) this.inQueue.push(piece);
@@ -176,6 +207,16 @@ export class Conn implements FaultTarget {
     this.inFault = inbound;
     this.inShaper = inbound ? new Shaper(inbound, this.opts.readDir) : null;
     this.writer.setFault(outbound, writeDir);
+  }
+
+  /** An inbound "corrupt next" fault waits for its chunk: what is being read now may be hit. */
+  get corruptArmed(): boolean {
+    return this.inFault?.corruptNext === true;
+  }
+
+  /** Bytes that have arrived on this connection so far (before any fault holds them back). */
+  get bytesArrived(): number {
+    return this.arrived;
   }
 
   /** The TCP endpoints (the tap shows them); none for an in-memory stream. */

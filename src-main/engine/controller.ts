@@ -142,6 +142,8 @@ export class Controller implements SourceOwner {
     const stream: MuxRecordStream = new MuxRecordStream(conn, {
       mac: this.opts.mac,
       ceiling: this.opts.ceiling,
+      // The bytes not yet read are `first`: the stream starts that far back from what has arrived.
+      streamOffset: conn.bytesArrived - first.length,
       handler: {
         begin: () => null,
         end: (h, headerBytes, payload) => {

@@ -6,16 +6,20 @@
 // contributes nothing. RankExit goes to the controller's policy; per-rank
 // Data on the data channel is a named error (a stale relay build); a
 // Broadcast from a relay is dropped.
-import { REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
+import { MUX_HEADER_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
 import { isWireError, WireError } from '@shared/wire/errors';
-import type { MuxHeader } from '@shared/wire/mux';
+import { muxKindOfByte, type MuxHeader } from '@shared/wire/mux';
+import type { UnitCorruption } from '@shared/lab/records';
 import { decodeRelayControl } from '@shared/wire/relay-control';
-import type { Conn } from './conn';
+import type { Conn, InboundCorruption } from './conn';
 import type { ContributionSource, SourceOwner } from './controller-options';
 import { FrameCollector, type CollectedFrame } from './frame-collector';
 import type { MuxRecordHandler, MuxRecordStream, PayloadSink } from './mux-stream';
 import type { Tap } from './tap';
 import type { UplinkRecorder } from './uplink-recorder';
+
+/** The largest unit kept whole because a lab fault may corrupt it. */
+const MAX_WHOLE_CAPTURE = 64 * 1024 * 1024;
 
 export class HostSource implements ContributionSource, MuxRecordHandler {
   readonly direct = false;
@@ -26,6 +30,8 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
   private collector: FrameCollector | null = null;
   /** An inner parse error waits until the record's own MAC was judged (WIRE.md 3.2 step 6). */
   private innerError: Error | null = null;
+  /** The header of the record being read (null between records). */
+  private reading: MuxHeader | null = null;
 
   constructor(
     readonly conn: Conn,
@@ -48,7 +54,12 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
   }
 
   begin(h: MuxHeader, headerBytes: Uint8Array): PayloadSink | null {
-    this.capture = this.owner.opts.tap?.capture() ?? null;
+    this.reading = h;
+    // A unit the lab's "corrupt next" fault may hit is kept whole (up to 64 MiB), so the flipped
+    // byte can be shown wherever it lands; every other unit keeps the snap length.
+    const hit = this.conn.corruptArmed || this.conn.corruptions.some((c) => c.at >= this.stream.recordStart);
+    const whole = hit ? Math.min(MUX_HEADER_LEN + h.payloadLen, MAX_WHOLE_CAPTURE) : 0;
+    this.capture = this.owner.opts.tap?.capture(whole) ?? null;
     this.capture?.push(headerBytes);
     this.collector = null;
     this.innerError = null;
@@ -71,6 +82,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
   }
 
   end(h: MuxHeader, headerBytes: Uint8Array, payload: Uint8Array | null): void {
+    this.reading = null;
     if (payload) this.capture?.push(payload);
     const length = headerBytes.length + h.payloadLen;
     const bytes = this.capture ?? undefined;
@@ -167,14 +179,58 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
 
   fail(e: Error): void {
     const code = isWireError(e) ? e.code : 'BAD_PAYLOAD';
-    const seq = this.recorder.record({
-      dir: 'up',
-      layer: 'mux',
-      kind: 'rejected',
-      length: 0,
-      verdict: code as never,
-      summary: e.message,
-    });
+    const flodlError = isWireError(e) ? e.flodlMessage : undefined;
+    const h = this.reading;
+    this.reading = null;
+    // A record whose header was read is kept with the bytes as received (and, when the lab's
+    // fault flipped one of them, which byte and what was sent), so the rejection can be inspected.
+    const seq = h
+      ? this.recorder.record({
+          dir: 'up',
+          layer: 'mux',
+          kind: muxKindOfByte(h.kind) ?? 'rejected',
+          rank: h.kind === REC_HOST_FRAME ? undefined : h.rank,
+          round: h.kind === REC_HOST_FRAME ? this.owner.round : undefined,
+          length: MUX_HEADER_LEN + h.payloadLen,
+          verdict: code as never,
+          summary: `rejected: ${e.message}`,
+          bytes: this.capture ?? undefined,
+          flodlError,
+          corruption: corruptionIn(
+            this.conn.corruptions,
+            this.stream.recordStart,
+            MUX_HEADER_LEN + h.payloadLen,
+          ),
+        })
+      : this.recorder.record({
+          dir: 'up',
+          layer: 'mux',
+          kind: 'rejected',
+          length: 0,
+          verdict: code as never,
+          summary: e.message,
+          flodlError,
+        });
     this.owner.sourceFailed(this, e.message, code, seq);
   }
+}
+
+/** The lab's flipped byte that falls in the unit at stream offset `start`, in the unit's own offsets. */
+export function corruptionIn(
+  flips: readonly InboundCorruption[],
+  start: number,
+  length: number,
+): UnitCorruption | undefined {
+  const c = flips.findLast((f) => f.at >= start && f.at < start + length);
+  if (!c) return undefined;
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  return {
+    offset: c.at - start,
+    sent: c.sent,
+    received: c.received,
+    windowOffset: Math.max(0, c.windowAt - start),
+    // The window may start before the unit (in the previous one): keep the unit's part.
+    sentHex: hex(c.windowSent.subarray(Math.max(0, start - c.windowAt))),
+    receivedHex: hex(c.windowReceived.subarray(Math.max(0, start - c.windowAt))),
+  };
 }

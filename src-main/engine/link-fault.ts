@@ -74,8 +74,14 @@ export class Shaper {
 /** Flips one bit in the middle of a copy of `bytes` (the original buffers stay intact). */
 export function corrupt(bytes: Uint8Array): Uint8Array {
   const c = Uint8Array.from(bytes);
-  if (c.length > 0) c[c.length >> 1] ^= 0x10;
+  const i = flippedIndex(c);
+  if (i >= 0) c[i] ^= 0x10;
   return c;
+}
+
+/** The index `corrupt` flips (the middle byte), or -1 for no bytes. */
+export function flippedIndex(bytes: Uint8Array): number {
+  return bytes.length > 0 ? bytes.length >> 1 : -1;
 }
 
 /** Something a fault can be applied to: a connection's engine-side end. */

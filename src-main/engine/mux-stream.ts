@@ -33,6 +33,8 @@ export interface MuxStreamOptions {
   mac: Mac;
   ceiling: number;
   handler: MuxRecordHandler;
+  /** The connection's stream offset of the first byte this stream reads (after what earlier stages consumed). */
+  streamOffset?: number;
 }
 
 export class MuxRecordStream {
@@ -43,9 +45,17 @@ export class MuxRecordStream {
   private sink: PayloadSink | null = null;
   private readonly gathered = new ChunkAccumulator();
   private failed = false;
+  /**
+   * Connection stream offsets of the record being read and of the next one
+   * (every byte this stream reads is a record's), to place an inbound
+   * fault's flipped byte in its unit.
+   */
+  private start = 0;
+  private next = 0;
 
   constructor(conn: Conn, opts: MuxStreamOptions) {
     this.handler = opts.handler;
+    this.next = opts.streamOffset ?? 0;
     this.reader = new MuxReader({
       ceiling: opts.ceiling,
       mac: opts.mac,
@@ -54,6 +64,8 @@ export class MuxRecordStream {
         onStart: (_len, hb) => {
           this.header = parseMuxHeader(hb, { ceiling: opts.ceiling });
           this.headerBytes = hb;
+          this.start = this.next;
+          this.next += hb.length + this.header.payloadLen;
           this.gathered.clear();
           this.sink = this.handler.begin(this.header, hb);
         },
@@ -69,6 +81,11 @@ export class MuxRecordStream {
       },
     });
     conn.setConsumer((chunk) => this.push(chunk));
+  }
+
+  /** The stream offset where the record being read (or the last one) began. */
+  get recordStart(): number {
+    return this.start;
   }
 
   /** Hands the connection's next records to another stage. */

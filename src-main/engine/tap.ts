@@ -3,8 +3,8 @@
 // Counting is a pair of additions; a unit costs one small object plus a copy
 // of at most `snapLen` bytes, so the data path is not slowed measurably.
 import type { Direction, LinkView } from '@shared/lab/state';
-import type { UnitLayer, UnitRecord } from '@shared/lab/records';
-import type { FaultTarget } from './link-fault';
+import type { UnitCorruption, UnitLayer, UnitRecord } from '@shared/lab/records';
+import type { FaultTarget, LinkFault } from './link-fault';
 
 export const DEFAULT_SNAP_LEN = 64 * 1024;
 
@@ -13,6 +13,8 @@ export type TapLinkInfo = Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>;
 export class TapLink {
   /** The engine-side ends of this link's connections, where link faults apply. */
   readonly targets = new Set<FaultTarget>();
+  /** The fault holding on this link (shown in its view); one-shot faults (corruptNext, reset) never hold. */
+  fault: LinkFault | null = null;
   bytesUp = 0;
   bytesDown = 0;
   units = 0;
@@ -33,7 +35,9 @@ export class TapLink {
     }
   }
   view(): LinkView {
-    return { ...this.info, bytesUp: this.bytesUp, bytesDown: this.bytesDown, units: this.units };
+    const v: LinkView = { ...this.info, bytesUp: this.bytesUp, bytesDown: this.bytesDown, units: this.units };
+    if (this.fault) v.fault = { ...this.fault };
+    return v;
   }
 }
 
@@ -102,6 +106,8 @@ export interface UnitInput {
   summary: string;
   /** The unit's bytes (parts in order) or a capture already taken; only the first snapLen bytes are kept. */
   bytes?: Uint8Array[] | SnapCapture;
+  flodlError?: string;
+  corruption?: UnitCorruption;
 }
 
 export interface TapOptions {
@@ -155,8 +161,9 @@ export class Tap {
     return [...this.links.values()].map((l) => l.view());
   }
 
-  capture(): SnapCapture {
-    return new SnapCapture(this.snapLen);
+  /** A capture of a unit's first snapLen bytes, or of up to `atLeast` bytes (a unit a lab fault may corrupt, kept whole). */
+  capture(atLeast = 0): SnapCapture {
+    return new SnapCapture(this.snapLen > 0 ? Math.max(this.snapLen, atLeast) : 0);
   }
 
   /** Records one unit; returns its sequence number. */
@@ -189,6 +196,8 @@ export class Tap {
     else if (u.link.info.host >= 0) rec.host = u.link.info.host;
     if (u.rank !== undefined) rec.rank = u.rank;
     if (u.round !== undefined) rec.round = u.round;
+    if (u.flodlError !== undefined) rec.flodlError = u.flodlError;
+    if (u.corruption !== undefined) rec.corruption = u.corruption;
     this.recent.push(rec);
     if (this.recent.length > this.maxRecords * 2) this.recent.splice(0, this.recent.length - this.maxRecords);
     for (const l of this.listeners) l(rec);

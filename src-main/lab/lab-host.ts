@@ -30,6 +30,7 @@ import type {
   TimelineMark,
   TraceCommand,
   TraceFileInfo,
+  TraceStep,
 } from '@shared/lab/contract';
 import type { TopologyConfig } from '@shared/lab/topology';
 import type { UnitRecord } from '@shared/lab/records';
@@ -64,6 +65,7 @@ const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HAND
   'listTraces',
   'openTrace',
   'seekTrace',
+  'stepTrace',
   'closeTrace',
   'recentRecords',
 ]);
@@ -290,6 +292,13 @@ export class LabHost implements LabApi, HostContext {
     if (!this.replay) throw new TraceHostError('NO_TRACE', 'no trace is open');
     this.replay.api.seek(t);
     return { ok: true, view: this.view };
+  }
+
+  stepTrace(by: TraceStep, dir: 1 | -1): ReplyOf<'stepTrace'> {
+    if (!this.replay) throw new TraceHostError('NO_TRACE', 'no trace is open');
+    const target = this.replay.api.stepTarget(by, dir);
+    if (target) this.replay.api.seek(target.t);
+    return { ok: true, view: this.view, ...(target?.seq !== undefined ? { seq: target.seq } : {}) };
   }
 
   /** What a (re)connecting window needs: the recent records, the snapshot, the view and the history. */

@@ -59,12 +59,21 @@ describe('link faults', () => {
       link: 'h1.r2.data',
       fault: { dir: 'both', latencyMs: 3, jitterMs: 3, sliceBytes: 100 },
     });
+    // The faults holding are the engine's state, in the links' views (the window's one source).
+    const held = () =>
+      Object.fromEntries(session.linkViews().flatMap((l) => (l.fault ? [[l.id, l.fault]] : [])));
+    expect(held()).toEqual({
+      'h0.uplink.data': { dir: 'both', sliceBytes: 7, sliceGapMs: 0 },
+      'h1.r2.data': { dir: 'both', latencyMs: 3, jitterMs: 3, sliceBytes: 100 },
+    });
     const before = rounds().length;
     await expect.poll(() => rounds().length, { timeout: 15_000 }).toBeGreaterThanOrEqual(before + 3);
     expect(
       rounds().filter((r) => r.verdict !== 'ok' || r.accepted.length !== 4),
       errors(),
     ).toEqual([]);
+    await session.command({ type: 'setLinkFault', link: 'h1.r2.data', fault: null });
+    expect(Object.keys(held())).toEqual(['h0.uplink.data']);
   });
 
   it('a corrupted HostFrame fails its HMAC by name; the host is declared dead and the others go on', async () => {
@@ -82,10 +91,31 @@ describe('link faults', () => {
     expect(hmac && hmac.type === 'finding' && hmac.finding.message).toMatch(/HMAC verification failed/);
     // The finding points at the unit that failed its MAC.
     const seq = hmac && hmac.type === 'finding' ? hmac.finding.recordSeq : undefined;
-    expect(session.activeCluster!.tap.findRecord(seq!)).toMatchObject({
-      link: 'h0.uplink.data',
-      verdict: 'HMAC_MISMATCH',
-    });
+    // A one-shot fault does not hold: nothing is listed as active on the link.
+    expect(session.linkViews().find((l) => l.id === 'h0.uplink.data')?.fault).toBeUndefined();
+    const tap = session.activeCluster!.tap;
+    const rec = tap.findRecord(seq!)!;
+    expect(rec).toMatchObject({ link: 'h0.uplink.data', verdict: 'HMAC_MISMATCH' });
+    // The rejected unit itself is kept (not a 0-byte stand-in): its kind, length and bytes as received.
+    expect(rec.kind).not.toBe('rejected');
+    expect(rec.length).toBeGreaterThan(25);
+    const received = tap.bytesOf(seq!)!.bytes;
+    expect(received.length).toBe(rec.captured);
+    // Which byte the lab flipped, as sent and as received (one bit, 0x10).
+    const c = rec.corruption!;
+    expect(c.sent ^ c.received).toBe(0x10);
+    expect(c.offset).toBeLessThan(rec.length);
+    // A unit the armed fault could hit is kept whole: the flipped byte is in the kept bytes.
+    expect(received.length).toBe(rec.length);
+    expect(received[c.offset]).toBe(c.received);
+    const at = (c.offset - c.windowOffset) * 2;
+    expect(c.receivedHex.slice(at, at + 2)).toBe(c.received.toString(16).padStart(2, '0'));
+    expect(c.sentHex.slice(at, at + 2)).toBe(c.sent.toString(16).padStart(2, '0'));
+    // flodl's words carry both tags; the carried one is the header's auth_tag (bytes 17..25, u64 LE).
+    const m = /computed 0x([0-9a-f]{16}), wire carried 0x([0-9a-f]{16})/.exec(rec.flodlError ?? '');
+    expect(m, rec.flodlError).not.toBeNull();
+    expect(m![2]).toBe(Buffer.from(received.subarray(17, 25)).reverse().toString('hex'));
+    expect(m![1]).not.toBe(m![2]);
     expect(rounds().every((r) => r.verdict === 'ok')).toBe(true);
   });
 

@@ -2,7 +2,7 @@
 // three columns; byte savings, ladder and findings along the bottom. Column
 // widths and the bottom height are dragged and remembered.
 import { useEffect } from 'react';
-import { useUi } from './store/ui-store';
+import { useUi, togglePane } from './store/ui-store';
 import { useLab } from './store/lab-store';
 import { Toolbar } from './views/Toolbar';
 import { TopologyView } from './views/TopologyView';
@@ -23,10 +23,12 @@ import { useExplore } from './store/explore-store';
 import { GlossaryDrawer } from './views/GlossaryDrawer';
 import { TourPanel } from './views/TourPanel';
 import { TapLayer } from './views/TapCaptureDialog';
+import { ConnectionNotice } from './views/ConnectionNotice';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
   const layout = useUi((s) => s.layout);
+  const panes = useUi((s) => s.panes);
   const helpOpen = useUi((s) => s.helpOpen);
   const scenariosOpen = useScenarios((s) => s.open);
   const tracesOpen = useTraces((s) => s.dialogOpen);
@@ -59,9 +61,10 @@ export function App({ connected }: { connected: boolean }) {
       className="app"
       ref={(el) => {
         if (!el) return;
-        el.style.setProperty('--left', `${layout.leftWidth}px`);
-        el.style.setProperty('--right', `${layout.rightWidth}px`);
-        el.style.setProperty('--bottom', `${layout.bottomHeight}px`);
+        // A collapsed pane takes no room; its splitter stays to restore it.
+        el.style.setProperty('--left', panes.topology ? `${layout.leftWidth}px` : '0px');
+        el.style.setProperty('--right', panes.inspector ? `${layout.rightWidth}px` : '0px');
+        el.style.setProperty('--bottom', panes.bottom ? `${layout.bottomHeight}px` : '0px');
       }}
     >
       <Toolbar />
@@ -69,11 +72,7 @@ export function App({ connected }: { connected: boolean }) {
         <TraceBanner />
         <TapLayer />
         <TraceNotice />
-        {connection === 'closed' && (
-          <div className="error-bar" role="alert">
-            Lost the connection to the lab; retrying. (If the lab was restarted, open the new URL it printed.)
-          </div>
-        )}
+        <ConnectionNotice state={connection} />
         {lastError && (
           <div className="error-bar" role="alert">
             {lastError}
@@ -89,12 +88,13 @@ export function App({ connected }: { connected: boolean }) {
         )}
       </div>
       <div className="workspace">
-        <div className="col-left">
-          <TopologyView />
-        </div>
+        <div className="col-left">{panes.topology && <TopologyView />}</div>
         <Splitter
           orientation="vertical"
           label="Resize topology"
+          value={layout.leftWidth}
+          collapsed={!panes.topology}
+          onToggle={() => togglePane('topology')}
           onDrag={(dx) => setLayout({ leftWidth: clamp(layout.leftWidth + dx, 260, 700) })}
         />
         <div className="col-center">
@@ -103,21 +103,29 @@ export function App({ connected }: { connected: boolean }) {
         <Splitter
           orientation="vertical"
           label="Resize inspector"
+          value={layout.rightWidth}
+          collapsed={!panes.inspector}
+          onToggle={() => togglePane('inspector')}
           onDrag={(dx) => setLayout({ rightWidth: clamp(layout.rightWidth - dx, 320, 900) })}
         />
-        <div className="col-right">
-          <InspectorView />
-        </div>
+        <div className="col-right">{panes.inspector && <InspectorView />}</div>
       </div>
       <Splitter
         orientation="horizontal"
         label="Resize bottom panels"
+        value={layout.bottomHeight}
+        collapsed={!panes.bottom}
+        onToggle={() => togglePane('bottom')}
         onDrag={(_dx, dy) => setLayout({ bottomHeight: clamp(layout.bottomHeight - dy, 160, 640) })}
       />
       <div className="bottom">
-        <SavingsView />
-        <LadderView />
-        <FindingsView />
+        {panes.bottom && (
+          <>
+            <SavingsView />
+            <LadderView />
+            <FindingsView />
+          </>
+        )}
       </div>
       {helpOpen && <HelpOverlay />}
       {scenariosOpen && <ScenariosDialog />}

@@ -48,6 +48,12 @@ export interface TraceCommandSpecs {
   listTraces: { command: NoFields; reply: { traces: TraceFileInfo[] } };
   openTrace: { command: { name?: string }; reply: { view: LabView } };
   seekTrace: { command: { t: number }; reply: { view: LabView } };
+  /**
+   * Moves an open trace to the next (dir 1) or previous (dir -1) unit,
+   * round report or finding. `seq`: the unit stepped to (by 'unit'), for the
+   * window to select. At either end the view stays where it is.
+   */
+  stepTrace: { command: { by: TraceStep; dir: 1 | -1 }; reply: { view: LabView; seq?: number } };
   closeTrace: { command: NoFields; reply: { view: LabView; snapshot?: SessionSnapshot } };
   recentRecords: {
     command: { limit?: number };
@@ -162,10 +168,16 @@ export interface RecordBytes {
 
 export type LabEvent =
   /** `reset`: the window drops what it holds first (a trace seek starts with one). */
-  | { type: 'snapshot'; snapshot: SessionSnapshot; reset?: boolean }
+  /**
+   * `reset`: the window drops what it holds first (a trace seek starts with one).
+   * `t` (snapshot, links): the trace's clock (ms since its start) when the
+   * state comes from a saved trace; the window measures rates on it, not on
+   * its own clock (a seek delivers seconds of trace in one batch).
+   */
+  | { type: 'snapshot'; snapshot: SessionSnapshot; reset?: boolean; t?: number }
   | { type: 'view'; view: LabView }
   | { type: 'records'; records: UnitRecord[]; droppedBefore: number }
-  | { type: 'links'; links: LinkView[] }
+  | { type: 'links'; links: LinkView[]; t?: number }
   | { type: 'round'; report: RoundReport }
   | { type: 'finding'; finding: Finding }
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
@@ -221,6 +233,9 @@ export interface CaptureSummary {
 }
 
 // ---- Traces ----
+
+/** What `stepTrace` steps by. */
+export type TraceStep = 'unit' | 'round' | 'finding';
 
 /** What the window shows: the live lab, or a saved trace at time `t` of `duration` (ms since its start). */
 export type LabView =

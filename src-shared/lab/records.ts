@@ -25,6 +25,22 @@ export interface UnitRecord {
   verdict: 'ok' | WireErrorCode;
   /** One line for the list, e.g. "HostFrame r=0 4 tensors w=4". */
   summary: string;
+  /** flodl's own words for this unit's rejection (e.g. the HMAC failure with both tags), when it was rejected. */
+  flodlError?: string;
+  /** A byte the lab's "corrupt next unit" fault flipped in this unit (the reader saw `received`). */
+  corruption?: UnitCorruption;
+}
+
+/** One flipped byte: where in the unit, its value as sent and as received, and the bytes around it both ways. */
+export interface UnitCorruption {
+  /** Offset in the unit (0 = its first header byte). */
+  offset: number;
+  sent: number;
+  received: number;
+  /** Up to 16 bytes either side, as sent and as received, starting at `windowOffset` of the unit. */
+  windowOffset: number;
+  sentHex: string;
+  receivedHex: string;
 }
 
 export type FindingKind = 'hmac' | 'rejected' | 'dead' | 'stalled' | 'exit' | 'mismatch' | 'fault';

@@ -1,5 +1,6 @@
 // The session's observable state, as the window and `run --json` see it.
 import type { TopologyConfig } from './topology';
+import type { LinkFault } from './contract';
 
 export type RankState = 'starting' | 'alive' | 'paused' | 'dead' | 'exited';
 export type HostState = 'up' | 'dead';
@@ -51,6 +52,8 @@ export interface LinkView {
   /** Every byte on the socket, away from the controller. */
   bytesDown: number;
   units: number;
+  /** The fault holding on this link now (one-shot faults never hold); the engine's, so a new topology starts with none. */
+  fault?: LinkFault;
 }
 
 export interface SessionSnapshot {

@@ -249,6 +249,13 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
       );
     return { type, name: v.name, saltHex };
   },
+  stepTrace: (v, type) => {
+    onlyKeys(v, ['type', 'by', 'dir'], type);
+    if (v.by !== 'unit' && v.by !== 'round' && v.by !== 'finding')
+      failField('stepTrace.by', "stepTrace.by must be 'unit', 'round' or 'finding'");
+    if (v.dir !== 1 && v.dir !== -1) failField('stepTrace.dir', 'stepTrace.dir must be 1 or -1');
+    return { type, by: v.by, dir: v.dir };
+  },
   recentRecords: (v, type) => {
     onlyKeys(v, ['type', 'limit'], type);
     return v.limit === undefined

@@ -9,6 +9,7 @@ export const TRACE_HANDLERS: HandlerTable<keyof TraceCommandSpecs, LabHost> = {
   listTraces: async (host) => ({ ok: true, traces: host.listTraces() }),
   openTrace: (host, cmd) => host.openTrace(cmd.name),
   seekTrace: async (host, cmd) => host.seekTrace(cmd.t),
+  stepTrace: async (host, cmd) => host.stepTrace(cmd.by, cmd.dir),
   closeTrace: (host) => host.closeTrace(),
   recentRecords: (host, cmd) => host.catchUp(cmd.limit),
 };

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { TraceError } from './errors';
 import type { TraceEvent } from './format';
 import { loadTrace, readTrace, readTraceFile, TraceWriter } from './ndjson';
-import { encodeEventLine, encodeHeaderLine } from './ndjson-codec';
+import { decodeEventLine, encodeEventLine, encodeHeaderLine } from './ndjson-codec';
 import { sampleEvents, sampleHeader } from './testing/sample-session';
 
 /** Feeds text to the reader in chunks of `size` bytes (UTF-8 sequences get cut too). */
@@ -237,5 +237,34 @@ describe('TraceWriter on a failing stream', () => {
     const w = TraceWriter.toFile('/nonexistent-dir/x/trace.ndjson', sampleHeader());
     w.write({ type: 'log', t: 1, level: 'info', message: 'x' });
     await expect(w.close()).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('a unit captured whole', () => {
+  it('reads back a 4 MiB record (5.6 MB of base64 on one line) without exhausting the stack', () => {
+    const bytes = new Uint8Array(4 * 1024 * 1024 + 68).map((_, i) => (i * 7) & 0xff);
+    const event: TraceEvent = {
+      type: 'record',
+      t: 1,
+      record: {
+        seq: 7,
+        t: 1,
+        link: 'h0.uplink.data',
+        dir: 'up',
+        layer: 'mux',
+        kind: 'HostFrame',
+        length: bytes.length,
+        captured: bytes.length,
+        verdict: 'HMAC_MISMATCH',
+        summary: 'rejected',
+      },
+      bytes,
+    };
+    const back = decodeEventLine(encodeEventLine(event).trimEnd(), 2);
+    expect(back.type === 'record' && Buffer.from(back.bytes).equals(Buffer.from(bytes))).toBe(true);
+    // Not base64: still refused by name.
+    expect(() => decodeEventLine(encodeEventLine(event).replace('"bytes":"', '"bytes":"=A'), 2)).toThrow(
+      TraceError,
+    );
   });
 });

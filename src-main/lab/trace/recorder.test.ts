@@ -182,6 +182,25 @@ describe('TraceRecorder and TraceReplay', () => {
     expect(trace.header.links.every((l) => l.syntheticEndpoints)).toBe(true);
   });
 
+  it('steps to the next or previous unit, round report or finding, naming the unit', async () => {
+    const { trace } = await recordSession();
+    const replay = new TraceReplay(trace);
+    replay.seek(0);
+    // Records at t = 1, 2, 3, 3, 3; the round at 4; the finding at 5.
+    expect(replay.stepTarget('unit', 1)).toEqual({ t: 1, seq: 0 });
+    replay.seek(1);
+    expect(replay.stepTarget('unit', 1)).toEqual({ t: 2, seq: 1 });
+    expect(replay.stepTarget('unit', -1)).toBeNull();
+    expect(replay.stepTarget('round', 1)).toEqual({ t: 4 });
+    expect(replay.stepTarget('finding', 1)).toEqual({ t: 5 });
+    replay.seek(6);
+    expect(replay.stepTarget('unit', 1)).toBeNull();
+    expect(replay.stepTarget('unit', -1)).toMatchObject({ t: 3 });
+    expect(replay.stepTarget('round', -1)).toEqual({ t: 4 });
+    expect(replay.stepTarget('finding', -1)).toEqual({ t: 5 });
+    expect(replay.stepTarget('finding', 1)).toBeNull();
+  });
+
   it('replays the session at any time through the LabApi', async () => {
     const { trace, magic } = await recordSession();
     const replay = new TraceReplay(trace);
@@ -210,7 +229,17 @@ describe('TraceRecorder and TraceReplay', () => {
     expect(late.events[0]).toMatchObject({
       snapshot: { roundsCompleted: 1, round: 1, ranks: [{ state: 'paused' }] },
     });
-    expect(late.events.map((e) => e.type)).toEqual(['snapshot', 'records', 'round', 'finding', 'links']);
+    expect(late.events.map((e) => e.type)).toEqual([
+      'snapshot',
+      'records',
+      'round',
+      'finding',
+      'links',
+      'links',
+    ]);
+    // State from a trace carries the trace's clock: the window measures rates on it.
+    expect(late.events[0]).toMatchObject({ t: 6 });
+    expect(late.events.filter((e) => e.type === 'links').map((e) => (e as { t?: number }).t)).toEqual([5, 6]);
     // Without a links event, the counters come from the records, late links included.
     const noCounters = new TraceReplay({ ...trace, events: trace.events.filter((e) => e.type !== 'links') });
     expect(noCounters.snapshotAt(100).links.map((l) => [l.id, l.bytesUp, l.bytesDown, l.units])).toEqual([

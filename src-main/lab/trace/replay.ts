@@ -4,7 +4,7 @@
 // finding, log and link update up to t, so the same lists, inspector,
 // ladder and charts draw the past. Commands that would change a topology
 // answer OFFLINE.
-import type { AnyCommand, LabApi, LabBatch, LabEvent, ReplyOf } from '@shared/lab/contract';
+import type { AnyCommand, LabApi, LabBatch, LabEvent, ReplyOf, TraceStep } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
@@ -88,13 +88,19 @@ export class TraceReplay implements LabApi {
     return this.bySeq.get(seq);
   }
 
-  /** Moves the timeline to t and sends every front end the state at t. */
+  /**
+   * Moves the timeline to t and sends every front end the state at t: the
+   * snapshot, the events up to t on the trace's clock, and the counters at
+   * t last (so rates and savings are the trace's at t, not the window's).
+   */
   seek(t: number): LabBatch {
     this.position = Math.max(0, Math.min(t, this.duration));
+    const snapshot = this.snapshotAt(this.position);
     const batch = {
       events: [
-        { type: 'snapshot', snapshot: this.snapshotAt(this.position) } as LabEvent,
+        { type: 'snapshot', snapshot, t: this.position } as LabEvent,
         ...this.labEventsUntil(this.position),
+        { type: 'links', links: snapshot.links, t: this.position } as LabEvent,
       ],
     };
     for (const l of this.listeners) l(batch);
@@ -122,10 +128,24 @@ export class TraceReplay implements LabApi {
       if (e.type === 'round') out.push({ type: 'round', report: e.report });
       else if (e.type === 'finding') out.push({ type: 'finding', finding: e.finding });
       else if (e.type === 'log') out.push({ type: 'log', level: e.level, message: e.message });
-      else if (e.type === 'links') out.push({ type: 'links', links: e.links });
+      else if (e.type === 'links') out.push({ type: 'links', links: e.links, t: e.t });
     }
     flushRecords();
     return out;
+  }
+
+  /**
+   * Where `stepTrace` goes from the current time: the first unit, round
+   * report or finding after it (dir 1), or the last one before it (dir -1);
+   * null at either end. A unit step names its record.
+   */
+  stepTarget(by: TraceStep, dir: 1 | -1): { t: number; seq?: number } | null {
+    const type = by === 'unit' ? 'record' : by === 'round' ? 'round' : 'finding';
+    const at = this.position;
+    const hit = (e: TraceEvent) => e.type === type && (dir === 1 ? e.t > at : e.t < at);
+    const e = dir === 1 ? this.events.find(hit) : this.events.findLast(hit);
+    if (!e) return null;
+    return e.type === 'record' ? { t: e.t, seq: e.record.seq } : { t: e.t };
   }
 
   /** Kills, pauses, faults and link closes up to t: the charts' coloured bands. */

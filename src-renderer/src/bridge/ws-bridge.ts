@@ -3,7 +3,35 @@
 import type { AnyCommand, LabApi, LabBatch, LabReply } from '@shared/lab/contract';
 
 type ServerMessage = { type: 'reply'; id: number; reply: LabReply } | { type: 'batch'; batch: LabBatch };
-export type ConnectionState = 'connecting' | 'open' | 'closed';
+/**
+ * `closed`: the socket dropped and the lab is being asked why. `stopped`:
+ * nothing answers at this address (the lab ended); the tab keeps asking.
+ * `restarted`: a lab answers here but refuses this tab's token, so it is a
+ * new launch with a new token; this tab can never reconnect and stops trying.
+ */
+export type ConnectionState = 'connecting' | 'open' | 'closed' | 'stopped' | 'restarted';
+
+/** Whether the lab at a page address answers this token ('ours'), another launch's ('other'), or nothing does ('none'). */
+export type LabProbe = 'ours' | 'other' | 'none';
+
+/** Asks the page's own server for the page with this tab's token (HEAD, no body): 200 ours, 403 another launch's. */
+export async function probeLab(pageUrl: string, fetchFn: typeof fetch = fetch): Promise<LabProbe> {
+  try {
+    const res = await fetchFn(pageUrl, { method: 'HEAD', cache: 'no-store' });
+    if (res.ok) return 'ours';
+    return res.status === 403 ? 'other' : 'none';
+  } catch {
+    return 'none';
+  }
+}
+
+/** The page address (with its token) for a lab WebSocket URL: ws://host/ws?token=T -> http://host/?token=T. */
+export function pageUrlFor(wsUrl: string): string {
+  const u = new URL(wsUrl);
+  u.protocol = u.protocol === 'wss:' ? 'https:' : 'http:';
+  u.pathname = '/';
+  return u.toString();
+}
 
 export class WebSocketLabApi implements LabApi {
   private ws: WebSocket | null = null;
@@ -16,6 +44,7 @@ export class WebSocketLabApi implements LabApi {
   constructor(
     private readonly url: string,
     private readonly onState: (s: ConnectionState) => void = () => {},
+    private readonly probe: (pageUrl: string) => Promise<LabProbe> = probeLab,
   ) {
     this.open();
   }
@@ -88,11 +117,32 @@ export class WebSocketLabApi implements LabApi {
         resolve({ ok: false, error: 'NOT_CONNECTED', message: 'connection to the lab closed' });
       this.pending.clear();
       this.onState('closed');
-      if (this.closed) return;
-      // The server may be restarting: retry with backoff.
-      setTimeout(() => this.open(), this.retryMs);
-      this.retryMs = Math.min(this.retryMs * 2, 5000);
+      if (!this.closed) void this.findOutWhy();
     };
+  }
+
+  /**
+   * After a drop, asks the page's server before reconnecting: this launch
+   * (reconnect), another launch with a new token (say so, stop), or nothing
+   * (say the lab stopped; keep asking with backoff).
+   */
+  private async findOutWhy(): Promise<void> {
+    while (!this.closed) {
+      const answer = await this.probe(pageUrlFor(this.url));
+      if (this.closed) return;
+      if (answer === 'ours') {
+        setTimeout(() => this.open(), this.retryMs);
+        this.retryMs = Math.min(this.retryMs * 2, 5000);
+        return;
+      }
+      if (answer === 'other') {
+        this.onState('restarted');
+        return;
+      }
+      this.onState('stopped');
+      await new Promise((r) => setTimeout(r, this.retryMs));
+      this.retryMs = Math.min(this.retryMs * 2, 5000);
+    }
   }
 }
 

@@ -1,9 +1,9 @@
 // What a trace seek and a (re)connect catch-up do to the window's data.
 import { describe, it, expect } from 'vitest';
-import type { LabView } from '@shared/lab/contract';
+import type { LabEvent, LabView } from '@shared/lab/contract';
 import { applyBatches, emptyLabData } from './apply-batch';
 import { RecordRing } from './record-ring';
-import { record, snapshot } from '../test-fixtures';
+import { links, record, snapshot } from '../test-fixtures';
 
 const traceView: LabView = {
   kind: 'trace',
@@ -127,5 +127,59 @@ describe('trace views and catch-up', () => {
       0,
     );
     expect(data.marks.map((m) => m.round)).toEqual([3]);
+  });
+});
+
+describe('a trace seek on the trace clock', () => {
+  // Ranks 0..7 each send 1000 bytes a round; a folded host sends 1100. Counters every 50 ms, a round every 250 ms.
+  const uploadsAt = (t: number) => Math.floor(t / 250) * 1000;
+  const linksAt = (t: number) =>
+    links((id) => (id.includes('uplink') ? (uploadsAt(t) / 1000) * 1100 : uploadsAt(t)));
+  const seekBatch = (until: number) => {
+    const events: LabEvent[] = [
+      { type: 'view', view: { ...traceView, t: until, duration: until } },
+      {
+        type: 'snapshot',
+        snapshot: snapshot({ running: false, links: linksAt(until) }),
+        reset: true,
+        t: until,
+      },
+    ];
+    for (let t = 0; t <= until; t += 50) {
+      events.push({ type: 'links', links: linksAt(t), t });
+      if (t > 0 && t % 250 === 0)
+        events.push({
+          type: 'round',
+          report: {
+            round: t / 250 - 1,
+            accepted: [],
+            verdict: 'ok',
+            durationMs: 10,
+            uplinkBytesPerHost: [1100, 1100],
+            foldedPerHost: [
+              [0, 1, 2, 3],
+              [4, 5, 6, 7],
+            ],
+          } as never,
+        });
+    }
+    events.push({ type: 'links', links: linksAt(until), t: until });
+    return { events };
+  };
+
+  it('shows the rates and savings of the trace at that point, whenever the window applies it', () => {
+    const ring = new RecordRing(100);
+    // The whole 5 s of trace arrives in one batch, at one instant of the window's clock.
+    const { data } = applyBatches(emptyLabData(), [seekBatch(5000)], ring, 123_456);
+    // 1000 bytes per rank every 250 ms is 4000 B/s on a rank's leg, 4400 B/s on a host's uplink.
+    expect(data.linkRates['h0.r0.data'].up).toBeCloseTo(4000, -2);
+    expect(data.linkRates['h1.uplink.data'].up).toBeCloseTo(4400, -2);
+    // Every round after the first has its savings point, with K = 4 and one rank's 1000 bytes.
+    expect(data.savings.length).toBeGreaterThanOrEqual(17);
+    for (const p of data.savings) {
+      expect(p.k).toEqual([4, 4]);
+      expect(p.perRank).toEqual([1000, 1000]);
+      expect(p.direct).toEqual([4000, 4000]);
+    }
   });
 });

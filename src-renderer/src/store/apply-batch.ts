@@ -130,7 +130,7 @@ function applyEvent(
 ): { data: LabData; records?: UnitRecord[]; reset?: boolean } {
   switch (ev.type) {
     case 'snapshot':
-      return applySnapshot(data, ev.snapshot, ring, now, ev.reset === true);
+      return applySnapshot(data, ev.snapshot, ring, ev.t ?? now, ev.reset === true, ev.t !== undefined);
     case 'view':
       return { data: { ...data, view: ev.view } };
     case 'records': {
@@ -146,7 +146,8 @@ function applyEvent(
       return { data, records: fresh };
     }
     case 'links':
-      return { data: applyLinks(data, ev.links, now) };
+      // A trace's counters carry the trace's clock: rates are measured on it.
+      return { data: applyLinks(data, ev.links, ev.t ?? now) };
     case 'round':
       return { data: applyRound(data, ev.report) };
     case 'finding': {
@@ -187,11 +188,15 @@ function applySnapshot(
   ring: RecordRing,
   now: number,
   forceReset = false,
+  fromTrace = false,
 ): { data: LabData; reset?: boolean } {
   const newSession = forceReset || (data.snapshot !== null && data.snapshot.startedAt !== snapshot.startedAt);
   if (newSession) {
     ring.clear();
     const fresh = { ...emptyLabData(), view: data.view };
+    // A trace seek replays its counters from the start after this snapshot: the snapshot's
+    // (those at the seek time) would be the baseline of the first round and make its savings wrong.
+    if (fromTrace) return { data: { ...fresh, recordsVersion: data.recordsVersion, snapshot }, reset: true };
     return {
       data: {
         ...applyLinks({ ...fresh, recordsVersion: data.recordsVersion }, snapshot.links, now),

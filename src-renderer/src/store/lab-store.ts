@@ -42,6 +42,11 @@ export function onNewRecords(fn: RecordsListener): () => void {
 }
 
 let api: LabApi | null = null;
+let selectAfterReset: number | null = null;
+/** Selects record `seq` when the next resetting batch (a trace step's) has been applied. */
+export function selectAfterNextReset(seq: number | null): void {
+  selectAfterReset = seq;
+}
 let queue: LabBatch[] = [];
 let scheduled = false;
 
@@ -53,7 +58,17 @@ export function flushBatches(now = performance.now()): void {
   queue = [];
   const { data, newRecords, reset } = applyBatches(useLab.getState(), batches, recordRing, now);
   // A new session numbers its records afresh: an old selection would point at the wrong one.
-  if (reset) useUi.getState().set({ selectedSeq: null, selectedField: null });
+  // A trace step names the unit it stepped to: that one is selected once its batch is in.
+  if (reset) {
+    const seq = selectAfterReset;
+    selectAfterReset = null;
+    const ui = useUi.getState();
+    ui.set(
+      seq === null
+        ? { selectedSeq: null, selectedField: null }
+        : { selectedSeq: seq, selectedField: null, revealSeq: ui.revealSeq + 1 },
+    );
+  }
   for (const l of recordsListeners) l(newRecords, reset);
   useLab.setState(data);
 }
@@ -108,7 +123,9 @@ async function catchUp(): Promise<void> {
   if (!reply.ok || !reply.snapshot) return void refreshSnapshot();
   const events: LabEvent[] = [];
   if (reply.view) events.push({ type: 'view', view: reply.view });
-  events.push({ type: 'snapshot', snapshot: reply.snapshot, reset: true });
+  // An open trace's state is on the trace's clock (its counters follow in the history).
+  const t = reply.view?.kind === 'trace' ? reply.view.t : undefined;
+  events.push({ type: 'snapshot', snapshot: reply.snapshot, reset: true, ...(t !== undefined ? { t } : {}) });
   if (reply.history) events.push(...reply.history);
   if (reply.records?.length) events.push({ type: 'records', records: reply.records, droppedBefore: 0 });
   queue.push({ events });

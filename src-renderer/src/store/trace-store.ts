@@ -4,8 +4,9 @@
 // `view` events (apply-batch); this store only holds the dialog and the
 // last save's outcome.
 import { create } from 'zustand';
-import type { LabApi, SavedTrace, TraceFileInfo } from '@shared/lab/contract';
-import { send, useLab } from './lab-store';
+import type { LabApi, SavedTrace, TraceFileInfo, TraceStep } from '@shared/lab/contract';
+import { send, useLab, selectAfterNextReset } from './lab-store';
+import { useUi } from './ui-store';
 
 /** A transport that can carry a file from the person's disk (browser mode's WebSocketLabApi). */
 export interface TraceUploader {
@@ -81,6 +82,27 @@ export async function seekTrace(t: number): Promise<void> {
       pendingSeek = null;
       await send({ type: 'seekTrace', t: next });
     }
+  } finally {
+    seekInFlight = false;
+  }
+}
+
+/**
+ * Steps an open trace to the next/previous unit, round or finding. A unit
+ * step selects the unit in the list (after the batch that brings it).
+ */
+export async function stepTrace(by: TraceStep, dir: 1 | -1): Promise<void> {
+  if (seekInFlight) return;
+  seekInFlight = true;
+  try {
+    const reply = await send({ type: 'stepTrace', by, dir });
+    if (!reply.ok || reply.seq === undefined) return;
+    const shown = useLab.getState().view;
+    if (shown.kind === 'trace' && reply.view.kind === 'trace' && shown.t === reply.view.t) {
+      // The batch came in before the reply: select now.
+      const ui = useUi.getState();
+      ui.set({ selectedSeq: reply.seq, selectedField: null, revealSeq: ui.revealSeq + 1 });
+    } else selectAfterNextReset(reply.seq);
   } finally {
     seekInFlight = false;
   }

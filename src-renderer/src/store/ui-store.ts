@@ -2,8 +2,7 @@
 // Theme and layout persist between launches (localStorage).
 import { create } from 'zustand';
 import { persist } from 'zustand/middleware';
-import type { TopologyConfig } from '@shared/lab/topology';
-import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
+import type { Drafts, FieldErrors, TopologyForm } from '../lib/form-fields';
 import type { FieldPath } from '../lib/field-ranges';
 
 export type Theme = 'dark' | 'light';
@@ -26,23 +25,26 @@ export function defaultLayoutFor(width: number, height: number): Layout {
   };
 }
 
-export interface NewTopologyForm {
-  hosts: number;
-  ranksPerHost: number;
-  /** Optional ranks host by host ("4,2,3"); when it parses, it wins over hosts x ranksPerHost. */
-  perHost?: string;
-  modelMiB: number;
-  mode: TopologyConfig['mode'];
-  policy: TopologyConfig['policy'];
-  dtype: TopologyConfig['dtype'];
-  /** Absent in forms saved before the setting existed: the lab's default (v2). */
-  controlIndexTable?: TopologyConfig['controlIndexTable'];
+export type NewTopologyForm = TopologyForm;
+
+/** Which of the collapsible panes are shown (the records list always is). */
+export interface Panes {
+  topology: boolean;
+  inspector: boolean;
+  bottom: boolean;
 }
 
 export interface UiState {
   theme: Theme;
   layout: Layout;
+  panes: Panes;
+  /** Record list columns (1-based, Info excluded) the person hid; null: the list picks by its width. */
+  hiddenColumns: number[] | null;
   form: NewTopologyForm;
+  /** Text typed into the form's number fields and not yet committed (blur, Enter, Start). */
+  formDrafts: Drafts;
+  /** Why a committed field (or the whole form) was refused; shown beside it. */
+  formErrors: FieldErrors;
   selectedRank: number | null;
   selectedHost: number | null;
   selectedSeq: number | null;
@@ -69,6 +71,10 @@ export const useUi = create<UiState>()(
           ? DEFAULT_LAYOUT
           : defaultLayoutFor(window.innerWidth, window.innerHeight),
       form: { hosts: 2, ranksPerHost: 4, modelMiB: 4, mode: 'fold', policy: 'elastic', dtype: 'f32' },
+      panes: { topology: true, inspector: true, bottom: true },
+      hiddenColumns: null,
+      formDrafts: {},
+      formErrors: {},
       selectedRank: null,
       selectedHost: null,
       selectedSeq: null,
@@ -83,35 +89,21 @@ export const useUi = create<UiState>()(
     {
       name: 'relay-lab.ui',
       version: 1,
-      partialize: (s) => ({ theme: s.theme, layout: s.layout, form: s.form }),
+      partialize: (s) => ({
+        theme: s.theme,
+        layout: s.layout,
+        form: s.form,
+        panes: s.panes,
+        hiddenColumns: s.hiddenColumns,
+      }),
     },
   ),
 );
 
-/** "4,2,3" -> [4, 2, 3]; null unless every entry is a whole number within the lab's one set of limits (TOPOLOGY_LIMITS). */
-export function parsePerHost(text: string | undefined): number[] | null {
-  if (!text || !text.trim()) return null;
-  const parts = text
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map(Number);
-  const { maxHosts, maxRanksPerHost } = TOPOLOGY_LIMITS;
-  if (
-    parts.length < 1 ||
-    parts.length > maxHosts ||
-    parts.some((k) => !Number.isInteger(k) || k < 1 || k > maxRanksPerHost)
-  )
-    return null;
-  return parts;
-}
+export { parsePerHost, formToConfig } from '../lib/form-fields';
 
-export function formToConfig(form: NewTopologyForm): Partial<TopologyConfig> {
-  return {
-    ranksPerHost: parsePerHost(form.perHost) ?? Array.from({ length: form.hosts }, () => form.ranksPerHost),
-    modelBytes: Math.max(4, Math.round((form.modelMiB * 1024 * 1024) / 4) * 4),
-    mode: form.mode,
-    policy: form.policy,
-    dtype: form.dtype,
-    ...(form.controlIndexTable ? { controlIndexTable: form.controlIndexTable } : {}),
-  };
+/** Collapses or restores one of the side and bottom panes (the records list always stays). */
+export function togglePane(pane: keyof Panes): void {
+  const ui = useUi.getState();
+  ui.set({ panes: { ...ui.panes, [pane]: !ui.panes[pane] } });
 }

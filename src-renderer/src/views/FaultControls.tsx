@@ -4,6 +4,9 @@
 // can be traced to its cause.
 import { useState } from 'react';
 import type { LinkFault } from '@shared/lab/contract';
+import type { LinkView } from '@shared/lab/state';
+import { COMMAND_LIMITS } from '@shared/lab/validate';
+import { CommitNumberInput } from './CommitNumberInput';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 
@@ -38,6 +41,34 @@ export function faultOf(kind: FaultKind, dir: LinkFault['dir'], a: number, b: nu
   }
 }
 
+/** The largest value of a fault's first or second parameter: the command validator's limits. */
+function paramMax(kind: FaultKind, which: 0 | 1): number {
+  if (kind === 'bandwidth' && which === 0) return Number.MAX_SAFE_INTEGER;
+  if (kind === 'slicer' && which === 0) return COMMAND_LIMITS.maxModelBytes;
+  return COMMAND_LIMITS.maxFaultMs;
+}
+
+/** Label of a holding fault, as the fault kinds read in the form. */
+export function faultLabel(f: LinkFault): string {
+  const kind: FaultKind = f.blackhole
+    ? 'blackhole'
+    : f.stallMs !== undefined
+      ? 'stall'
+      : f.sliceBytes !== undefined
+        ? 'slicer'
+        : f.bandwidth !== undefined
+          ? 'bandwidth'
+          : 'latency';
+  return `${KINDS.find((k) => k.kind === kind)!.label} (${f.dir})`;
+}
+
+/** The faults holding now, by link id, from the links' views (the engine's state). */
+export function activeFaults(links: readonly LinkView[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of links) if (l.fault) out[l.id] = faultLabel(l.fault);
+  return out;
+}
+
 const PARAMS: Partial<Record<FaultKind, [string, string?]>> = {
   latency: ['latency ms', 'jitter ms'],
   bandwidth: ['bytes/s'],
@@ -65,7 +96,10 @@ export function FaultControls() {
   const [kind, setKind] = useState<FaultKind>('latency');
   const [a, setA] = useState(DEFAULTS.latency[0]);
   const [b, setB] = useState(DEFAULTS.latency[1]);
-  const [active, setActive] = useState<Record<string, string>>({});
+  const [fieldErrors, setFieldErrors] = useState<{ a?: string | null; b?: string | null }>({});
+  const refused = Boolean(fieldErrors.a || fieldErrors.b);
+  // The faults holding now are the engine's (each link's view): a new topology starts with none.
+  const active = activeFaults(links);
 
   // Without an explicit choice, aim at the selection: a rank's data leg, else its host's uplink.
   const preferred =
@@ -80,18 +114,10 @@ export function FaultControls() {
 
   const apply = async () => {
     const fault = faultOf(kind, dir, a, b);
-    const reply = await send({ type: 'setLinkFault', link: target, fault });
-    if (reply.ok && kind !== 'corruptNext' && kind !== 'reset')
-      setActive((m) => ({ ...m, [target]: `${KINDS.find((k) => k.kind === kind)!.label} (${dir})` }));
+    await send({ type: 'setLinkFault', link: target, fault });
   };
   const clear = async (id: string) => {
-    const reply = await send({ type: 'setLinkFault', link: id, fault: null });
-    if (reply.ok)
-      setActive((m) => {
-        const next = { ...m };
-        delete next[id];
-        return next;
-      });
+    await send({ type: 'setLinkFault', link: id, fault: null });
   };
 
   return (
@@ -145,30 +171,34 @@ export function FaultControls() {
           </select>
         </label>
         {params && (
-          <label>
-            {params[0]}
-            <input
-              type="number"
-              min={0}
-              value={a}
-              onChange={(e) => setA(Math.max(0, Math.round(Number(e.target.value) || 0)))}
-            />
-          </label>
+          <CommitNumberInput
+            label={params[0]}
+            value={a}
+            min={kind === 'bandwidth' || kind === 'slicer' ? 1 : 0}
+            max={paramMax(kind, 0)}
+            onCommit={setA}
+            onError={(e) => setFieldErrors((f) => ({ ...f, a: e }))}
+          />
         )}
         {params?.[1] && (
-          <label>
-            {params[1]}
-            <input
-              type="number"
-              min={0}
-              value={b}
-              onChange={(e) => setB(Math.max(0, Math.round(Number(e.target.value) || 0)))}
-            />
-          </label>
+          <CommitNumberInput
+            label={params[1]}
+            value={b}
+            min={0}
+            max={paramMax(kind, 1)}
+            onCommit={setB}
+            onError={(e) => setFieldErrors((f) => ({ ...f, b: e }))}
+          />
         )}
       </div>
       <div className="selection-buttons faults-buttons">
-        <button type="button" className="danger" disabled={!running || !target} onClick={() => void apply()}>
+        <button
+          type="button"
+          className="danger"
+          disabled={!running || !target || refused}
+          title={refused ? 'Correct the values marked above first' : undefined}
+          onClick={() => void apply()}
+        >
           Apply fault
         </button>
         <button type="button" disabled={!running || !target} onClick={() => void clear(target)}>

@@ -14,13 +14,8 @@ import { useLab, recordRing, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { dissectRecord, type RecordDissection } from '../lib/dissect-record';
 import {
-  BYTES_PER_ROW,
   ancestorKeys,
-  asciiOf,
-  byteRangeOf,
   fieldAt,
-  fieldPathAtOffset,
-  hexByte,
   hexToBytes,
   pathKey,
   visibleFieldRows,
@@ -29,7 +24,11 @@ import {
 import { formatInt, formatTime } from '../lib/format';
 import { describeField } from '@shared/explain/field-explanations';
 import { macCoverage, type ByteRange } from '@shared/explain/mac-coverage';
+import { HexView } from './HexView';
 import { FieldHelp } from './FieldHelp';
+import { RejectionPanel } from './RejectionPanel';
+import { treeKeyMove } from '../lib/pane-keys';
+import { bytesAsSent } from '../lib/rejection';
 
 interface Loaded {
   seq: number;
@@ -52,6 +51,9 @@ export function InspectorView() {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
+  const [showSent, setShowSent] = useState(false);
+  const policy = useLab((s) => s.snapshot?.config.policy);
+  useEffect(() => setShowSent(false), [selectedSeq]);
 
   const layer = record?.layer;
   useEffect(() => {
@@ -104,6 +106,7 @@ export function InspectorView() {
             dissection={current?.dissection ?? null}
             indexTable={indexTable ?? DEFAULT_CONTROL_INDEX_TABLE}
           />
+          <RejectionPanel record={record} policy={policy} showSent={showSent} onShowSent={setShowSent} />
           {error && (
             <p className="bad pad" role="alert">
               {error}
@@ -130,7 +133,8 @@ export function InspectorView() {
             saltHex={current?.meta.saltHex || saltHex}
           />
           <HexView
-            bytes={current?.bytes ?? null}
+            bytes={current ? (showSent ? bytesAsSent(current.bytes, record) : current.bytes) : null}
+            flipped={record.corruption?.offset}
             fields={current?.dissection.fields ?? []}
             selected={selectedField}
             onSelect={selectField}
@@ -242,7 +246,26 @@ function FieldTree({
   }, [selectedKey, rows, virtualizer]);
 
   return (
-    <div className="insp-tree" ref={scrollRef} role="tree" aria-label="Fields">
+    <div
+      className="insp-tree"
+      ref={scrollRef}
+      role="tree"
+      aria-label="Fields"
+      tabIndex={0}
+      title="↑ ↓ move between fields, → opens, ← closes or goes to the parent, Enter opens or closes"
+      onKeyDown={(e) => {
+        const move = treeKeyMove(
+          rows.map((r) => ({ key: pathKey(r.path), depth: r.depth, hasChildren: r.hasChildren })),
+          selectedKey,
+          expanded,
+          e.key,
+        );
+        if (!move) return;
+        e.preventDefault();
+        if (move.toggle) onToggle(move.toggle);
+        if (move.select !== undefined) onSelect(rows[move.select].path);
+      }}
+    >
       {!dissection ? (
         <p className="muted pad">Decoding…</p>
       ) : (
@@ -288,85 +311,6 @@ function FieldTree({
         </div>
       )}
     </div>
-  );
-}
-
-function HexView({
-  bytes,
-  fields,
-  selected,
-  onSelect,
-  covered,
-}: {
-  bytes: Uint8Array | null;
-  fields: RecordDissection['fields'];
-  selected: FieldPath | null;
-  onSelect: (p: FieldPath | null) => void;
-  /** Bytes a selected MAC covers, shaded in a second colour. */
-  covered: ByteRange[];
-}) {
-  const rowsCount = bytes ? Math.ceil(bytes.length / BYTES_PER_ROW) : 0;
-  const range = bytes && selected ? byteRangeOf(fields, selected, bytes.length) : null;
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: rowsCount,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => 18,
-    overscan: 8,
-  });
-  useEffect(() => {
-    if (range && range.end > range.start)
-      virtualizer.scrollToIndex(Math.floor(range.start / BYTES_PER_ROW), { align: 'auto' });
-  }, [range?.start, range?.end, virtualizer]);
-
-  const inRange = (i: number) => range !== null && i >= range.start && i < range.end;
-  const inCovered = (i: number) => covered.some((c) => i >= c.start && i < c.end);
-  const clickByte = (i: number) => onSelect(fieldPathAtOffset(fields, i));
-
-  return (
-    <section aria-label="Bytes" className="hex" ref={scrollRef}>
-      {!bytes ? null : (
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const base = item.index * BYTES_PER_ROW;
-            const slice = bytes.subarray(base, base + BYTES_PER_ROW);
-            return (
-              <div
-                key={item.index}
-                className="hex-row mono"
-                style={{ transform: `translateY(${item.start}px)` }}
-              >
-                <span className="hex-off">{base.toString(16).padStart(8, '0')}</span>
-                <span className="hex-bytes">
-                  {Array.from(slice, (b, j) => (
-                    <span
-                      key={j}
-                      data-offset={base + j}
-                      className={`hb ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''} ${j === 8 ? 'gap' : ''}`}
-                      onClick={() => clickByte(base + j)}
-                    >
-                      {hexByte(b)}
-                    </span>
-                  ))}
-                </span>
-                <span className="hex-ascii">
-                  {Array.from(slice, (b, j) => (
-                    <span
-                      key={j}
-                      data-offset={base + j}
-                      className={`ha ${inRange(base + j) ? 'hl' : inCovered(base + j) ? 'hl2' : ''}`}
-                      onClick={() => clickByte(base + j)}
-                    >
-                      {asciiOf(b)}
-                    </span>
-                  ))}
-                </span>
-              </div>
-            );
-          })}
-        </div>
-      )}
-    </section>
   );
 }
 

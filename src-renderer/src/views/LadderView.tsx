@@ -1,10 +1,11 @@
 // A sequence diagram of the last rounds: ranks, relays and the controller as
 // lanes, each record an arrow in order. Clicking an arrow inspects it.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { buildLadder } from '../lib/ladder';
+import { ladderKeySeq } from '../lib/pane-keys';
 import { useThrottled } from '../lib/use-throttled';
 
 const LANE_W = 46;
@@ -34,6 +35,14 @@ export function LadderView() {
     );
   }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound, count]);
 
+  // The selected arrow stays in view (keyboard steps, a list selection).
+  const bodyRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    bodyRef.current
+      ?.querySelector('.arrow.selected')
+      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [selectedSeq, ladder]);
+
   return (
     <section aria-label="Ladder" className="panel ladder">
       <header className="panel-head">
@@ -59,7 +68,22 @@ export function LadderView() {
           ))}
         </div>
       </header>
-      <div className="panel-body ladder-body">
+      <div
+        className="panel-body ladder-body"
+        ref={bodyRef}
+        tabIndex={0}
+        title="↑ ↓ the previous or next arrow (its record is selected in the list and the inspector)"
+        onKeyDown={(e) => {
+          const seq = ladderKeySeq(ladder?.arrows.map((a) => a.seq) ?? [], selectedSeq, e.key);
+          if (seq === null) return;
+          e.preventDefault();
+          useUi.getState().set({
+            selectedSeq: seq,
+            selectedField: null,
+            revealSeq: useUi.getState().revealSeq + 1,
+          });
+        }}
+      >
         {ladder && (
           <svg
             width={ladder.lanes.length * LANE_W + 20}

@@ -1,12 +1,65 @@
 // The topology the next Start runs: hosts, ranks per host, model size, mode,
-// loss policy, wire dtype and control index table. Remembered between launches.
+// loss policy, wire dtype and control index table. Remembered between
+// launches. Number fields keep what is typed until it is committed (blur,
+// Enter, Start); a wrong value keeps its text and shows why beside the field
+// (lib/form-fields.ts).
 import {
   CONTROL_INDEX_TABLES,
   CONTROL_INDEX_TABLE_LABELS,
   DEFAULT_CONTROL_INDEX_TABLE,
   type ControlIndexTable,
 } from '@shared/wire/control-msg-tables';
-import { useUi, parsePerHost, type NewTopologyForm as Form } from '../store/ui-store';
+import { useUi, type NewTopologyForm as Form } from '../store/ui-store';
+import { fieldText, type TypedField } from '../lib/form-fields';
+import { commitField, typeField } from '../store/start-topology';
+import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
+
+function TypedInput({
+  field,
+  label,
+  className,
+  inputMode,
+  placeholder,
+  hint,
+}: {
+  field: TypedField;
+  label: string;
+  className?: string;
+  inputMode: 'numeric' | 'decimal' | 'text';
+  placeholder?: string;
+  hint: string;
+}) {
+  const form = useUi((s) => s.form);
+  const drafts = useUi((s) => s.formDrafts);
+  const error = useUi((s) => s.formErrors[field]);
+  const errorId = `form-error-${field}`;
+  return (
+    <label className={className}>
+      {label}
+      <input
+        type="text"
+        inputMode={inputMode}
+        spellCheck={false}
+        placeholder={placeholder}
+        title={hint}
+        data-field={field}
+        value={fieldText(form, drafts, field)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+        onChange={(e) => typeField(field, e.target.value)}
+        onBlur={() => commitField(field)}
+        onKeyDown={(e) => {
+          if (e.key === 'Enter' && !e.ctrlKey) commitField(field);
+        }}
+      />
+      {error && (
+        <span id={errorId} className="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </label>
+  );
+}
 
 /** What the index table setting means, for its tooltip. */
 export const INDEX_TABLE_HELP =
@@ -17,54 +70,34 @@ export const INDEX_TABLE_HELP =
 
 export function NewTopologyForm() {
   const form = useUi((s) => s.form);
+  const formError = useUi((s) => s.formErrors.form);
   const patch = (p: Partial<Form>) => useUi.getState().set({ form: { ...useUi.getState().form, ...p } });
-  const num = (v: string, lo: number, hi: number) => Math.max(lo, Math.min(hi, Math.round(Number(v) || lo)));
+  const L = TOPOLOGY_LIMITS;
   return (
     <details className="new-topology">
       <summary>New topology (used by Start)</summary>
       <div className="form-grid">
-        <label>
-          Hosts
-          <input
-            type="number"
-            min={1}
-            max={8}
-            value={form.hosts}
-            onChange={(e) => patch({ hosts: num(e.target.value, 1, 8) })}
-          />
-        </label>
-        <label>
-          Ranks per host
-          <input
-            type="number"
-            min={1}
-            max={16}
-            value={form.ranksPerHost}
-            onChange={(e) => patch({ ranksPerHost: num(e.target.value, 1, 16) })}
-          />
-        </label>
-        <label className="span2">
-          Or ranks host by host
-          <input
-            type="text"
-            placeholder="e.g. 4,2,3"
-            spellCheck={false}
-            value={form.perHost ?? ''}
-            aria-invalid={form.perHost && !parsePerHost(form.perHost) ? true : undefined}
-            onChange={(e) => patch({ perHost: e.target.value })}
-          />
-        </label>
-        <label>
-          Model (MiB)
-          <input
-            type="number"
-            min={0.001}
-            max={256}
-            step="any"
-            value={form.modelMiB}
-            onChange={(e) => patch({ modelMiB: Math.max(0.001, Math.min(256, Number(e.target.value) || 1)) })}
-          />
-        </label>
+        <TypedInput field="hosts" label="Hosts" inputMode="numeric" hint={`1 to ${L.maxHosts}`} />
+        <TypedInput
+          field="ranksPerHost"
+          label="Ranks per host"
+          inputMode="numeric"
+          hint={`1 to ${L.maxRanksPerHost}`}
+        />
+        <TypedInput
+          field="perHost"
+          label="Or ranks host by host"
+          className="span2"
+          inputMode="text"
+          placeholder="e.g. 4,2,3"
+          hint="Ranks of each host, separated by commas; when given, it wins over Hosts x Ranks per host"
+        />
+        <TypedInput
+          field="modelMiB"
+          label="Model (MiB)"
+          inputMode="decimal"
+          hint={`4 bytes to ${L.maxModelBytes / 1024 / 1024} MiB; fractions allowed (0.5)`}
+        />
         <label>
           Mode
           <select value={form.mode} onChange={(e) => patch({ mode: e.target.value as Form['mode'] })}>
@@ -102,6 +135,11 @@ export function NewTopologyForm() {
             ))}
           </select>
         </label>
+        {formError && (
+          <p className="field-error span2" role="alert" data-field-error="form">
+            {formError}
+          </p>
+        )}
       </div>
     </details>
   );

@@ -21,6 +21,7 @@ import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
 import { centerTop, clampTop, maxScrollTop, revealTop, rowWindow } from '../lib/row-window';
 import { FilterCompletions } from './FilterCompletions';
+import { ColumnChooser, columnChoiceProps } from './ColumnChooser';
 
 export const ROW_HEIGHT = 22;
 /** Rows drawn beyond the viewport: while following, the list is at its end and only new rows come in. */
@@ -38,6 +39,7 @@ export function RecordsView() {
   const selectedSeq = useUi((s) => s.selectedSeq);
   const revealSeq = useUi((s) => s.revealSeq);
   const ranks = useLab((s) => s.snapshot?.ranks);
+  const columns = columnChoiceProps(useUi((s) => s.hiddenColumns));
   useLab((s) => s.recordsVersion);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
 
@@ -202,7 +204,12 @@ export function RecordsView() {
   }
 
   return (
-    <section aria-label="Records" className="panel records">
+    <section
+      aria-label="Records"
+      className={`panel records ${columns.className}`}
+      style={columns.style}
+      data-hide={columns['data-hide']}
+    >
       <header className="panel-head records-head">
         <h2>Records</h2>
         <div className="filter-box">
@@ -253,6 +260,7 @@ export function RecordsView() {
         <button type="button" onClick={() => clearRecords()} title="Clear the kept records (C)">
           Clear
         </button>
+        <ColumnChooser />
       </header>
       <div className="records-stats muted mono small" aria-label="Record counts">
         showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}

@@ -1,7 +1,9 @@
 // Run controls: start a topology (from the form in the topology panel),
 // stop, pause and step rounds, speed; theme and help.
 import { useLab, send } from '../store/lab-store';
-import { useUi, formToConfig } from '../store/ui-store';
+import type { SessionSnapshot } from '@shared/lab/state';
+import { useUi, togglePane } from '../store/ui-store';
+import { startFromForm } from '../store/start-topology';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
@@ -15,6 +17,12 @@ import { TapButtons } from './TapCaptureDialog';
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
 export const TOOLBAR_INLINE_MIN_PX = 1360;
+
+const PANE_BUTTONS = [
+  { pane: 'topology', label: 'Topology pane' },
+  { pane: 'inspector', label: 'Inspector pane' },
+  { pane: 'bottom', label: 'Bottom panes' },
+] as const;
 
 /** A "More" button opening the controls that do not fit; Escape or a click outside closes it. */
 function OverflowMenu({ children }: { children: React.ReactNode }) {
@@ -47,6 +55,28 @@ function OverflowMenu({ children }: { children: React.ReactNode }) {
   );
 }
 
+/**
+ * The run state the toolbar names. A trace is a recording: at its time
+ * point the topology had as many live ranks as it had then, so it reads
+ * "trace: 8 of 8 ranks live", never "stopped" while ranks were running.
+ */
+export function runState(s: SessionSnapshot, viewingTrace: boolean): string {
+  if (viewingTrace) return 'trace';
+  if (!s.running) return 'stopped';
+  return s.roundsPaused ? 'paused' : 'running';
+}
+
+export function runStateText(s: SessionSnapshot, viewingTrace: boolean): string {
+  if (viewingTrace) {
+    const live = s.ranks.filter((r) => r.state === 'alive' || r.state === 'paused').length;
+    if (live === 0) return 'trace: no rank live at this point';
+    const rounds = s.roundsPaused ? ', rounds paused' : '';
+    return `trace: ${live} of ${s.ranks.length} ranks live${rounds}`;
+  }
+  const st = runState(s, false);
+  return st === 'paused' ? 'rounds paused' : st;
+}
+
 export function Toolbar() {
   const snapshot = useLab((s) => s.snapshot);
   const connection = useLab((s) => s.connection);
@@ -58,7 +88,38 @@ export function Toolbar() {
   const interval = snapshot?.config.roundIntervalMs ?? 250;
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
 
-  // Traces, reproductions, theme and help: inline on a wide window, in a "More" menu on a narrow one.
+  const panes = useUi((s) => s.panes);
+  // Panes, theme and help are always in the "More" menu; traces, reproductions and teaching are
+  // inline on a wide window and join them in "More" on a narrow one (nothing wraps or is clipped).
+  const inMore = (
+    <>
+      {PANE_BUTTONS.map((p) => (
+        <button
+          key={p.pane}
+          type="button"
+          aria-pressed={panes[p.pane]}
+          onClick={() => togglePane(p.pane)}
+          title={`Show or hide the ${p.label.toLowerCase()} (or press Enter on its splitter)`}
+        >
+          {p.label}
+        </button>
+      ))}
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
+        title="Toggle theme (T)"
+      >
+        {theme === 'dark' ? 'Light theme' : 'Dark theme'}
+      </button>
+      <button
+        type="button"
+        onClick={() => useUi.getState().set({ helpOpen: true })}
+        title="Keyboard shortcuts (?)"
+      >
+        Shortcuts
+      </button>
+    </>
+  );
   const secondary = (
     <>
       <GlossaryButton />
@@ -79,20 +140,6 @@ export function Toolbar() {
       >
         Reproductions
       </button>
-      <button
-        type="button"
-        onClick={() => useUi.getState().set({ theme: theme === 'dark' ? 'light' : 'dark' })}
-        title="Toggle theme (T)"
-      >
-        {theme === 'dark' ? 'Light theme' : 'Dark theme'}
-      </button>
-      <button
-        type="button"
-        onClick={() => useUi.getState().set({ helpOpen: true })}
-        title="Keyboard shortcuts (?)"
-      >
-        Shortcuts
-      </button>
     </>
   );
 
@@ -102,7 +149,7 @@ export function Toolbar() {
       <button
         type="button"
         className="primary"
-        onClick={() => void send({ type: 'start', config: formToConfig(useUi.getState().form) })}
+        onClick={() => void startFromForm()}
         title="Start a topology from the form (Ctrl+Enter)"
         disabled={viewingTrace}
       >
@@ -147,7 +194,9 @@ export function Toolbar() {
         <span className={`dot ${connection}`} title={`connection ${connection}`} />
         {snapshot ? (
           <>
-            <span>{running ? (paused ? 'rounds paused' : 'running') : 'stopped'}</span>
+            <span data-run-state={runState(snapshot, viewingTrace)}>
+              {runStateText(snapshot, viewingTrace)}
+            </span>
             <span className="mono" aria-label="Rounds completed">
               {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
@@ -156,7 +205,11 @@ export function Toolbar() {
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
-      {wide ? secondary : <OverflowMenu>{secondary}</OverflowMenu>}
+      {wide && secondary}
+      <OverflowMenu>
+        {!wide && secondary}
+        {inMore}
+      </OverflowMenu>
     </header>
   );
 }

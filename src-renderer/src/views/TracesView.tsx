@@ -3,7 +3,7 @@
 // where the transport can carry one), and, while a saved trace is open, the
 // banner that says so with its timeline to scrub and the way back to live.
 import { useEffect, useRef, useState } from 'react';
-import type { LabView } from '@shared/lab/contract';
+import type { LabView, TraceStep } from '@shared/lab/contract';
 import { currentLab, useLab } from '../store/lab-store';
 import {
   backToLive,
@@ -12,6 +12,7 @@ import {
   openTraceDialog,
   saveTrace,
   seekTrace,
+  stepTrace,
   uploadAndOpen,
   useTraces,
 } from '../store/trace-store';
@@ -106,6 +107,7 @@ export function TraceBanner() {
         <span className="mono small" aria-label="Trace time">
           {formatMs(view.t)} / {formatMs(view.duration)}
         </span>
+        <TraceStepper />
         <button type="button" className="primary push-right" onClick={() => void backToLive()}>
           Back to live
         </button>
@@ -113,6 +115,45 @@ export function TraceBanner() {
       <Timeline view={view} />
     </section>
   );
+}
+
+/** The trace's stepping keys (timeline focused; [ and ] anywhere): in the buttons' tooltips and the help. */
+export const TRACE_STEP_KEYS: { by: TraceStep; dir: 1 | -1; label: string; keys: string; what: string }[] = [
+  { by: 'unit', dir: -1, label: '◀ unit', keys: '←', what: 'Previous unit' },
+  { by: 'unit', dir: 1, label: 'unit ▶', keys: '→', what: 'Next unit' },
+  { by: 'round', dir: -1, label: '◀ round', keys: 'Shift+← or PageUp', what: 'Previous round report' },
+  { by: 'round', dir: 1, label: 'round ▶', keys: 'Shift+→ or PageDown', what: 'Next round report' },
+  { by: 'finding', dir: -1, label: '◀ finding', keys: '[', what: 'Previous finding' },
+  { by: 'finding', dir: 1, label: 'finding ▶', keys: ']', what: 'Next finding' },
+];
+
+function TraceStepper() {
+  return (
+    <span className="trace-stepper" role="group" aria-label="Step through the trace">
+      {TRACE_STEP_KEYS.map((s) => (
+        <button
+          key={`${s.by}${s.dir}`}
+          type="button"
+          title={`${s.what} (${s.keys}; timeline focused)`}
+          aria-keyshortcuts={s.keys.split(' or ')[0]}
+          onClick={() => void stepTrace(s.by, s.dir)}
+        >
+          {s.label}
+        </button>
+      ))}
+    </span>
+  );
+}
+
+/** The step a key asks for on the focused timeline, or null (the key keeps its usual meaning). */
+export function timelineKeyStep(key: string, shift: boolean): { by: TraceStep; dir: 1 | -1 } | null {
+  if (key === 'ArrowRight') return { by: shift ? 'round' : 'unit', dir: 1 };
+  if (key === 'ArrowLeft') return { by: shift ? 'round' : 'unit', dir: -1 };
+  if (key === 'PageDown') return { by: 'round', dir: 1 };
+  if (key === 'PageUp') return { by: 'round', dir: -1 };
+  if (key === ']') return { by: 'finding', dir: 1 };
+  if (key === '[') return { by: 'finding', dir: -1 };
+  return null;
 }
 
 function Timeline({ view }: { view: Extract<LabView, { kind: 'trace' }> }) {
@@ -138,6 +179,7 @@ function Timeline({ view }: { view: Extract<LabView, { kind: 'trace' }> }) {
       <input
         type="range"
         aria-label="Trace timeline"
+        title="Drag to scrub. ← → one unit, Shift+← → (PageUp/PageDown) one round, [ ] one finding; Home/End the ends"
         min={0}
         max={span}
         step={step}
@@ -146,6 +188,13 @@ function Timeline({ view }: { view: Extract<LabView, { kind: 'trace' }> }) {
           const t = Number(e.target.value);
           setDragging(t);
           void seekTrace(t);
+        }}
+        onKeyDown={(e) => {
+          const step = timelineKeyStep(e.key, e.shiftKey);
+          if (!step) return;
+          // The range's own arrow step is a sliver of time (about 6 ms): step by what is in the trace instead.
+          e.preventDefault();
+          void stepTrace(step.by, step.dir);
         }}
         onPointerUp={() => setDragging(null)}
         onKeyUp={() => setDragging(null)}

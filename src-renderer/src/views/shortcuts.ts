@@ -1,8 +1,10 @@
 // Keyboard shortcuts. Keys typed into a text field are left alone.
 import { useEffect } from 'react';
-import { useUi, formToConfig } from '../store/ui-store';
+import { useUi } from '../store/ui-store';
+import { startFromForm } from '../store/start-topology';
 import { useLab, send, clearRecords } from '../store/lab-store';
 import { pauseAction } from './TopologyView';
+import { isViewingTrace, stepTrace } from '../store/trace-store';
 
 export interface Shortcut {
   keys: string;
@@ -23,6 +25,9 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: 'T', what: 'Toggle light and dark theme' },
   { keys: 'Ctrl+Enter', what: 'Start a topology from the form' },
   { keys: 'Esc', what: 'Close this help, leave the filter' },
+  { keys: '← / →', what: 'Trace: previous / next unit (timeline focused)' },
+  { keys: 'Shift+← / → or PgUp / PgDn', what: 'Trace: previous / next round (timeline focused)' },
+  { keys: '[ / ]', what: 'Trace: previous / next finding' },
 ];
 
 function typing(target: EventTarget | null): boolean {
@@ -42,10 +47,14 @@ export function useShortcuts(): void {
         return;
       }
       if (e.ctrlKey && e.key === 'Enter') {
-        void send({ type: 'start', config: formToConfig(ui.form) });
+        void startFromForm();
         return;
       }
       if (typing(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if ((e.key === '[' || e.key === ']') && isViewingTrace()) {
+        void stepTrace('finding', e.key === ']' ? 1 : -1);
+        return;
+      }
       const snap = useLab.getState().snapshot;
       const rank = ui.selectedRank !== null ? snap?.ranks.find((r) => r.rank === ui.selectedRank) : undefined;
       switch (e.key) {

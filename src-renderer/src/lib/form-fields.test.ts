@@ -1,0 +1,62 @@
+// The New topology form's number fields: kept as typed, checked on commit,
+// and Start never runs another topology than the one shown.
+import { describe, it, expect } from 'vitest';
+import { checkField, commitDrafts, configForStart, fieldText, type TopologyForm } from './form-fields';
+
+const base: TopologyForm = {
+  hosts: 2,
+  ranksPerHost: 4,
+  modelMiB: 4,
+  mode: 'fold',
+  policy: 'elastic',
+  dtype: 'f32',
+};
+
+describe('form fields', () => {
+  it('keeps every keystroke as typed: "0.", "0.5" and "4" are not clamped on the way', () => {
+    // Typing 0.5 goes through "0" and "0.": the field shows each as typed, the form keeps 4 MiB until commit.
+    for (const t of ['0', '0.', '0.5']) expect(fieldText(base, { modelMiB: t }, 'modelMiB')).toBe(t);
+    const c = commitDrafts(base, { modelMiB: '0.5' }, {});
+    expect(c.form.modelMiB).toBe(0.5);
+    expect(c.drafts).toEqual({});
+    expect(c.errors).toEqual({});
+    // Hosts: "4" commits to 4 (it was 8 when every keystroke was clamped against a partial value).
+    expect(commitDrafts(base, { hosts: '4' }, {}).form.hosts).toBe(4);
+  });
+
+  it('refuses a wrong value on commit with a reason, keeping the text and the old value', () => {
+    const c = commitDrafts(base, { hosts: '40', ranksPerHost: '2.5', modelMiB: 'abc' }, {});
+    expect(c.form).toEqual(base);
+    expect(c.drafts).toEqual({ hosts: '40', ranksPerHost: '2.5', modelMiB: 'abc' });
+    expect(c.errors.hosts).toBe('Hosts: 40 is outside 1 to 16');
+    expect(c.errors.ranksPerHost).toBe('Ranks per host: a whole number from 1 to 32');
+    expect(c.errors.modelMiB).toMatch(/^Model: a number of MiB/);
+    expect(checkField('modelMiB', '0').ok).toBe(false);
+    expect(checkField('modelMiB', '600').ok).toBe(false);
+    expect(checkField('perHost', '4,0').ok).toBe(false);
+    expect(checkField('perHost', ' ')).toEqual({ ok: true, value: undefined });
+    // A corrected value clears its error.
+    const fixed = commitDrafts(c.form, { ...c.drafts, hosts: '3' }, c.errors, ['hosts']);
+    expect(fixed.form.hosts).toBe(3);
+    expect(fixed.errors.hosts).toBeUndefined();
+    expect(fixed.errors.ranksPerHost).toBeDefined();
+  });
+
+  it('Start commits what is typed and starts exactly that, or nothing', () => {
+    const ok = configForStart(base, { hosts: '3', modelMiB: '0.5' }, {});
+    expect(ok.config?.ranksPerHost).toEqual([4, 4, 4]);
+    expect(ok.config?.modelBytes).toBe(512 * 1024);
+    // An invalid draft: no config, so no start with the old (different) value.
+    const bad = configForStart(base, { hosts: '9x' }, {});
+    expect(bad.config).toBeNull();
+    expect(bad.errors.hosts).toBeDefined();
+    // A host-by-host list that does not parse no longer falls back to hosts x ranks.
+    const perHost = configForStart(base, { perHost: '4,x' }, {});
+    expect(perHost.config).toBeNull();
+    expect(perHost.errors.perHost).toMatch(/Ranks host by host/);
+    // Fields that are each fine but together exceed the lab's limit of rank processes.
+    const tooMany = configForStart(base, { hosts: '16', ranksPerHost: '8' }, {});
+    expect(tooMany.config).toBeNull();
+    expect(tooMany.errors.form).toBe('128 ranks in all: the lab runs at most 64 rank processes');
+  });
+});

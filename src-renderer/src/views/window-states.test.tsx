@@ -1,0 +1,100 @@
+// Component tests of what the window says about its state: the toolbar in
+// a trace, the form's refused values beside their fields, the connection
+// notices and the trace's stepping keys.
+import { describe, it, expect, beforeEach } from 'vitest';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { Toolbar, runStateText } from './Toolbar';
+import { NewTopologyForm } from './NewTopologyForm';
+import { ConnectionNotice } from './ConnectionNotice';
+import { timelineKeyStep, TRACE_STEP_KEYS } from './TracesView';
+import { useLab } from '../store/lab-store';
+import { useUi } from '../store/ui-store';
+import { emptyLabData } from '../store/apply-batch';
+import { snapshot } from '../test-fixtures';
+
+const labInitial = { ...useLab.getInitialState() };
+const uiInitial = { ...useUi.getInitialState() };
+const setLab = (patch: Partial<ReturnType<typeof useLab.getState>>) =>
+  Object.assign(useLab.getInitialState(), patch);
+const setUi = (patch: Partial<ReturnType<typeof useUi.getState>>) =>
+  Object.assign(useUi.getInitialState(), patch);
+const trace = {
+  kind: 'trace' as const,
+  name: 'a.trace.ndjson',
+  duration: 9000,
+  t: 4000,
+  complete: true,
+  marks: [],
+};
+
+describe('window states', () => {
+  beforeEach(() => {
+    Object.assign(useLab.getInitialState(), labInitial, emptyLabData());
+    Object.assign(useUi.getInitialState(), uiInitial);
+  });
+
+  it('a trace point with live ranks never reads "stopped"', () => {
+    const snap = snapshot({ running: false });
+    snap.ranks[5] = { ...snap.ranks[5], state: 'dead' };
+    setLab({ snapshot: snap, view: trace, connection: 'open' });
+    const html = renderToStaticMarkup(<Toolbar />);
+    expect(html).toContain('data-run-state="trace"');
+    expect(html).toContain('trace: 7 of 8 ranks live');
+    expect(html).not.toContain('>stopped<');
+    // Live and stopped still read as before.
+    expect(runStateText(snapshot({ running: false }), false)).toBe('stopped');
+    expect(runStateText(snapshot({ running: true, roundsPaused: true }), false)).toBe('rounds paused');
+    const gone = snapshot({ running: false });
+    gone.ranks = gone.ranks.map((r) => ({ ...r, state: 'dead' as const }));
+    expect(runStateText(gone, true)).toBe('trace: no rank live at this point');
+  });
+
+  it('shows a refused value beside its field, as typed, tied to it for assistive technology', () => {
+    setUi({
+      formDrafts: { hosts: '40', modelMiB: '0.' },
+      formErrors: { hosts: 'Hosts: 40 is outside 1 to 16' },
+    });
+    const html = renderToStaticMarkup(<NewTopologyForm />);
+    const hosts = /<input[^>]*data-field="hosts"[^>]*>/.exec(html)?.[0] ?? '';
+    expect(hosts).toContain('value="40"');
+    expect(hosts).toContain('aria-invalid="true"');
+    expect(hosts).toContain('aria-describedby="form-error-hosts"');
+    expect(html).toContain(
+      '<span id="form-error-hosts" class="field-error" role="alert">Hosts: 40 is outside 1 to 16</span>',
+    );
+    // A draft being typed shows as typed ("0." is not turned into 1).
+    const model = /<input[^>]*data-field="modelMiB"[^>]*>/.exec(html)?.[0] ?? '';
+    expect(model).toContain('value="0."');
+    expect(model).not.toContain('aria-invalid');
+  });
+
+  it('tells a restarted lab from a stopped one and says how to reconnect', () => {
+    const restarted = renderToStaticMarkup(<ConnectionNotice state="restarted" />);
+    expect(restarted).toContain('The lab was restarted');
+    expect(restarted).toContain('will not reconnect');
+    expect(renderToStaticMarkup(<ConnectionNotice state="stopped" />)).toContain('npm start');
+    expect(renderToStaticMarkup(<ConnectionNotice state="open" />)).toBe('');
+  });
+
+  it('steps a trace by unit, round and finding from the keys its tooltips name', () => {
+    expect(timelineKeyStep('ArrowRight', false)).toEqual({ by: 'unit', dir: 1 });
+    expect(timelineKeyStep('ArrowLeft', true)).toEqual({ by: 'round', dir: -1 });
+    expect(timelineKeyStep('PageDown', false)).toEqual({ by: 'round', dir: 1 });
+    expect(timelineKeyStep(']', false)).toEqual({ by: 'finding', dir: 1 });
+    expect(timelineKeyStep('Home', false)).toBeNull();
+    // Every step has a button whose tooltip names its key.
+    expect(TRACE_STEP_KEYS.map((k) => `${k.by}${k.dir}`).sort()).toEqual(
+      ['finding-1', 'finding1', 'round-1', 'round1', 'unit-1', 'unit1'].sort(),
+    );
+  });
+});
+
+describe('commit-time number fields elsewhere', () => {
+  it('checks a whole number only on commit, with a reason', async () => {
+    const { checkWhole } = await import('./CommitNumberInput');
+    expect(checkWhole('50', 0, 600_000, 'latency ms')).toBe(50);
+    expect(checkWhole('5.5', 0, 600_000, 'latency ms')).toBe('latency ms: a whole number from 0 to 600000');
+    expect(checkWhole('700000', 0, 600_000, 'latency ms')).toBe('latency ms: 700000 is outside 0 to 600000');
+    expect(checkWhole('', 1, 10, 'slice bytes')).toBe('slice bytes: a whole number from 1 to 10');
+  });
+});
