@@ -36,6 +36,7 @@ export function reproFaults(r: Repro): Fault[] {
     switch (a.action) {
       case 'kill-rank':
       case 'pause-rank':
+      case 'resume-rank':
         return { action: a.action, target: a.rank, round: a.round };
       case 'kill-host':
         return { action: 'kill-host', target: a.host, round: a.round };
@@ -76,6 +77,7 @@ function actionOf(f: Fault): ReproAction {
   switch (f.action) {
     case 'kill-rank':
     case 'pause-rank':
+    case 'resume-rank':
       return { round: f.round, action: f.action, rank: f.target };
     case 'kill-host':
       return { round: f.round, action: 'kill-host', host: f.target };

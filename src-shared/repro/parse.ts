@@ -214,6 +214,7 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
   switch (action) {
     case 'kill-rank':
     case 'pause-rank':
+    case 'resume-rank':
       onlyKeys(o, path, ['round', 'action', 'rank']);
       return { round, action, rank: rank() };
     case 'kill-host': {
@@ -233,13 +234,6 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
     case 'clear-link-fault':
       onlyKeys(o, path, ['round', 'action', 'link']);
       return { round, action, link: link() };
-    case 'resume-rank':
-      // The engine pauses a rank with SIGSTOP and never continues it (a wedged rank is declared dead).
-      throw new ReproFormatError(
-        'UNSUPPORTED_ACTION',
-        `${path}.action`,
-        'resume-rank is not supported by this engine (a paused rank stays paused)',
-      );
     case 'historical':
       throw new ReproFormatError(
         'UNSUPPORTED_ACTION',
@@ -250,7 +244,7 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
       throw new ReproFormatError(
         'BAD_VALUE',
         `${path}.action`,
-        `unknown action '${action}' (kill-rank, pause-rank, kill-host, link-fault, clear-link-fault)`,
+        `unknown action '${action}' (kill-rank, pause-rank, resume-rank, kill-host, link-fault, clear-link-fault)`,
       );
   }
 }

@@ -26,6 +26,8 @@ export interface ReproTopology {
 export type ReproAction =
   | { round: number; action: 'kill-rank'; rank: number }
   | { round: number; action: 'pause-rank'; rank: number }
+  /** SIGCONT of a paused rank; one declared dead while paused stays out of the reduce. */
+  | { round: number; action: 'resume-rank'; rank: number }
   | { round: number; action: 'kill-host'; host: number }
   | { round: number; action: 'link-fault'; link: string; fault: LinkFault }
   | { round: number; action: 'clear-link-fault'; link: string };
