@@ -48,6 +48,19 @@ export function reproFaults(r: Repro): Fault[] {
   });
 }
 
+/**
+ * The saved run's merge order per round, enforced on replay (the relays' folds
+ * and the controller's reduce sum in it), so a topology whose folds sum 3+
+ * terms replays bit for bit too. Absent when the file records none.
+ */
+export function reproMergeOrders(r: Repro): (number[][] | undefined)[] | undefined {
+  const rounds = r.expectations.rounds ?? [];
+  if (!rounds.some((x) => x.mergeOrder)) return undefined;
+  const out: (number[][] | undefined)[] = [];
+  for (const x of rounds) if (x.mergeOrder) out[x.round] = x.mergeOrder.map((g) => [...g]);
+  return out;
+}
+
 export interface ReproRun {
   report: RunReport;
   results: ExpectationResult[];
@@ -64,6 +77,7 @@ export async function runRepro(
 ): Promise<ReproRun> {
   const report = await runTopology(reproConfig(repro), {
     faults: reproFaults(repro),
+    extra: { mergeOrders: reproMergeOrders(repro) },
     maxMs: repro.timeoutMs,
     snapLen: opts.snapLen ?? 0,
     onSession: opts.onSession,

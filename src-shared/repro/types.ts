@@ -44,7 +44,7 @@ export interface RoundExpectation {
   verdict?: 'ok' | 'mismatch' | 'unchecked';
   consensusSha256?: string;
   /**
-   * Informative, not judged: the merge order the saved run summed in. A fold of 3+ terms
+   * Enforced on replay (ClusterConfig.mergeOrders), not judged: the merge order the saved run summed in. A fold of 3+ terms
    * (3+ ranks on a host, 3+ hosts) sums in arrival order, as flodl does, and f32 addition is
    * not associative: a different order gives other consensus bytes. A failed consensusSha256
    * names both orders so the cause can be told apart from different arithmetic.
