@@ -24,7 +24,7 @@ function cli(args: string[]): Promise<{ code: number | null; out: string; err: s
 interface ReplayJson {
   held: boolean;
   expectations: { name: string; ok: boolean }[];
-  report: { rounds: { round: number; consensusSha256?: string }[]; dead: number[] };
+  report: { rounds: { round: number; consensusSha256?: string; mergeOrder?: number[][] }[]; dead: number[] };
 }
 
 describe('relay-lab repro', () => {
@@ -102,7 +102,7 @@ describe('relay-lab repro', () => {
     for (let i = 0; i < 2; i++) {
       const r = await cli(['repro', four, '--json']);
       expect(r.code, r.err + r.out.slice(0, 2000)).toBe(0);
-      const x = JSON.parse(r.out) as ReplayJson & { report: { rounds: { mergeOrder?: number[][] }[] } };
+      const x = JSON.parse(r.out) as ReplayJson;
       expect(x.report.rounds.map((rr) => rr.consensusSha256)).toEqual(savedDigests);
       expect(x.report.rounds.map((rr) => rr.mergeOrder)).toEqual(
         repro.expectations.rounds.map((rr: { mergeOrder?: number[][] }) => rr.mergeOrder),

@@ -168,7 +168,7 @@ const FAULT_FLAGS = ['corruptNext', 'reset', 'blackhole'] as const;
 
 function parseFault(v: unknown, path: string): LinkFault {
   const o = obj(v, path);
-  onlyKeys(o, path, ['dir', ...FAULT_NUMBERS, ...FAULT_FLAGS]);
+  onlyKeys(o, path, ['dir', ...FAULT_NUMBERS, ...FAULT_FLAGS, 'shareKey']);
   const f: LinkFault = { dir: choice(need(o, 'dir', path), `${path}.dir`, ['up', 'down', 'both'] as const) };
   for (const k of FAULT_NUMBERS) if (o[k] !== undefined) f[k] = num(o[k], `${path}.${k}`);
   for (const k of FAULT_FLAGS)
@@ -177,6 +177,8 @@ function parseFault(v: unknown, path: string): LinkFault {
         throw new ReproFormatError('BAD_TYPE', `${path}.${k}`, 'must be true or false');
       f[k] = o[k];
     }
+  // Links whose faults share a key share one schedule (one host's NIC), as the window sets them.
+  if (o.shareKey !== undefined) f.shareKey = str(o.shareKey, `${path}.shareKey`);
   return f;
 }
 

@@ -42,10 +42,17 @@ describe('scenarios through the lab contract', () => {
     ).toBe(true);
   });
 
-  it("a topology scenario streams its topology's events to the window (findings, records, snapshots)", async () => {
+  it('a topology scenario records each run as a trace with its decisive unit, beside the kept live session', async () => {
     const session = newHost();
     const events: LabEvent[] = [];
     session.subscribe((b) => events.push(...b.events));
+    expect(
+      await session.command({
+        type: 'start',
+        config: { ranksPerHost: [1, 1], modelBytes: 4096, rounds: 0, roundIntervalMs: 200 },
+      }),
+    ).toMatchObject({ ok: true });
+    const live = await session.command({ type: 'snapshot' });
     let done = false;
     const running = session
       .command({ type: 'runScenario', name: 'stale-relay' })
@@ -58,17 +65,29 @@ describe('scenarios through the lab contract', () => {
       .toBe(true);
     const snap = await session.command({ type: 'snapshot' });
     expect({ ok: snap.ok, scenarioStillRunning: !done }).toEqual({ ok: true, scenarioStillRunning: true });
+    // The live session's rounds are paused meanwhile, not stopped.
+    expect(snap.ok && snap.snapshot.running && snap.snapshot.roundsPaused).toBe(true);
     const reply = await running;
-    expect(reply.ok && reply.scenario?.verdict).toBe('ok');
-    await expect
-      .poll(() =>
-        events.some((e) => e.type === 'finding' && /mixed relay\/controller builds/.test(e.finding.message)),
-      )
-      .toBe(true);
-    expect(events.some((e) => e.type === 'records' && e.records.some((r) => r.kind === 'HostFrame'))).toBe(
-      true,
-    );
-    expect(events.some((e) => e.type === 'snapshot' && e.snapshot.running)).toBe(true);
+    if (!reply.ok) throw new Error(reply.message);
+    expect(reply.scenario.verdict).toBe('ok');
+    const { historical, current } = reply.scenario.pictures!;
+    for (const p of [historical, current]) {
+      expect(p.trace).toMatch(/^repro-stale-relay-.*\.trace\.ndjson$/);
+      expect(p.records).toBeGreaterThan(0);
+      expect(p.decisive).toBeDefined();
+    }
+    // Historical: the per-rank Data the controller refuses ("mixed relay/controller builds?").
+    expect(historical.decisive!.label).toMatch(/Data/);
+    expect(current.units.some((u) => u.kind === 'HostFrame')).toBe(true);
+    // The live session is back: same session, rounds running, interval kept.
+    const after = await session.command({ type: 'snapshot' });
+    expect(after.ok && after.snapshot).toMatchObject({
+      running: true,
+      roundsPaused: false,
+      startedAt: live.ok ? live.snapshot.startedAt : -1,
+      config: { roundIntervalMs: 200 },
+    });
+    await session.shutdown();
   });
 
   it('an unknown scenario is a named error, not a crash', async () => {

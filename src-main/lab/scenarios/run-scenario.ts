@@ -12,6 +12,7 @@ export async function runScenario(
   s: Scenario,
   onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {},
   observe?: (batch: LabBatch) => void,
+  opts: { traceFile?: (side: 'historical' | 'current') => string } = {},
 ): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
@@ -21,6 +22,7 @@ export async function runScenario(
     },
     progress: (m) => onProgress(phase, m),
     observe,
+    traceFile: opts.traceFile?.(phase),
   });
   const errors: string[] = [];
 

@@ -10,6 +10,8 @@ export interface ScenarioContext {
   progress(message: string): void;
   /** Where a scenario's topology streams its events (records, rounds, findings, snapshots), so the window can watch it. */
   observe?: (batch: LabBatch) => void;
+  /** Where to record this run's topology as a trace (the window's runs; a socket-level run has none). */
+  traceFile?: string;
 }
 
 export interface Scenario extends ScenarioInfo {
