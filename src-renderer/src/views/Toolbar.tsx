@@ -10,6 +10,7 @@ import { useMediaQuery } from '../lib/use-media-query';
 import { openExplore } from '../store/explore-store';
 import { GlossaryButton } from './GlossaryDrawer';
 import { TourButton } from './TourPanel';
+import { RecordButton } from './ReproFilesPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
@@ -62,6 +63,7 @@ export function Toolbar() {
       <GlossaryButton />
       <TourButton />
       <TraceButtons />
+      <RecordButton />
       <button
         type="button"
         onClick={() => void openExplore()}
