@@ -13,7 +13,14 @@ function unitLabel(r: UnitRecord): string {
   return `#${r.seq} ${r.summary || r.kind} on ${r.link} ${r.dir}`;
 }
 
-export function pictureOfEvents(events: readonly TraceEvent[], trace?: string): RunPicture {
+/** A decisive unit the run named itself (a socket scenario: the reader's view). */
+export type PreferredUnit = Pick<DecisiveUnit, 'seq' | 'why' | 'mark'>;
+
+export function pictureOfEvents(
+  events: readonly TraceEvent[],
+  trace?: string,
+  prefer?: PreferredUnit,
+): RunPicture {
   const lanes: string[] = [];
   const lane = (id: string) => {
     let i = lanes.indexOf(id);
@@ -56,11 +63,12 @@ export function pictureOfEvents(events: readonly TraceEvent[], trace?: string): 
   for (const r of records) lane(r.link);
   const bySeq = new Map(records.map((r) => [r.seq, r]));
   let pick: { r: UnitRecord; why: string } | null = null;
+  if (prefer && bySeq.has(prefer.seq)) pick = { r: bySeq.get(prefer.seq)!, why: prefer.why };
   const bad = records.find((r) => r.verdict !== 'ok');
-  if (bad) pick = { r: bad, why: `the first unit the codec rejected (${bad.verdict})` };
-  else if (findingSeq && bySeq.has(findingSeq.seq))
+  if (bad && !pick) pick = { r: bad, why: `the first unit the codec rejected (${bad.verdict})` };
+  else if (!pick && findingSeq && bySeq.has(findingSeq.seq))
     pick = { r: bySeq.get(findingSeq.seq)!, why: `the unit of the first finding: ${findingSeq.message}` };
-  else if (firstFaultT !== null) {
+  else if (!pick && firstFaultT !== null) {
     const after = records.find((r) => r.t >= firstFaultT!);
     if (after) pick = { r: after, why: 'the first unit after the first fault' };
   }
@@ -72,6 +80,7 @@ export function pictureOfEvents(events: readonly TraceEvent[], trace?: string): 
         lane: lane(pick.r.link),
         label: unitLabel(pick.r),
         why: pick.why,
+        ...(prefer && prefer.seq === pick.r.seq && prefer.mark ? { mark: prefer.mark } : {}),
       }
     : undefined;
   // An even sample of the units, the decisive one always in it.
@@ -91,7 +100,11 @@ export function pictureOfEvents(events: readonly TraceEvent[], trace?: string): 
 }
 
 /** The picture of a trace file (`trace`: its name in the traces folder). */
-export async function pictureOfTrace(file: string, trace?: string): Promise<RunPicture> {
+export async function pictureOfTrace(
+  file: string,
+  trace?: string,
+  prefer?: PreferredUnit,
+): Promise<RunPicture> {
   const loaded = await loadTraceFile(file);
-  return pictureOfEvents(loaded.events, trace);
+  return pictureOfEvents(loaded.events, trace, prefer);
 }

@@ -8,7 +8,7 @@ import type { LabReply, SavedTrace, ScenarioResult } from '@shared/lab/contract'
 import type { SessionSnapshot } from '@shared/lab/state';
 import { parseRepro, ReproFormatError, type ReproRunView, type RunPicture } from '@shared/repro';
 import { runRepro } from '../../repro/runner';
-import { pictureOfTrace } from '../../repro/run-picture';
+import { pictureOfTrace, type PreferredUnit } from '../../repro/run-picture';
 import type { ReproRecorder } from '../../repro/session-recorder';
 import { recordSession } from '../trace/session-recording';
 import type { TraceRecorder } from '../trace/recorder';
@@ -59,8 +59,13 @@ function parseOrFail(text: string) {
   }
 }
 
-async function pictureOr(file: string, name: string, note: string): Promise<RunPicture> {
-  if (fs.existsSync(file)) return pictureOfTrace(file, name);
+async function pictureOr(
+  file: string,
+  name: string,
+  note: string,
+  prefer?: PreferredUnit,
+): Promise<RunPicture> {
+  if (fs.existsSync(file)) return pictureOfTrace(file, name, prefer);
   return { durationMs: 0, lanes: [], units: [], records: 0, marks: [], rounds: [], note };
 }
 
@@ -78,6 +83,7 @@ export const REPRO_HANDLERS: HandlerTable<ReproCommandType, ReproHostContext> = 
       historical: `repro-${s.name}-historical-${stamp()}.trace.ndjson`,
       current: `repro-${s.name}-flodl07-${stamp()}.trace.ndjson`,
     };
+    const hints: Partial<Record<'historical' | 'current', PreferredUnit>> = {};
     const result: ScenarioResult = await host.runExclusive(() =>
       besideLive(host, () =>
         runScenario(
@@ -86,14 +92,15 @@ export const REPRO_HANDLERS: HandlerTable<ReproCommandType, ReproHostContext> = 
           undefined,
           {
             traceFile: (side) => host.tracePath(names[side]),
+            decisive: (side, hint) => (hints[side] = hint),
           },
         ),
       ),
     );
     const none = 'this run drives one socket or process directly, not a topology: no trace of it';
     result.pictures = {
-      historical: await pictureOr(host.tracePath(names.historical), names.historical, none),
-      current: await pictureOr(host.tracePath(names.current), names.current, none),
+      historical: await pictureOr(host.tracePath(names.historical), names.historical, none, hints.historical),
+      current: await pictureOr(host.tracePath(names.current), names.current, none, hints.current),
     };
     host.emitLog(
       result.verdict === 'ok' ? 'info' : 'error',

@@ -90,6 +90,30 @@ describe('scenarios through the lab contract', () => {
     await session.shutdown();
   });
 
+  it('socket-level runs are traced from the side: the dropped partial frame and the interleaving are the decisive units', async () => {
+    const host = newHost();
+    const desync = await host.command({ type: 'runScenario', name: 'mid-frame-desync' });
+    if (!desync.ok) throw new Error(desync.message);
+    expect(desync.scenario.verdict).toBe('ok');
+    const h = desync.scenario.pictures!.historical;
+    expect(h.trace).toMatch(/^repro-mid-frame-desync-historical-/);
+    expect(h.records).toBe(4);
+    expect(h.decisive!.why).toMatch(/dropped its first \d+ bytes/);
+    console.log(`mid-frame-desync historical decisive: ${h.decisive!.label}: ${h.decisive!.why}`);
+    expect(h.decisive!.mark).toMatchObject({ offset: 0, label: 'dropped by the read timeout' });
+    expect(h.decisive!.mark!.length).toBeGreaterThan(0);
+    expect(desync.scenario.pictures!.current.decisive!.mark!.length).toBe(25);
+
+    const writers = await host.command({ type: 'runScenario', name: 'two-writers' });
+    if (!writers.ok) throw new Error(writers.message);
+    expect(writers.scenario.verdict).toBe('ok');
+    const w = writers.scenario.pictures!.historical;
+    expect(w.decisive!.why).toMatch(/rejected/);
+    expect(w.units.some((u) => !u.ok)).toBe(true);
+    expect(writers.scenario.pictures!.current.units.every((u) => u.ok)).toBe(true);
+    await host.shutdown();
+  });
+
   it('an unknown scenario is a named error, not a crash', async () => {
     const reply = await newHost().command({ type: 'runScenario', name: 'nope' });
     expect(reply).toMatchObject({ ok: false, error: 'NOT_FOUND' });

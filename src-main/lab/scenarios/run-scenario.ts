@@ -4,7 +4,7 @@
 // reported in its evidence and the verdict is `error`.
 import type { LabBatch, ScenarioEvidence, ScenarioResult, ScenarioVerdict } from '@shared/lab/contract';
 import { pidAlive } from '../../engine/rank-process';
-import type { Scenario, ScenarioContext } from './types';
+import type { DecisiveHint, Scenario, ScenarioContext } from './types';
 
 const EXIT_GRACE_MS = 3000;
 
@@ -12,7 +12,10 @@ export async function runScenario(
   s: Scenario,
   onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {},
   observe?: (batch: LabBatch) => void,
-  opts: { traceFile?: (side: 'historical' | 'current') => string } = {},
+  opts: {
+    traceFile?: (side: 'historical' | 'current') => string;
+    decisive?: (side: 'historical' | 'current', hint: DecisiveHint) => void;
+  } = {},
 ): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
@@ -23,6 +26,7 @@ export async function runScenario(
     progress: (m) => onProgress(phase, m),
     observe,
     traceFile: opts.traceFile?.(phase),
+    decisive: opts.decisive && ((hint) => opts.decisive!(phase, hint)),
   });
   const errors: string[] = [];
 

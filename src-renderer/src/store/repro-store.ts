@@ -5,7 +5,7 @@
 import { create } from 'zustand';
 import type { SavedTrace } from '@shared/lab/contract';
 import type { ReproRecordingState, ReproRunView, RunPicture } from '@shared/repro/picture';
-import { recordRing, send } from './lab-store';
+import { recordRing, send, useLab } from './lab-store';
 import { useUi } from './ui-store';
 import { useScenarios } from './scenario-store';
 import { openTrace, useTraces } from './trace-store';
@@ -85,11 +85,28 @@ export async function inspectRun(p: RunPicture): Promise<void> {
     useRepro.setState({ busy: null, error: err });
     return;
   }
-  await send({ type: 'seekTrace', t: t + 1 });
-  // The seek's batch resets the stores: select once the unit is in the ring.
-  for (let i = 0; i < 200 && !recordRing.findBySeq(seq); i++) await new Promise((r) => setTimeout(r, 25));
+  const at = t + 1;
+  await send({ type: 'seekTrace', t: at });
+  // The seek's batch resets the stores (and the selection): select once it is applied and the unit is in the ring.
+  const applied = () => {
+    const v = useLab.getState().view;
+    return (
+      v.kind === 'trace' &&
+      v.name === p.trace &&
+      Math.abs(v.t - Math.min(at, v.duration)) < 1e-6 &&
+      !!recordRing.findBySeq(seq)
+    );
+  };
+  for (let i = 0; i < 400 && !applied(); i++) await new Promise((r) => setTimeout(r, 25));
   useScenarios.setState({ open: false });
   const ui = useUi.getState();
-  ui.set({ selectedSeq: seq, selectedField: null, filterText: '', revealSeq: ui.revealSeq + 1 });
+  const mark = p.decisive.mark;
+  ui.set({
+    selectedSeq: seq,
+    selectedField: null,
+    filterText: '',
+    revealSeq: ui.revealSeq + 1,
+    markedBytes: mark && mark.length > 0 ? { seq, ...mark } : null,
+  });
   useRepro.setState({ busy: null });
 }

@@ -71,6 +71,11 @@ export function RunPictureView({ picture: p, label }: { picture: RunPicture; lab
       {d && (
         <figcaption className="small">
           <strong>Decisive unit</strong> <span className="mono">{d.label}</span>: {d.why}.{' '}
+          {d.mark && (
+            <span>
+              Marked: bytes {d.mark.offset}–{d.mark.offset + d.mark.length - 1} ({d.mark.label}).{' '}
+            </span>
+          )}
           <button
             type="button"
             onClick={() => void inspectRun(p)}
