@@ -111,6 +111,14 @@ describe('scenarios through the lab contract', () => {
     expect(w.decisive!.why).toMatch(/rejected/);
     expect(w.units.some((u) => !u.ok)).toBe(true);
     expect(writers.scenario.pictures!.current.units.every((u) => u.ok)).toBe(true);
+
+    const hostile = await host.command({ type: 'runScenario', name: 'hostile-length' });
+    if (!hostile.ok) throw new Error(hostile.message);
+    expect(hostile.scenario.verdict).toBe('ok');
+    for (const p of [hostile.scenario.pictures!.historical, hostile.scenario.pictures!.current]) {
+      expect(p.units.some((u) => !u.ok)).toBe(true);
+      expect(p.decisive!.mark).toMatchObject({ offset: 13, length: 4 });
+    }
     await host.shutdown();
   });
 
