@@ -72,7 +72,8 @@ export class ReproRecorder {
     const reports = [...this.reports].sort((a, b) => a.round - b.round);
     const rounds = reports.length > 0 ? reports.at(-1)!.round + 1 : 1;
     const c = snap.config;
-    const lastAction = this.actions.reduce((m, a) => Math.max(m, a.round), 0);
+    const schedule = this.actions.map((a) => landed(a, reports)).sort((a, b) => a.round - b.round);
+    const lastAction = schedule.reduce((m, a) => Math.max(m, a.round), 0);
     return {
       format: REPRO_FORMAT,
       version: REPRO_VERSION,
@@ -91,7 +92,7 @@ export class ReproRecorder {
         rounds: Math.max(rounds, lastAction + 1),
       },
       timeoutMs: 120_000,
-      schedule: [...this.actions].sort((a, b) => a.round - b.round),
+      schedule,
       expectations: {
         ...(reports.length && reports.every((r) => r.verdict === 'ok') ? { verdict: 'ok' as const } : {}),
         rounds: reports.map((r) => ({
@@ -104,6 +105,21 @@ export class ReproRecorder {
       },
     };
   }
+}
+
+/**
+ * The round an action took effect in. A replay applies it as its round starts; a person acts
+ * at any moment of a round, so a kill during round r whose rank had already deposited (its
+ * frame is in round r's consensus) took effect from round r + 1 on.
+ */
+function landed(a: ReproAction, reports: RoundReport[]): ReproAction {
+  const ranks = a.action === 'kill-rank' || a.action === 'pause-rank' ? [a.rank] : null;
+  const report = reports.find((r) => r.round === a.round);
+  if (!report) return a;
+  if (ranks && ranks.some((r) => report.accepted.includes(r))) return { ...a, round: a.round + 1 };
+  if (a.action === 'kill-host' && (report.foldedPerHost?.[a.host]?.length ?? 0) > 0)
+    return { ...a, round: a.round + 1 };
+  return a;
 }
 
 function actionOf(cmd: LabCommand, round: number): ReproAction | null {

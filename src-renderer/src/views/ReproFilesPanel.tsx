@@ -2,7 +2,7 @@
 // session's actions, Save reproduction (the file drafted from what happened,
 // editable before it is written), Open reproduction (load a file and replay
 // it with the same picture as the built-ins). And the toolbar's Record button.
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import {
   draftReproduction,
   openReproductionFile,
@@ -21,6 +21,14 @@ export function RecordButton() {
   const recording = useRepro((s) => s.recording);
   const running = useLab((s) => (s.snapshot?.running ?? false) && s.view.kind === 'live');
   const on = recording?.on ?? false;
+  // While recording, the count of captured actions follows the session (the host holds it).
+  useEffect(() => {
+    if (!on) return;
+    const timer = setInterval(() => {
+      if (useRepro.getState().recording?.on) void setRecording(true);
+    }, 1000);
+    return () => clearInterval(timer);
+  }, [on]);
   return (
     <button
       type="button"
