@@ -57,6 +57,11 @@ describe('LabHost reproductions', () => {
         const r1 = session.snapshot().roundsCompleted;
         await until(() => session.snapshot().roundsCompleted >= r1 + 2);
 
+        // The state query never turns Record on or off.
+        expect(await host.command({ type: 'reproRecord' })).toMatchObject({
+          ok: true,
+          recording: { on: true, actions: 2 },
+        });
         const draft = await host.command({ type: 'draftRepro' });
         if (!draft.ok) throw new Error(draft.message);
         expect(draft.recording.actions).toBe(2);

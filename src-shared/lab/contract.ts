@@ -37,8 +37,8 @@ export interface LabCommandSpecs {
   };
   listScenarios: { command: NoFields; reply: { scenarios: ScenarioInfo[] } };
   runScenario: { command: { name: string }; reply: { scenario: ScenarioResult } };
-  /** Record (docs/reproduction-format.md): capture the live session's actions, stamped with rounds. */
-  reproRecord: { command: { on: boolean }; reply: { recording: ReproRecordingState } };
+  /** Record (docs/reproduction-format.md): capture the live session's actions, stamped with rounds (no `on`: just the state). */
+  reproRecord: { command: { on?: boolean }; reply: { recording: ReproRecordingState } };
   /** The reproduction file of what was recorded, as JSON text for the person to edit. */
   draftRepro: { command: NoFields; reply: { text: string; recording: ReproRecordingState } };
   /** Writes a (possibly edited) reproduction file, checked first (a format error names its path). */

@@ -42,6 +42,7 @@ describe('validateLabCommand', () => {
       { type: 'listScenarios' },
       { type: 'runScenario', name: 'mid-frame-desync' },
       { type: 'reproRecord', on: true },
+      { type: 'reproRecord' },
       { type: 'draftRepro' },
       { type: 'saveRepro', text: '{"format":"relay-lab-repro"}' },
       { type: 'runRepro', text: '{}' },

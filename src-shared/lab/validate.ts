@@ -167,6 +167,7 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
   },
   reproRecord: (v, type) => {
     onlyKeys(v, ['type', 'on'], type);
+    if (v.on === undefined) return { type };
     if (typeof v.on !== 'boolean') failField('reproRecord.on', 'reproRecord.on must be true or false');
     return { type, on: v.on };
   },

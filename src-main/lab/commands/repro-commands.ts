@@ -110,6 +110,7 @@ export const REPRO_HANDLERS: HandlerTable<ReproCommandType, ReproHostContext> = 
   },
 
   async reproRecord(host, cmd) {
+    if (cmd.on === undefined) return { ok: true, recording: host.reproRecorder.state() };
     return { ok: true, recording: host.reproRecorder.setOn(cmd.on, host.session.snapshot().round) };
   },
 

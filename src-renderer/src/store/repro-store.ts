@@ -38,6 +38,12 @@ export async function setRecording(on: boolean): Promise<void> {
 }
 
 /** The file of what was recorded, shown for editing in the Reproductions dialog. */
+/** Refreshes the captured count (read-only: never turns Record on or off). */
+export async function refreshRecording(): Promise<void> {
+  const reply = await send({ type: 'reproRecord' });
+  if (reply.ok) useRepro.setState({ recording: reply.recording });
+}
+
 export async function draftReproduction(): Promise<void> {
   useRepro.setState({ busy: 'drafting', error: null, saved: null });
   const reply = await send({ type: 'draftRepro' });

@@ -6,6 +6,7 @@ import { useEffect, useRef } from 'react';
 import {
   draftReproduction,
   openReproductionFile,
+  refreshRecording,
   runReproduction,
   saveReproduction,
   setRecording,
@@ -24,9 +25,7 @@ export function RecordButton() {
   // While recording, the count of captured actions follows the session (the host holds it).
   useEffect(() => {
     if (!on) return;
-    const timer = setInterval(() => {
-      if (useRepro.getState().recording?.on) void setRecording(true);
-    }, 1000);
+    const timer = setInterval(() => void refreshRecording(), 1000);
     return () => clearInterval(timer);
   }, [on]);
   return (
