@@ -195,7 +195,13 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
       await inspect.click();
       await page.getByRole('region', { name: 'Trace' }).waitFor(WAIT);
       const row = page.getByRole('region', { name: 'Records' }).locator(`[role="row"][data-seq="${seq}"]`);
-      await expect.poll(() => row.getAttribute('aria-selected'), WAIT).toBe('true');
+      await expect
+        .poll(() => row.getAttribute('aria-selected'), WAIT)
+        .toBe('true')
+        .catch((e: unknown) => {
+          console.error(`${name}: unit #${seq} not selected after Inspect`);
+          throw e;
+        });
       const inspector = page.getByRole('region', { name: 'Inspector' });
       await expect
         .poll(() => inspector.getByRole('treeitem').count(), WAIT)

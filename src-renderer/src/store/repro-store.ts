@@ -103,7 +103,8 @@ export async function inspectRun(p: RunPicture): Promise<void> {
       !!recordRing.findBySeq(seq)
     );
   };
-  for (let i = 0; i < 400 && !applied(); i++) await new Promise((r) => setTimeout(r, 25));
+  // (A loaded machine may take seconds to deliver a seek of a long trace: wait up to a minute.)
+  for (let i = 0; i < 2400 && !applied(); i++) await new Promise((r) => setTimeout(r, 25));
   useScenarios.setState({ open: false });
   const ui = useUi.getState();
   const mark = p.decisive.mark;
