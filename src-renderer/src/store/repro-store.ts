@@ -91,20 +91,27 @@ export async function inspectRun(p: RunPicture): Promise<void> {
     useRepro.setState({ busy: null, error: err });
     return;
   }
-  const at = t + 1;
-  await send({ type: 'seekTrace', t: at });
-  // The seek's batch resets the stores (and the selection): select once it is applied and the unit is in the ring.
-  const applied = () => {
-    const v = useLab.getState().view;
-    return (
-      v.kind === 'trace' &&
-      v.name === p.trace &&
-      Math.abs(v.t - Math.min(at, v.duration)) < 1e-6 &&
-      !!recordRing.findBySeq(seq)
-    );
+  const wait = async (done: () => boolean) => {
+    // (A loaded machine may take seconds to deliver a long trace's batch: wait up to a minute.)
+    for (let i = 0; i < 2400 && !done(); i++) await new Promise((r) => setTimeout(r, 25));
   };
-  // (A loaded machine may take seconds to deliver a seek of a long trace: wait up to a minute.)
-  for (let i = 0; i < 2400 && !applied(); i++) await new Promise((r) => setTimeout(r, 25));
+  const view = () => {
+    const v = useLab.getState().view;
+    return v.kind === 'trace' && v.name === p.trace ? v : null;
+  };
+  // The open shows the trace at its end; then scrub to just after the decisive unit, unless that is
+  // the end already. Each batch resets the stores (and the selection): select after the last one.
+  await wait(() => view() !== null);
+  const opened = view();
+  const at = opened ? Math.min(t + 1, opened.duration) : t + 1;
+  if (!opened || Math.abs(opened.t - at) > 1e-6) {
+    await send({ type: 'seekTrace', t: at });
+    await wait(() => {
+      const v = view();
+      return v !== null && Math.abs(v.t - at) < 1e-6;
+    });
+  }
+  await wait(() => !!recordRing.findBySeq(seq));
   useScenarios.setState({ open: false });
   const ui = useUi.getState();
   const mark = p.decisive.mark;
