@@ -34,6 +34,12 @@ export interface ClusterConfig extends TopologyConfig {
   startTimeoutMs?: number;
   /** Lab-only historical behaviours (WIRE.md 6), to reproduce the transport's incidents. All off by default. */
   historical?: HistoricalBehaviours;
+  /**
+   * Lab-only, replays of a reproduction file: each round's recorded merge order
+   * (RoundReport.mergeOrder), enforced by the relays' folds and the controller's
+   * reduce so a replay sums in the same order, bit for bit. Absent: arrival order, as flodl.
+   */
+  mergeOrders?: (readonly (readonly number[])[] | undefined)[];
 }
 
 export interface HistoricalBehaviours {
@@ -124,6 +130,7 @@ export class Cluster {
       dead: this.dead,
       tap: this.tap,
       hostOfRank: (r) => this.hostOf(r),
+      mergeOrder: cfg.mergeOrders ? (round) => cfg.mergeOrders?.[round] : undefined,
       historical: {
         noDeclareDead: cfg.historical?.noDeclareDead,
         failFastScatter: cfg.historical?.failFastScatter,
@@ -176,6 +183,9 @@ export class Cluster {
         ceiling: this.ceiling,
         tap: this.tap,
         connectIntervalMs: 100,
+        mergeOrder: cfg.mergeOrders
+          ? (round) => cfg.mergeOrders?.[round]?.flat().filter((r) => this.hostOf(r) === h)
+          : undefined,
         historical: {
           nagle: cfg.historical?.nagle,
           unboundedQueue: cfg.historical?.unboundedQueue,

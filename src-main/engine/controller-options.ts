@@ -27,6 +27,12 @@ export interface ControllerOptions {
   starvationMs?: number;
   /** Lab-only historical behaviours, for reproducing the transport's incidents (WIRE.md 6). */
   historical?: ControllerHistorical;
+  /**
+   * Lab-only, replays of a reproduction: round r's recorded merge order (groups
+   * of ranks, one per contribution); the reduce sums the connections in that
+   * order instead of connection-index order. Undefined = flodl's order.
+   */
+  mergeOrder?: (round: number) => readonly (readonly number[])[] | undefined;
 }
 
 export interface ControllerHistorical {

@@ -15,7 +15,13 @@ export class FoldUplink extends DataUplink {
   private round = 0;
   /** The incremental fold of the current round (accumulators recycled, see FoldRounds). */
   private readonly folds = new FoldRounds();
-  private acc = this.folds.current;
+  private acc = this.orderedFor(this.folds.current, 0);
+
+  /** A replay's recorded merge order for the round, if any (lab-only, RelayOptions.mergeOrder). */
+  private orderedFor(acc: FoldRounds['current'], round: number): FoldRounds['current'] {
+    acc.setMergeOrder(this.opts.mergeOrder?.(round) ?? null);
+    return acc;
+  }
 
   protected beginFrame(rank: number, len: number): FrameInProgress {
     // The deposit is staged, committed only in onComplete once the frame's MAC verified (issue 16 #1),
@@ -55,7 +61,7 @@ export class FoldUplink extends DataUplink {
     // The order the fold merged the deposits in: f32 sums depend on it, and the verdict recomputes them.
     const order = this.acc.mergeOrder;
     const round = this.round++;
-    this.acc = this.folds.next();
+    this.acc = this.orderedFor(this.folds.next(), this.round);
     this.sendUpLater(async () => {
       const { chunks, length } = await encodeRoundFrameSliced((await taken)!, this.opts.mac);
       this.emit({ type: 'folded', round, depositors, order, bytes: length });

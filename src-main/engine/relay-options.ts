@@ -38,6 +38,11 @@ export interface RelayOptions {
   dialUpstream?: (channel: ChannelName) => Promise<Duplex>;
   /** Lab-only historical behaviours, for reproducing the transport's incidents. */
   historical?: RelayHistorical;
+  /**
+   * Lab-only, replays of a reproduction: the merge order of this host's ranks in
+   * round r (a recorded run's), enforced by the fold; undefined = commit order, as flodl.
+   */
+  mergeOrder?: (round: number) => readonly number[] | undefined;
 }
 
 /** Lab-only: behaviours flodl had before its fixes (WIRE.md 6), off by default. */

@@ -100,6 +100,18 @@ export class RoundReducer {
     }
   }
 
+  /** The accepted connections in the recorded order of this round, when a replay gives one (unknown ones last). */
+  private replayOrder(accepted: ContributionSource[]): ContributionSource[] {
+    const groups = this.opts.mergeOrder?.(this.round);
+    if (!groups) return accepted;
+    const flat = groups.flat();
+    const pos = (s: ContributionSource) => {
+      const i = Math.min(...s.ranks.map((r) => flat.indexOf(r)).filter((x) => x >= 0));
+      return Number.isFinite(i) ? i : flat.length;
+    };
+    return [...accepted].sort((a, b) => pos(a) - pos(b));
+  }
+
   /** wait_for_round: the connections to reduce once each expected one has its contribution, null on shutdown. */
   private async waitForRound(): Promise<ContributionSource[] | null> {
     for (;;) {
@@ -124,8 +136,9 @@ export class RoundReducer {
         const t0 = performance.now();
         const frames: CollectedFrame[] = [];
         const ranks: number[] = [];
-        // Connection-index order, then rank order within a connection (forward mode).
-        for (const s of accepted) {
+        // Connection-index order, then rank order within a connection (forward mode);
+        // a replay may enforce a recorded order (ControllerOptions.mergeOrder).
+        for (const s of this.replayOrder(accepted)) {
           for (const k of [...s.frames.keys()].sort((a, b) => a - b)) {
             frames.push(s.frames.get(k)!);
             if (k >= 0) ranks.push(k);

@@ -53,6 +53,7 @@ import { HOST_HANDLERS, type HostContext } from './commands/host-commands';
 import { TRACE_HANDLERS } from './commands/trace-commands';
 import { isSweepCommand } from '@shared/sweep/contract';
 import { SweepHost } from '../sweep/sweep-host';
+import { ReproRecorder } from '../repro/session-recorder';
 
 /** What the host needs of the live TopologySession (src-main/lab/topology-session.ts). */
 export type LiveSession = RecordableSession & {
@@ -169,7 +170,10 @@ export class LabHost implements LabApi, HostContext {
     });
     this.workDir = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-recording-'));
     // Live events reach the window only while no trace is open; the recording listens to the session itself.
-    session.subscribe((b) => this.emitLive(b));
+    session.subscribe((b) => {
+      this.reproRecorder.observe(b);
+      this.emitLive(b);
+    });
   }
 
   get view(): LabView {
@@ -232,8 +236,12 @@ export class LabHost implements LabApi, HostContext {
   /** A command about the live topology: to the session, with the recording following it. */
   private async sessionCommand(cmd: TopologyCommand): Promise<LabReply> {
     if (cmd.type === 'start') await this.stopLive();
+    const round = this.session.snapshot().round;
     const reply = await this.session.command(cmd);
     if (!reply.ok) return reply;
+    // Record (repro-commands.ts): the session's actions, stamped with the round they came in.
+    if (cmd.type === 'start') this.reproRecorder.begin(this.session.snapshot());
+    else this.reproRecorder.command(cmd, round);
     if (cmd.type === 'start') this.startRecording();
     else if (cmd.type === 'stop') await this.stopRecording();
     else if (cmd.type === 'setLinkFault') {
@@ -255,6 +263,31 @@ export class LabHost implements LabApi, HostContext {
   // ---- HostContext: what compare and the reproductions need (commands/host-commands.ts) ----
 
   private exclusive: Promise<unknown> | null = null;
+
+  /** What Record captures of the live session (src-main/repro/session-recorder.ts). */
+  readonly reproRecorder = new ReproRecorder();
+
+  emitLog(level: 'info' | 'warn' | 'error', message: string): void {
+    this.emitLive({ events: [{ type: 'log', level, message }] });
+  }
+
+  tracePath(name: string): string {
+    return path.join(this.ensureTracesDir(), name);
+  }
+
+  /** A reproduction file: to the path the person picks (Electron), or into the traces folder. */
+  async writeFile(suggested: string, text: string): Promise<SavedTrace> {
+    const dest = this.opts.chooseSavePath
+      ? await this.opts.chooseSavePath(suggested)
+      : this.tracePath(suggested);
+    if (!dest) throw new TraceHostError('CANCELLED', 'the save was cancelled');
+    await fs.promises.writeFile(dest, text);
+    const name = path.basename(dest);
+    const saved: SavedTrace = { name, path: dest, bytes: Buffer.byteLength(text), records: 0 };
+    if (path.dirname(path.resolve(dest)) === path.resolve(this.opts.tracesDir) && this.opts.downloadUrl)
+      saved.download = this.opts.downloadUrl(name);
+    return saved;
+  }
 
   liveConfig(): TopologyConfig {
     return this.session.snapshot().config;

@@ -49,7 +49,7 @@ async function nodeSha256Sliced(chunks: Uint8Array[]): Promise<string> {
   return h.digest('hex');
 }
 
-export type FaultAction = 'kill-rank' | 'pause-rank' | 'kill-host' | 'link-fault';
+export type FaultAction = 'kill-rank' | 'pause-rank' | 'resume-rank' | 'kill-host' | 'link-fault';
 export interface Fault {
   action: FaultAction;
   /** Rank or host index (unused for link faults). */
@@ -339,6 +339,10 @@ export class RoundDriver {
       else if (f.action === 'pause-rank') {
         this.cluster.rank(f.target).signal('SIGSTOP');
         this.setState(f.target, 'paused');
+      } else if (f.action === 'resume-rank') {
+        // SIGCONT: as the window's Resume. A rank declared dead while paused stays out of the reduce.
+        if (this.cluster.rank(f.target).signal('SIGCONT') && this.rankStates[f.target] === 'paused')
+          this.setState(f.target, 'alive');
       } else this.cluster.killHost(f.target);
     }
   }

@@ -24,7 +24,7 @@ function cli(args: string[]): Promise<{ code: number | null; out: string; err: s
 interface ReplayJson {
   held: boolean;
   expectations: { name: string; ok: boolean }[];
-  report: { rounds: { round: number; consensusSha256?: string }[]; dead: number[] };
+  report: { rounds: { round: number; consensusSha256?: string; mergeOrder?: number[][] }[]; dead: number[] };
 }
 
 describe('relay-lab repro', () => {
@@ -73,6 +73,40 @@ describe('relay-lab repro', () => {
       expect(x.report.dead).toEqual([1]);
       // 1 verdict + roundsCompleted + 4 x (verdict, digest) + dead
       expect(x.expectations.length).toBe(11);
+    }
+  }, 300_000);
+
+  it('a 1 x 4 fold (4 summands, arrival-order sensitive) replays bit for bit: the recorded merge order is enforced', async () => {
+    const four = path.join(dir, 'one-by-four.json');
+    const saved = await cli([
+      'run',
+      '--topology',
+      '4',
+      '--rounds',
+      '4',
+      '--model-bytes',
+      '64K',
+      '--seed',
+      '11',
+      '--timeout-ms',
+      '120000',
+      '--save-repro',
+      four,
+    ]);
+    expect(saved.code, saved.err).toBe(0);
+    const repro = JSON.parse(fs.readFileSync(four, 'utf8'));
+    const savedDigests = repro.expectations.rounds.map((r: { consensusSha256: string }) => r.consensusSha256);
+    expect(
+      repro.expectations.rounds.every((r: { mergeOrder?: number[][] }) => r.mergeOrder?.[0]?.length === 4),
+    ).toBe(true);
+    for (let i = 0; i < 2; i++) {
+      const r = await cli(['repro', four, '--json']);
+      expect(r.code, r.err + r.out.slice(0, 2000)).toBe(0);
+      const x = JSON.parse(r.out) as ReplayJson;
+      expect(x.report.rounds.map((rr) => rr.consensusSha256)).toEqual(savedDigests);
+      expect(x.report.rounds.map((rr) => rr.mergeOrder)).toEqual(
+        repro.expectations.rounds.map((rr: { mergeOrder?: number[][] }) => rr.mergeOrder),
+      );
     }
   }, 300_000);
 

@@ -37,6 +37,7 @@ export function reproFaults(r: Repro): Fault[] {
     switch (a.action) {
       case 'kill-rank':
       case 'pause-rank':
+      case 'resume-rank':
         return { action: a.action, target: a.rank, round: a.round };
       case 'kill-host':
         return { action: 'kill-host', target: a.host, round: a.round };
@@ -46,6 +47,19 @@ export function reproFaults(r: Repro): Fault[] {
         return { action: 'link-fault', target: -1, round: a.round, link: a.link, fault: null };
     }
   });
+}
+
+/**
+ * The saved run's merge order per round, enforced on replay (the relays' folds
+ * and the controller's reduce sum in it), so a topology whose folds sum 3+
+ * terms replays bit for bit too. Absent when the file records none.
+ */
+export function reproMergeOrders(r: Repro): (number[][] | undefined)[] | undefined {
+  const rounds = r.expectations.rounds ?? [];
+  if (!rounds.some((x) => x.mergeOrder)) return undefined;
+  const out: (number[][] | undefined)[] = [];
+  for (const x of rounds) if (x.mergeOrder) out[x.round] = x.mergeOrder.map((g) => [...g]);
+  return out;
 }
 
 export interface ReproRun {
@@ -64,6 +78,7 @@ export async function runRepro(
 ): Promise<ReproRun> {
   const report = await runTopology(reproConfig(repro), {
     faults: reproFaults(repro),
+    extra: { mergeOrders: reproMergeOrders(repro) },
     maxMs: repro.timeoutMs,
     snapLen: opts.snapLen ?? 0,
     onSession: opts.onSession,
@@ -77,6 +92,7 @@ function actionOf(f: Fault): ReproAction {
   switch (f.action) {
     case 'kill-rank':
     case 'pause-rank':
+    case 'resume-rank':
       return { round: f.round, action: f.action, rank: f.target };
     case 'kill-host':
       return { round: f.round, action: 'kill-host', host: f.target };

@@ -1,5 +1,6 @@
-// (Over 400 lines: one state machine, a deposit's stage/commit/drop, the round's promotion and its
-// take, kept in one reading order on purpose; staging, checks and the merge are already apart.)
+// (Over 400 lines: one state machine, a deposit's stage/commit/drop, the round's promotion, its
+// take and a replay's enforced merge order, kept in one reading order on purpose; staging, checks
+// and the merge are already apart.)
 // The relay's fold, flodl's HostFold (WIRE.md 4.4): element-wise sums
 // accumulated in f32 whatever the wire dtype, masses summed in f64, never a
 // divide, zero-elision aware.
@@ -107,6 +108,9 @@ export class FoldAccumulator {
   private sealed = false;
   /** The taken round: its frame once summed (a later result() returns it again), or the sliced take in progress. */
   private taken: { frame: RoundFrame | null } | Promise<RoundFrame | null> | null = null;
+  /** Lab replays only: the merge order to enforce this round (setMergeOrder), and verified deposits waiting for their turn. */
+  private enforced: number[] | null = null;
+  private readonly waiting = new Map<number, Deposit>();
 
   /** Ranks whose deposit was merged this round, ascending. */
   get ranks(): number[] {
@@ -137,7 +141,7 @@ export class FoldAccumulator {
 
   /** True while `rank` has a deposit streaming (begun, not yet merged nor dropped). */
   isPending(rank: number): boolean {
-    return this.pending.has(rank);
+    return this.pending.has(rank) || this.waiting.has(rank);
   }
 
   /**
@@ -161,6 +165,9 @@ export class FoldAccumulator {
     this.deposited.clear();
     this.pending.clear();
     this.dropped.clear();
+    for (const d of this.waiting.values()) this.discard(d);
+    this.waiting.clear();
+    this.enforced = null;
     this.failure = null;
     this.generation++;
     this.sealed = false;
@@ -174,10 +181,53 @@ export class FoldAccumulator {
    */
   dropPending(rank: number): void {
     this.dropped.add(rank);
+    const w = this.waiting.get(rank);
+    if (w) {
+      this.waiting.delete(rank);
+      this.discard(w);
+    }
     const d = this.pending.get(rank);
-    if (!d) return;
-    this.pending.delete(rank);
-    this.discard(d);
+    if (d) {
+      this.pending.delete(rank);
+      this.discard(d);
+    }
+    if (this.enforced) this.guard(() => this.drainEnforced());
+  }
+
+  /**
+   * Lab-only, for deterministic replays (docs/reproduction-format.md): merge
+   * this round's verified deposits in `order` (a recorded run's merge order)
+   * instead of commit order. A deposit that verifies before its turn waits;
+   * a rank of the order that is dropped is skipped; ranks outside the order
+   * merge after it, in commit order. flodl itself merges in commit order.
+   */
+  setMergeOrder(order: readonly number[] | null): void {
+    if (this.deposited.size > 0 || this.pending.size > 0)
+      throw new Error('fold: setMergeOrder must come before the first deposit of a round');
+    this.enforced = order ? [...order] : null;
+  }
+
+  /** Commits the waiting deposits whose turn has come. */
+  private drainEnforced(): void {
+    const order = this.enforced!;
+    for (;;) {
+      const next = order.find((r) => !this.deposited.has(r) && !this.dropped.has(r));
+      const d = next !== undefined ? this.waiting.get(next) : this.waiting.values().next().value;
+      if (!d) return;
+      this.waiting.delete(d.rank);
+      this.commitOrHold(d);
+    }
+  }
+
+  private commitOrHold(d: Deposit): void {
+    try {
+      this.commit(d);
+    } catch (e) {
+      // A rejected deposit keeps no memory beyond the next reset().
+      if (d.refs > 0) this.held.push(d);
+      else d.staging.release();
+      throw e;
+    }
   }
 
   private discard(d: Deposit): void {
@@ -276,14 +326,9 @@ export class FoldAccumulator {
           if (!live()) return;
           if (d.tensors.length !== d.numTensors) throw foldError('deposit ended before all its tensors');
           this.pending.delete(rank);
-          try {
-            this.commit(d);
-          } catch (e) {
-            // A rejected deposit keeps no memory beyond the next reset().
-            if (d.refs > 0) this.held.push(d);
-            else d.staging.release();
-            throw e;
-          }
+          if (!this.enforced) return this.commitOrHold(d);
+          this.waiting.set(rank, d);
+          this.drainEnforced();
         }),
     };
   }

@@ -6,6 +6,7 @@ import type { SessionSnapshot, LinkView } from './state';
 import type { UnitRecord, Finding, RoundReport } from './records';
 import type { SweepEvent } from '../sweep/contract';
 import type { SweepResult, SweepSpec } from '../sweep/types';
+import type { ReproRecordingState, ReproRunView, RunPicture } from '../repro/picture';
 
 /** A command or reply with no fields of its own. */
 type NoFields = object;
@@ -36,6 +37,14 @@ export interface LabCommandSpecs {
   };
   listScenarios: { command: NoFields; reply: { scenarios: ScenarioInfo[] } };
   runScenario: { command: { name: string }; reply: { scenario: ScenarioResult } };
+  /** Record (docs/reproduction-format.md): capture the live session's actions, stamped with rounds (no `on`: just the state). */
+  reproRecord: { command: { on?: boolean }; reply: { recording: ReproRecordingState } };
+  /** The reproduction file of what was recorded, as JSON text for the person to edit. */
+  draftRepro: { command: NoFields; reply: { text: string; recording: ReproRecordingState } };
+  /** Writes a (possibly edited) reproduction file, checked first (a format error names its path). */
+  saveRepro: { command: { text: string }; reply: { file: SavedTrace } };
+  /** Replays a reproduction file headless beside the paused live session, recorded as a trace. */
+  runRepro: { command: { text: string }; reply: { run: ReproRunView } };
 }
 
 /**
@@ -317,6 +326,8 @@ export interface ScenarioResult {
   processes: { started: number[]; leftAlive: number[] };
   /** Set when the scenario could not run (verdict error). */
   error?: string;
+  /** What the window draws of each run: its trace's units, marks and decisive unit (the window's runs only). */
+  pictures?: { historical: RunPicture; current: RunPicture };
 }
 
 /**

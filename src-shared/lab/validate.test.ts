@@ -41,6 +41,11 @@ describe('validateLabCommand', () => {
       { type: 'setLinkFault', link: 'h0.uplink.data', fault: null },
       { type: 'listScenarios' },
       { type: 'runScenario', name: 'mid-frame-desync' },
+      { type: 'reproRecord', on: true },
+      { type: 'reproRecord' },
+      { type: 'draftRepro' },
+      { type: 'saveRepro', text: '{"format":"relay-lab-repro"}' },
+      { type: 'runRepro', text: '{}' },
     ];
     for (const c of cmds) {
       const out = validateLabCommand(c);
@@ -76,6 +81,9 @@ describe('validateLabCommand', () => {
     [{ type: 'runScenario' }, 'runScenario.name must be a scenario name'],
     [{ type: 'runScenario', name: '../../etc/passwd' }, 'runScenario.name must be a scenario name'],
     [{ type: 'listScenarios', name: 'x' }, "unknown field 'name'"],
+    [{ type: 'reproRecord', on: 'yes' }, 'reproRecord.on must be true or false'],
+    [{ type: 'runRepro', text: 7 }, "runRepro.text must be a reproduction file's JSON text"],
+    [{ type: 'saveRepro', text: 'x'.repeat(2 * 1024 * 1024) }, 'at most'],
     [{ type: 'setLinkFault', link: 'h0.uplink.data' }, 'setLinkFault.fault must be a fault object or null'],
     [{ type: 'setLinkFault', link: '../etc', fault: null }, 'setLinkFault.link must be a link id'],
     [

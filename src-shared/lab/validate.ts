@@ -102,6 +102,8 @@ export function validateLinkFault(v: unknown, where = 'fault'): LinkFault {
 export const TRACE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.ndjson$/;
 /** A capture file name inside the traces folder (an upload, or the lab's own pcapng export). */
 export const CAPTURE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.(pcap|pcapng|cap)$/;
+/** A reproduction file is small (a topology, a schedule, expectations): 1 MiB is far beyond any. */
+export const MAX_REPRO_TEXT = 1024 * 1024;
 /** At most this many records in one recentRecords reply. */
 export const MAX_RECENT_RECORDS = 20_000;
 
@@ -116,6 +118,17 @@ function bare<T extends CommandType>(v: Plain, type: T): CommandOf<T> {
 function rankCommand<T extends 'killRank' | 'pauseRank' | 'resumeRank'>(v: Plain, type: T): CommandOf<T> {
   onlyKeys(v, ['type', 'rank'], type);
   return { type, rank: int(v.rank, `${type}.rank`, 0, COMMAND_LIMITS.maxRank) } as CommandOf<T>;
+}
+
+/** A reproduction file's text (its content is checked by the handler's parser, which names the path of a mistake). */
+function reproText(v: Plain, type: 'saveRepro' | 'runRepro'): string {
+  onlyKeys(v, ['type', 'text'], type);
+  if (typeof v.text !== 'string' || v.text.length < 2 || v.text.length > MAX_REPRO_TEXT)
+    failField(
+      `${type}.text`,
+      `${type}.text must be a reproduction file's JSON text (at most ${MAX_REPRO_TEXT} characters)`,
+    );
+  return v.text;
 }
 
 /** Sweep commands are checked by the sweep's own validator (src-shared/sweep/validate-command.ts). */
@@ -165,6 +178,15 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
       failField('runScenario.name', 'runScenario.name must be a scenario name such as mid-frame-desync');
     return { type, name: v.name };
   },
+  reproRecord: (v, type) => {
+    onlyKeys(v, ['type', 'on'], type);
+    if (v.on === undefined) return { type };
+    if (typeof v.on !== 'boolean') failField('reproRecord.on', 'reproRecord.on must be true or false');
+    return { type, on: v.on };
+  },
+  draftRepro: bare,
+  saveRepro: (v, type) => ({ type, text: reproText(v, type) }),
+  runRepro: (v, type) => ({ type, text: reproText(v, type) }),
   killRank: rankCommand,
   pauseRank: rankCommand,
   resumeRank: rankCommand,

@@ -2,3 +2,4 @@
 export * from './types';
 export * from './parse';
 export * from './check';
+export * from './picture';

@@ -59,7 +59,7 @@ describe('reproduction format v1', () => {
       [(o) => (o.schedule[0].link = 'h2.uplink.data'), 'UNKNOWN_LINK', 'schedule[0].link'],
       [(o) => (o.schedule[0].fault.latencyMs = 'x'), 'BAD_TYPE', 'schedule[0].fault.latencyMs'],
       [
-        (o) => o.schedule.push({ round: 3, action: 'resume-rank', rank: 1 }),
+        (o) => o.schedule.push({ round: 3, action: 'historical' }),
         'UNSUPPORTED_ACTION',
         'schedule[2].action',
       ],
@@ -90,6 +90,21 @@ describe('reproduction format v1', () => {
       expect([e.code, e.path]).toEqual([code, path]);
       expect(e.message).toContain(path);
     }
+  });
+
+  it('takes resume-rank of a paused rank, and names a bad rank in it', () => {
+    const o = base();
+    o.schedule.push(
+      { round: 1, action: 'pause-rank', rank: 0 },
+      { round: 2, action: 'resume-rank', rank: 0 },
+    );
+    expect(parseRepro(JSON.stringify(o)).schedule.at(-1)).toEqual({
+      round: 2,
+      action: 'resume-rank',
+      rank: 0,
+    });
+    const e = errorOf((x) => x.schedule.push({ round: 2, action: 'resume-rank', rank: 5 }));
+    expect([e.code, e.path]).toEqual(['RANK_OUT_OF_RANGE', 'schedule[2].rank']);
   });
 
   it('says where invalid JSON breaks', () => {

@@ -175,7 +175,7 @@ const FAULT_FLAGS = ['corruptNext', 'reset', 'blackhole'] as const;
 
 function parseFault(v: unknown, path: string): LinkFault {
   const o = obj(v, path);
-  onlyKeys(o, path, ['dir', ...FAULT_NUMBERS, ...FAULT_FLAGS]);
+  onlyKeys(o, path, ['dir', ...FAULT_NUMBERS, ...FAULT_FLAGS, 'shareKey']);
   const f: LinkFault = { dir: choice(need(o, 'dir', path), `${path}.dir`, ['up', 'down', 'both'] as const) };
   for (const k of FAULT_NUMBERS) if (o[k] !== undefined) f[k] = num(o[k], `${path}.${k}`);
   for (const k of FAULT_FLAGS)
@@ -184,6 +184,8 @@ function parseFault(v: unknown, path: string): LinkFault {
         throw new ReproFormatError('BAD_TYPE', `${path}.${k}`, 'must be true or false');
       f[k] = o[k];
     }
+  // Links whose faults share a key share one schedule (one host's NIC), as the window sets them.
+  if (o.shareKey !== undefined) f.shareKey = str(o.shareKey, `${path}.shareKey`);
   return f;
 }
 
@@ -221,6 +223,7 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
   switch (action) {
     case 'kill-rank':
     case 'pause-rank':
+    case 'resume-rank':
       onlyKeys(o, path, ['round', 'action', 'rank']);
       return { round, action, rank: rank() };
     case 'kill-host': {
@@ -240,13 +243,6 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
     case 'clear-link-fault':
       onlyKeys(o, path, ['round', 'action', 'link']);
       return { round, action, link: link() };
-    case 'resume-rank':
-      // The engine pauses a rank with SIGSTOP and never continues it (a wedged rank is declared dead).
-      throw new ReproFormatError(
-        'UNSUPPORTED_ACTION',
-        `${path}.action`,
-        'resume-rank is not supported by this engine (a paused rank stays paused)',
-      );
     case 'historical':
       throw new ReproFormatError(
         'UNSUPPORTED_ACTION',
@@ -257,7 +253,7 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
       throw new ReproFormatError(
         'BAD_VALUE',
         `${path}.action`,
-        `unknown action '${action}' (kill-rank, pause-rank, kill-host, link-fault, clear-link-fault)`,
+        `unknown action '${action}' (kill-rank, pause-rank, resume-rank, kill-host, link-fault, clear-link-fault)`,
       );
   }
 }

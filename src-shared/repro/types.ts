@@ -29,6 +29,8 @@ export interface ReproTopology {
 export type ReproAction =
   | { round: number; action: 'kill-rank'; rank: number }
   | { round: number; action: 'pause-rank'; rank: number }
+  /** SIGCONT of a paused rank; one declared dead while paused stays out of the reduce. */
+  | { round: number; action: 'resume-rank'; rank: number }
   | { round: number; action: 'kill-host'; host: number }
   | { round: number; action: 'link-fault'; link: string; fault: LinkFault }
   | { round: number; action: 'clear-link-fault'; link: string };
@@ -45,7 +47,7 @@ export interface RoundExpectation {
   verdict?: 'ok' | 'mismatch' | 'unchecked';
   consensusSha256?: string;
   /**
-   * Informative, not judged: the merge order the saved run summed in. A fold of 3+ terms
+   * Enforced on replay (ClusterConfig.mergeOrders), not judged: the merge order the saved run summed in. A fold of 3+ terms
    * (3+ ranks on a host, 3+ hosts) sums in arrival order, as flodl does, and f32 addition is
    * not associative: a different order gives other consensus bytes. A failed consensusSha256
    * names both orders so the cause can be told apart from different arithmetic.

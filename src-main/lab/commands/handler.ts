@@ -8,7 +8,15 @@ export type Handler<T extends CommandType, Ctx> = (ctx: Ctx, cmd: CommandOf<T>) 
 export type HandlerTable<K extends CommandType, Ctx> = { [T in K]: Handler<T, Ctx> };
 
 /** Commands that start topologies of their own (compare, reproductions): the lab host runs them, never a session. */
-const HOST_COMMAND_TYPES = ['compareModes', 'listScenarios', 'runScenario'] as const;
+const HOST_COMMAND_TYPES = [
+  'compareModes',
+  'listScenarios',
+  'runScenario',
+  'reproRecord',
+  'draftRepro',
+  'saveRepro',
+  'runRepro',
+] as const;
 export type HostCommandType = (typeof HOST_COMMAND_TYPES)[number];
 /** Commands about the one topology a session runs. */
 export type TopologyCommandType = Exclude<keyof LabCommandSpecs, HostCommandType>;

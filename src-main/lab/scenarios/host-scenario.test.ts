@@ -42,10 +42,17 @@ describe('scenarios through the lab contract', () => {
     ).toBe(true);
   });
 
-  it("a topology scenario streams its topology's events to the window (findings, records, snapshots)", async () => {
+  it('a topology scenario records each run as a trace with its decisive unit, beside the kept live session', async () => {
     const session = newHost();
     const events: LabEvent[] = [];
     session.subscribe((b) => events.push(...b.events));
+    expect(
+      await session.command({
+        type: 'start',
+        config: { ranksPerHost: [1, 1], modelBytes: 4096, rounds: 0, roundIntervalMs: 200 },
+      }),
+    ).toMatchObject({ ok: true });
+    const live = await session.command({ type: 'snapshot' });
     let done = false;
     const running = session
       .command({ type: 'runScenario', name: 'stale-relay' })
@@ -58,17 +65,61 @@ describe('scenarios through the lab contract', () => {
       .toBe(true);
     const snap = await session.command({ type: 'snapshot' });
     expect({ ok: snap.ok, scenarioStillRunning: !done }).toEqual({ ok: true, scenarioStillRunning: true });
+    // The live session's rounds are paused meanwhile, not stopped.
+    expect(snap.ok && snap.snapshot.running && snap.snapshot.roundsPaused).toBe(true);
     const reply = await running;
-    expect(reply.ok && reply.scenario?.verdict).toBe('ok');
-    await expect
-      .poll(() =>
-        events.some((e) => e.type === 'finding' && /mixed relay\/controller builds/.test(e.finding.message)),
-      )
-      .toBe(true);
-    expect(events.some((e) => e.type === 'records' && e.records.some((r) => r.kind === 'HostFrame'))).toBe(
-      true,
-    );
-    expect(events.some((e) => e.type === 'snapshot' && e.snapshot.running)).toBe(true);
+    if (!reply.ok) throw new Error(reply.message);
+    expect(reply.scenario.verdict).toBe('ok');
+    const { historical, current } = reply.scenario.pictures!;
+    for (const p of [historical, current]) {
+      expect(p.trace).toMatch(/^repro-stale-relay-.*\.trace\.ndjson$/);
+      expect(p.records).toBeGreaterThan(0);
+      expect(p.decisive).toBeDefined();
+    }
+    // Historical: the per-rank Data the controller refuses ("mixed relay/controller builds?").
+    expect(historical.decisive!.label).toMatch(/Data/);
+    expect(current.units.some((u) => u.kind === 'HostFrame')).toBe(true);
+    // The live session is back: same session, rounds running, interval kept.
+    const after = await session.command({ type: 'snapshot' });
+    expect(after.ok && after.snapshot).toMatchObject({
+      running: true,
+      roundsPaused: false,
+      startedAt: live.ok ? live.snapshot.startedAt : -1,
+      config: { roundIntervalMs: 200 },
+    });
+    await session.shutdown();
+  });
+
+  it('socket-level runs are traced from the side: the dropped partial frame and the interleaving are the decisive units', async () => {
+    const host = newHost();
+    const desync = await host.command({ type: 'runScenario', name: 'mid-frame-desync' });
+    if (!desync.ok) throw new Error(desync.message);
+    expect(desync.scenario.verdict).toBe('ok');
+    const h = desync.scenario.pictures!.historical;
+    expect(h.trace).toMatch(/^repro-mid-frame-desync-historical-/);
+    expect(h.records).toBe(4);
+    expect(h.decisive!.why).toMatch(/dropped its first \d+ bytes/);
+    console.log(`mid-frame-desync historical decisive: ${h.decisive!.label}: ${h.decisive!.why}`);
+    expect(h.decisive!.mark).toMatchObject({ offset: 0, label: 'dropped by the read timeout' });
+    expect(h.decisive!.mark!.length).toBeGreaterThan(0);
+    expect(desync.scenario.pictures!.current.decisive!.mark!.length).toBe(25);
+
+    const writers = await host.command({ type: 'runScenario', name: 'two-writers' });
+    if (!writers.ok) throw new Error(writers.message);
+    expect(writers.scenario.verdict).toBe('ok');
+    const w = writers.scenario.pictures!.historical;
+    expect(w.decisive!.why).toMatch(/rejected/);
+    expect(w.units.some((u) => !u.ok)).toBe(true);
+    expect(writers.scenario.pictures!.current.units.every((u) => u.ok)).toBe(true);
+
+    const hostile = await host.command({ type: 'runScenario', name: 'hostile-length' });
+    if (!hostile.ok) throw new Error(hostile.message);
+    expect(hostile.scenario.verdict).toBe('ok');
+    for (const p of [hostile.scenario.pictures!.historical, hostile.scenario.pictures!.current]) {
+      expect(p.units.some((u) => !u.ok)).toBe(true);
+      expect(p.decisive!.mark).toMatchObject({ offset: 13, length: 4 });
+    }
+    await host.shutdown();
   });
 
   it('an unknown scenario is a named error, not a crash', async () => {

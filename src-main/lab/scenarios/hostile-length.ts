@@ -19,7 +19,20 @@ import { closeServer, listen, serverPort } from '../../engine/conn';
 import { MuxReader } from '@shared/wire/mux-reader';
 import { runScript } from './child';
 import { loopbackPair, sleep } from './loopback';
-import type { Scenario } from './types';
+import type { Scenario, ScenarioContext } from './types';
+import { randomBytes } from 'node:crypto';
+import { nodeMac } from '../../crypto/node-mac';
+import { SocketTrace } from './socket-trace';
+
+/** The window's runs: the one hostile header on the wire, as a trace, its payload_len marked. */
+async function traceHeader(ctx: ScenarioContext, port: number, why: string): Promise<void> {
+  const salt = randomBytes(16);
+  const trace = SocketTrace.open(ctx, nodeMac(salt), salt, port, { from: 'hostile peer', to: 'reader' });
+  if (!trace) return;
+  trace.feed('up', hostileHeader());
+  await trace.close();
+  trace.decisive('up', 0, { why, mark: { offset: 13, length: 4, label: 'payload_len = 0xFFFFFFFF' } });
+}
 
 const MODEL_BYTES = 4096;
 
@@ -99,6 +112,11 @@ export const hostileLength: Scenario = {
       };
       sock.destroy();
       const grew = rep.after.arrayBuffers - rep.before.arrayBuffers;
+      await traceHeader(
+        ctx,
+        serverPort(server),
+        `the trusting reader took payload_len from this unauthenticated header and allocated ${rep.allocated} bytes`,
+      );
       const evidence = {
         declaredBytes: rep.declared,
         allocatedBytes: rep.allocated,
@@ -121,7 +139,7 @@ export const hostileLength: Scenario = {
       await closeServer(server);
     }
   },
-  async current() {
+  async current(ctx) {
     const ceiling = deriveFrameCeiling(MODEL_BYTES);
     const pair = await loopbackPair();
     let rejected: { code: string; message: string; afterBytes: number } | null = null;
@@ -157,6 +175,11 @@ export const hostileLength: Scenario = {
     }
     const after = mem();
     const r = rejected as { code: string; message: string; afterBytes: number } | null;
+    await traceHeader(
+      ctx,
+      pair.port,
+      `the reader checked payload_len against the ${ceiling}-byte ceiling once the 25-byte header was in: ${r?.code ?? 'no rejection'} after ${r?.afterBytes ?? '?'} bytes`,
+    );
     const evidence = {
       ceilingBytes: ceiling,
       rejected: r,

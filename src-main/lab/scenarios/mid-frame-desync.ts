@@ -12,15 +12,22 @@ import { MuxReader, NaiveReader, NAIVE_READER_LABEL } from '@shared/wire/readers
 import { nodeMac } from '../../crypto/node-mac';
 import { Conn } from '../../engine/conn';
 import { loopbackPair, sleep } from './loopback';
-import type { Scenario } from './types';
+import type { Scenario, ScenarioContext } from './types';
+import { SocketTrace } from './socket-trace';
 
 const RECORDS = 4;
 const STALL_MS = 120;
 const READ_TIMEOUT_MS = 30;
 
-async function run(naive: boolean) {
-  const mac = nodeMac(randomBytes(16));
+async function run(naive: boolean, ctx: ScenarioContext) {
+  const salt = randomBytes(16);
+  const mac = nodeMac(salt);
   const pair = await loopbackPair();
+  // The window's runs: the bytes the reader received, as a trace (socket-trace.ts).
+  const trace = SocketTrace.open(ctx, mac, salt, pair.port, {
+    from: 'writer (stalls mid-frame)',
+    to: 'reader',
+  });
   const writer = new Conn(pair.client, { readDir: 'down' });
   // Every record: its first 25 bytes (the header), a pause, then the payload.
   writer.setFault({ dir: 'up', stallMs: STALL_MS });
@@ -30,9 +37,12 @@ async function run(naive: boolean) {
   let lastByteAt = performance.now();
   let timeouts = 0;
   let dropped = 0;
+  /** Bytes the first timeout dropped (the decisive unit's partial frame). */
+  let firstDrop = 0;
   let ignoredWhileCommitted = 0;
   pair.peer.on('data', (chunk: Buffer) => {
     lastByteAt = performance.now();
+    trace?.feed('up', chunk);
     if (firstError) return;
     try {
       for (const rec of reader.push(chunk)) {
@@ -53,8 +63,11 @@ async function run(naive: boolean) {
     lastByteAt = performance.now();
     timeouts++;
     if (reader.status().state !== 'committed') return;
-    if (reader instanceof NaiveReader) dropped += reader.timeout();
-    else ignoredWhileCommitted++; // the idle gate: a started frame is never dropped
+    if (reader instanceof NaiveReader) {
+      const n = reader.timeout();
+      firstDrop ||= n;
+      dropped += n;
+    } else ignoredWhileCommitted++; // the idle gate: a started frame is never dropped
   }, 5);
   const t0 = performance.now();
   try {
@@ -66,6 +79,20 @@ async function run(naive: boolean) {
   } finally {
     clearInterval(poll);
     await pair.close();
+  }
+  const err = firstError as { code: string; atRecord: number } | null;
+  if (trace) {
+    if (naive && err)
+      trace.decisive('up', err.atRecord, {
+        why: `a read timeout fired mid-frame: the NaiveReader dropped its first ${firstDrop} bytes and read the rest as a header (${err.code})`,
+        mark: { offset: 0, length: firstDrop, label: 'dropped by the read timeout' },
+      });
+    else
+      trace.decisive('up', 0, {
+        why: `its ${STALL_MS} ms stall after the header spanned read timeouts; the committed reader ignored them (${ignoredWhileCommitted} in all) and decoded it`,
+        mark: { offset: 0, length: 25, label: `header, then a ${STALL_MS} ms stall` },
+      });
+    await trace.close();
   }
   return {
     recordsSent: RECORDS,
@@ -90,8 +117,8 @@ export const midFrameDesync: Scenario = {
     `A writer sends ${RECORDS} Data records, pausing ${STALL_MS} ms after each 25-byte header; the reader polls with a ${READ_TIMEOUT_MS} ms read timeout. ` +
     'Historical (NaiveReader, labelled lab-only): the timeout fires mid-frame, the header is dropped, and the payload is then read as a header: look for BAD_MAGIC (or HMAC_MISMATCH) and bytesDropped. ' +
     'flodl 0.7 (committed read): timeouts after the first byte are ignored until the frame completes, so every record decodes and verifies.',
-  async historical() {
-    const ev = await run(true);
+  async historical(ctx) {
+    const ev = await run(true, ctx);
     return {
       reproduced:
         ev.firstError !== null &&
@@ -100,8 +127,8 @@ export const midFrameDesync: Scenario = {
       evidence: ev,
     };
   },
-  async current() {
-    const ev = await run(false);
+  async current(ctx) {
+    const ev = await run(false, ctx);
     return {
       held: ev.firstError === null && ev.recordsDecoded === RECORDS && ev.timeoutsIgnoredWhileCommitted > 0,
       evidence: ev,

@@ -5,7 +5,7 @@
 import type { LabBatch, ScenarioEvidence, ScenarioResult, ScenarioVerdict } from '@shared/lab/contract';
 import { pidAlive } from '../../engine/rank-process';
 import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
-import type { Scenario, ScenarioContext } from './types';
+import type { DecisiveHint, Scenario, ScenarioContext } from './types';
 
 const EXIT_GRACE_MS = 3000;
 
@@ -13,7 +13,11 @@ export async function runScenario(
   s: Scenario,
   onProgress: (phase: 'historical' | 'current' | 'done', message: string) => void = () => {},
   observe?: (batch: LabBatch) => void,
-  opts: { controlIndexTable?: ControlIndexTable } = {},
+  opts: {
+    controlIndexTable?: ControlIndexTable;
+    traceFile?: (side: 'historical' | 'current') => string;
+    decisive?: (side: 'historical' | 'current', hint: DecisiveHint) => void;
+  } = {},
 ): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
@@ -24,6 +28,8 @@ export async function runScenario(
     progress: (m) => onProgress(phase, m),
     observe,
     controlIndexTable: opts.controlIndexTable,
+    traceFile: opts.traceFile?.(phase),
+    decisive: opts.decisive && ((hint) => opts.decisive!(phase, hint)),
   });
   const errors: string[] = [];
 

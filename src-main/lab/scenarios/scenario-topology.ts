@@ -9,6 +9,8 @@ import type { Cluster } from '../../engine/cluster';
 import { runTopology, type RunReport } from '../run-topology';
 import type { Fault } from '../round-driver';
 import type { ScenarioContext } from './types';
+import { recordSession } from '../trace/session-recording';
+import type { TraceRecorder } from '../trace/recorder';
 
 export interface ScenarioTopologyOptions {
   historical?: HistoricalBehaviours;
@@ -26,6 +28,7 @@ export async function runScenarioTopology(
   opts: ScenarioTopologyOptions = {},
 ): Promise<{ report: RunReport; records: UnitRecord[] }> {
   const records: UnitRecord[] = [];
+  let trace: TraceRecorder | null = null;
   const report = await runTopology(
     {
       ...DEFAULT_TOPOLOGY,
@@ -47,14 +50,17 @@ export async function runScenarioTopology(
           });
         }
       },
+      snapLen: ctx.traceFile ? 64 * 1024 : undefined,
       onRoundsStart: (s) => {
         const c = s.activeCluster;
         if (!c) return;
+        // The window's runs are recorded, so Inspect can open them at their decisive unit.
+        if (ctx.traceFile) trace = recordSession(s, ctx.traceFile, { producer: 'relay-lab scenario' });
         for (const p of c.ranks) ctx.track(p.pid);
         opts.onCluster?.(c);
       },
     },
-  );
+  ).finally(() => (trace as TraceRecorder | null)?.close().catch(() => {}));
   return { report, records };
 }
 

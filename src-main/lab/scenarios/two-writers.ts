@@ -12,15 +12,22 @@ import { MuxReader } from '@shared/wire/readers';
 import { nodeMac } from '../../crypto/node-mac';
 import { OutboundWriter, WRITE_SLICE } from '../../engine/outbound';
 import { loopbackPair, sleep } from './loopback';
-import type { Scenario } from './types';
+import type { Scenario, ScenarioContext } from './types';
+import { SocketTrace } from './socket-trace';
 
 const PER_WRITER = 3;
 /** Larger than one write slice, so a record goes out over several event-loop turns. */
 const PAYLOAD = WRITE_SLICE + WRITE_SLICE / 2;
 
-async function run(twoWriters: boolean) {
-  const mac = nodeMac(randomBytes(16));
+async function run(twoWriters: boolean, ctx: ScenarioContext) {
+  const salt = randomBytes(16);
+  const mac = nodeMac(salt);
   const pair = await loopbackPair();
+  // The window's runs: the bytes the reader received, decoded from the side (socket-trace.ts).
+  const trace = SocketTrace.open(ctx, mac, salt, pair.port, {
+    from: twoWriters ? 'two writers' : 'one writer',
+    to: 'reader',
+  });
   const a = new OutboundWriter(pair.client);
   const b = twoWriters ? new OutboundWriter(pair.client) : a;
   let ok = 0;
@@ -34,6 +41,7 @@ async function run(twoWriters: boolean) {
   let received = 0;
   pair.peer.on('data', (chunk: Buffer) => {
     received += chunk.length;
+    trace?.feed('up', chunk);
     if (firstError) return; // a desynced stream is unusable from here on
     try {
       reader.push(chunk);
@@ -62,6 +70,10 @@ async function run(twoWriters: boolean) {
     while (!firstError && ok < total && performance.now() < until) await sleep(10);
   } finally {
     await pair.close();
+    // Historical: the first unit the side decoder rejects is the decisive one (the interleaving).
+    if (trace && !twoWriters)
+      trace.decisive('up', 0, { why: 'one writer: every record went out whole and its MAC verified' });
+    await trace?.close();
   }
   return {
     writers: twoWriters ? 2 : 1,
@@ -85,12 +97,12 @@ export const twoWriters: Scenario = {
     `Two producers each send ${PER_WRITER} HostFrame records of ${PAYLOAD} B on one socket. ` +
     'Historical: each producer has its own writer, so slices of one record land inside the other; the reader reports HMAC_MISMATCH (or garbage after it) at the first interleaved record. ' +
     "flodl 0.7: one writer per socket owns a queue, records never interleave, every record's MAC verifies.",
-  async historical() {
-    const ev = await run(true);
+  async historical(ctx) {
+    const ev = await run(true, ctx);
     return { reproduced: ev.firstError !== null && ev.recordsVerified < ev.recordsSent, evidence: ev };
   },
-  async current() {
-    const ev = await run(false);
+  async current(ctx) {
+    const ev = await run(false, ctx);
     return { held: ev.firstError === null && ev.recordsVerified === ev.recordsSent, evidence: ev };
   },
 };

@@ -13,6 +13,17 @@ export interface ScenarioContext {
   observe?: (batch: LabBatch) => void;
   /** The control message index table the scenario's roles speak (default v2; `scenario --index-table`). */
   controlIndexTable?: ControlIndexTable;
+  /** Where to record this run as a trace (the window's runs): a topology's, or a socket's (socket-trace.ts). */
+  traceFile?: string;
+  /** The scenario names its decisive unit (the reader's view, which the wire alone cannot tell). */
+  decisive?: (hint: DecisiveHint) => void;
+}
+
+/** A unit of the run's trace to look at first, why, and bytes of it to mark (e.g. dropped by a reader). */
+export interface DecisiveHint {
+  seq: number;
+  why: string;
+  mark?: { offset: number; length: number; label: string };
 }
 
 export interface Scenario extends ScenarioInfo {

@@ -55,6 +55,8 @@ export interface UiState {
   filterText: string;
   followRank: number | null;
   helpOpen: boolean;
+  /** Bytes of one record marked by a reproduction's Inspect (e.g. the bytes a reader dropped). */
+  markedBytes: { seq: number; offset: number; length: number; label: string } | null;
   set: (patch: Partial<Omit<UiState, 'set'>>) => void;
 }
 
@@ -84,6 +86,7 @@ export const useUi = create<UiState>()(
       filterText: '',
       followRank: null,
       helpOpen: false,
+      markedBytes: null,
       set: (patch) => set(patch),
     }),
     {

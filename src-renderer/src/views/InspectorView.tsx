@@ -40,6 +40,8 @@ interface Loaded {
 export function InspectorView() {
   const selectedSeq = useUi((s) => s.selectedSeq);
   const selectedField = useUi((s) => s.selectedField);
+  // A reproduction's Inspect may mark bytes of its decisive unit (repro-store.ts).
+  const marked = useUi((s) => (s.markedBytes && s.markedBytes.seq === selectedSeq ? s.markedBytes : null));
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
   const indexTable = useLab((s) => s.snapshot?.config.controlIndexTable);
@@ -132,13 +134,21 @@ export function InspectorView() {
             }
             saltHex={current?.meta.saltHex || saltHex}
           />
+          {marked && (
+            <p className="small pad" aria-label="Marked bytes">
+              Marked: bytes {marked.offset}–{marked.offset + marked.length - 1}, {marked.label}
+            </p>
+          )}
           <HexView
             bytes={current ? (showSent ? bytesAsSent(current.bytes, record) : current.bytes) : null}
             flipped={record.corruption?.offset}
             fields={current?.dissection.fields ?? []}
             selected={selectedField}
             onSelect={selectField}
-            covered={current && selectedField ? coveredBy(current.dissection.fields, selectedField) : []}
+            covered={[
+              ...(current && selectedField ? coveredBy(current.dissection.fields, selectedField) : []),
+              ...(marked ? [{ start: marked.offset, end: marked.offset + marked.length }] : []),
+            ]}
           />
         </>
       )}

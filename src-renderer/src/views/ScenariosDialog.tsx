@@ -1,8 +1,14 @@
 // Reproductions of the transport's historical bugs: pick one, run it; the lab
-// runs it twice (the historical behaviour, then flodl 0.7's) and shows the
-// verdict with its evidence.
+// runs it twice (the historical behaviour, then flodl 0.7's) beside the live
+// session and shows both runs as pictures with their decisive units, the
+// measures that decide the verdict, and what broke. "Your reproductions":
+// Record, Save and Open reproduction files (ReproFilesPanel).
 import { useLab } from '../store/lab-store';
 import { useScenarios, runPickedScenario } from '../store/scenario-store';
+import { FILES_TAB } from '../store/repro-store';
+import { measureRows, SCENARIO_NOTES } from '../lib/repro-measures';
+import { ReproFilesPanel } from './ReproFilesPanel';
+import { RunPictureView } from './RunPictureView';
 
 export function ScenariosDialog() {
   const { list, picked, running, result, error } = useScenarios();
@@ -24,8 +30,8 @@ export function ScenariosDialog() {
         <header className="scenarios-head">
           <h2>Reproductions</h2>
           <span className="muted small">
-            each runs twice: the historical behaviour, then flodl 0.7&apos;s; running one stops the current
-            topology
+            each runs twice: the historical behaviour, then flodl 0.7&apos;s, on its own processes; the live
+            session&apos;s rounds pause meanwhile and resume after
           </span>
           <button type="button" className="push-right" onClick={close}>
             Close
@@ -33,6 +39,17 @@ export function ScenariosDialog() {
         </header>
         <div className="scenarios-body">
           <ul className="scenario-list" aria-label="Scenarios">
+            <li>
+              <button
+                type="button"
+                aria-pressed={picked === FILES_TAB}
+                aria-label="Your reproductions"
+                disabled={running !== null}
+                onClick={() => useScenarios.setState({ picked: FILES_TAB })}
+              >
+                Your reproductions: Record, Save, Open
+              </button>
+            </li>
             {!list && !error && <li className="muted">Loading…</li>}
             {list?.map((s) => (
               <li key={s.name}>
@@ -54,6 +71,7 @@ export function ScenariosDialog() {
                 {error}
               </p>
             )}
+            {picked === FILES_TAB && <ReproFilesPanel />}
             {info && (
               <>
                 <h3>
@@ -92,35 +110,79 @@ function ScenarioResultView({
 }: {
   result: NonNullable<ReturnType<typeof useScenarios.getState>['result']>;
 }) {
+  const notes = SCENARIO_NOTES[r.name];
+  const rows = measureRows(r.historical.evidence, r.current.evidence);
   return (
     <section className="scenario-result" aria-label="Scenario result" data-verdict={r.verdict}>
       <p>
-        Verdict: <strong className={r.verdict === 'ok' ? 'ok' : 'bad'}>{r.verdict}</strong>
+        Verdict: <strong className={r.verdict === 'ok' ? 'ok' : 'bad'}>{r.verdict}</strong>{' '}
+        <span className="small">
+          {r.verdict === 'ok'
+            ? 'the bug reproduced with the historical behaviour and flodl 0.7 held'
+            : r.verdict === 'not-reproduced'
+              ? 'the historical run did not show the bug'
+              : r.verdict === 'not-held'
+                ? "flodl 0.7's run did not hold"
+                : 'the reproduction could not run'}
+        </span>
         <span className="muted small">
           {' '}
-          · historical {r.timings.historicalMs.toFixed(0)} ms · current {r.timings.currentMs.toFixed(0)} ms ·
-          processes left alive {r.processes.leftAlive.length}
+          · historical {r.timings.historicalMs.toFixed(0)} ms · flodl 0.7 {r.timings.currentMs.toFixed(0)} ms
+          · processes left alive {r.processes.leftAlive.length}
         </span>
       </p>
       {r.error && <p className="bad">{r.error}</p>}
+      {notes && (
+        <ul className="repro-lines small" aria-label="What broke">
+          <li>
+            <strong>What broke:</strong> {notes.broke}
+          </li>
+          <li>
+            <strong>Why:</strong> {notes.why}
+          </li>
+          <li>
+            <strong>Why flodl 0.7 holds:</strong> {notes.holds}
+          </li>
+        </ul>
+      )}
       <div className="scenario-sides">
-        <div>
+        <div aria-label="Historical run">
           <h4>
             Historical:{' '}
             <span className={r.historical.reproduced ? 'ok' : 'bad'}>
               {r.historical.reproduced ? 'reproduced' : 'not reproduced'}
             </span>
           </h4>
-          <pre className="mono small">{JSON.stringify(r.historical.evidence, null, 2)}</pre>
+          {r.pictures && <RunPictureView picture={r.pictures.historical} label="historical" />}
         </div>
-        <div>
+        <div aria-label="flodl 0.7 run">
           <h4>
             flodl 0.7:{' '}
             <span className={r.current.held ? 'ok' : 'bad'}>{r.current.held ? 'held' : 'did not hold'}</span>
           </h4>
-          <pre className="mono small">{JSON.stringify(r.current.evidence, null, 2)}</pre>
+          {r.pictures && <RunPictureView picture={r.pictures.current} label="flodl 0.7" />}
         </div>
       </div>
+      <table className="measures" aria-label="Measures">
+        <thead>
+          <tr>
+            <th>measure</th>
+            <th>historical</th>
+            <th>flodl 0.7</th>
+            <th>what it means</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((m) => (
+            <tr key={m.key} className={m.differs ? 'differs' : ''}>
+              <td className="mono">{m.key}</td>
+              <td className="mono">{m.historical}</td>
+              <td className="mono">{m.current}</td>
+              <td>{m.meaning}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </section>
   );
 }

@@ -13,10 +13,12 @@ import { openExplore } from '../store/explore-store';
 import { GlossaryButton } from './GlossaryDrawer';
 import { TourButton } from './TourPanel';
 import { TapButtons } from './TapCaptureDialog';
+import { RecordButton } from './ReproFilesPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
-export const TOOLBAR_INLINE_MIN_PX = 1360;
+// With traces, taps, Record, Explore and Reproductions inline the toolbar needs about 1,700 px.
+export const TOOLBAR_INLINE_MIN_PX = 1800;
 
 const PANE_BUTTONS = [
   { pane: 'topology', label: 'Topology pane' },
@@ -126,6 +128,7 @@ export function Toolbar() {
       <TourButton />
       <TraceButtons />
       <TapButtons />
+      <RecordButton />
       <button
         type="button"
         onClick={() => void openExplore()}
