@@ -65,10 +65,10 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       expect(size.toolbar).toBeLessThan(48);
       // The list keeps a usable width between the side columns.
       expect(size.list).toBeGreaterThan(360);
-      // Save trace is inline on a wide window (1800 px and up), in "More" on a narrower one; panes, theme and
+      // Save trace is inline on a wide window (1360 px and up), in "More" on a narrower one; panes, theme and
       // shortcuts are always in "More".
       const more = page.getByRole('button', { name: 'More ▾' });
-      if (vp.width < 1800 /* Toolbar.tsx TOOLBAR_INLINE_MIN_PX */) {
+      if (vp.width < 1360 /* Toolbar.tsx TOOLBAR_INLINE_MIN_PX */) {
         // The page repaints every frame while units stream in: click as a person would, without
         // waiting for two identical frames (which a loaded machine may never give).
         await more.click({ force: true });

@@ -17,8 +17,7 @@ import { RecordButton } from './ReproFilesPanel';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
-// With traces, taps, Record, Explore and Reproductions inline the toolbar needs about 1,700 px.
-export const TOOLBAR_INLINE_MIN_PX = 1800;
+export const TOOLBAR_INLINE_MIN_PX = 1360;
 
 const PANE_BUTTONS = [
   { pane: 'topology', label: 'Topology pane' },
@@ -91,10 +90,11 @@ export function Toolbar() {
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
 
   const panes = useUi((s) => s.panes);
-  // Panes, theme and help are always in the "More" menu; traces, reproductions and teaching are
+  // Taps and captures (a different source), panes, theme and help are always in the "More" menu; traces, reproductions and teaching are
   // inline on a wide window and join them in "More" on a narrow one (nothing wraps or is clipped).
   const inMore = (
     <>
+      <TapButtons />
       {PANE_BUTTONS.map((p) => (
         <button
           key={p.pane}
@@ -127,7 +127,6 @@ export function Toolbar() {
       <GlossaryButton />
       <TourButton />
       <TraceButtons />
-      <TapButtons />
       <RecordButton />
       <button
         type="button"
