@@ -15,7 +15,7 @@ import { loopbackPair, sleep } from './loopback';
 import type { Scenario, ScenarioContext } from './types';
 import { SocketTrace } from './socket-trace';
 
-const PER_WRITER = 3;
+export const PER_WRITER = 3;
 /** Larger than one write slice, so a record goes out over several event-loop turns. */
 const PAYLOAD = WRITE_SLICE + WRITE_SLICE / 2;
 
