@@ -37,7 +37,9 @@ export function spawnRole(args: string[], started: ChildProcess[]): RoleProcess 
   return {
     child,
     waitFor: (re) => new Promise((r) => waiters.push([re, r])),
-    done: new Promise((r) => child.on('exit', (code) => r({ code, out, err }))),
+    // 'close', not 'exit': 'exit' can come before the stdout pipe is drained, and a
+    // loaded machine then hands the test an empty or cut JSON report.
+    done: new Promise((r) => child.on('close', (code) => r({ code, out, err }))),
   };
 }
 

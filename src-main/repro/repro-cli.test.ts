@@ -18,7 +18,7 @@ function cli(args: string[]): Promise<{ code: number | null; out: string; err: s
   let err = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
-  return new Promise((r) => child.on('exit', (code) => r({ code, out, err })));
+  return new Promise((r) => child.on('close', (code) => r({ code, out, err })));
 }
 
 interface ReplayJson {

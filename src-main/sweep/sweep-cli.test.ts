@@ -26,7 +26,7 @@ function cli(args: string[]) {
     for (const l of errListeners) l(err);
   });
   const done = new Promise<{ code: number | null; out: string; err: string }>((r) =>
-    child.on('exit', (code) => r({ code, out, err })),
+    child.on('close', (code) => r({ code, out, err })),
   );
   return { child, done, onErr: (l: (s: string) => void) => errListeners.push(l) };
 }

@@ -31,7 +31,7 @@ function role(args: string[]) {
   return {
     waitFor: (re: RegExp) => new Promise<RegExpMatchArray>((r) => lineWaiters.push([re, r])),
     done: new Promise<{ code: number | null; out: string; err: string }>((r) =>
-      child.on('exit', (code) => r({ code, out, err })),
+      child.on('close', (code) => r({ code, out, err })),
     ),
   };
 }

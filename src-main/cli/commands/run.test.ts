@@ -18,7 +18,7 @@ function cli(args: string[]) {
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (err += d));
   const done = new Promise<{ code: number | null; out: string; err: string }>((r) =>
-    child.on('exit', (code) => r({ code, out, err })),
+    child.on('close', (code) => r({ code, out, err })),
   );
   return { child, done };
 }
