@@ -3,6 +3,7 @@
 // fold and forward) and one OS process per rank. It owns every socket and
 // process it starts and tears them all down in stop(). Round pacing and
 // checking belong to the TopologySession on top.
+import { DEFAULT_SAMPLE_MAX } from '../rank/samples';
 import type net from 'node:net';
 import type { TopologyConfig } from '@shared/lab/topology';
 import { hostName, ranksOfHosts, worldSize } from '@shared/lab/topology';
@@ -230,7 +231,7 @@ export class Cluster {
           paced: true,
           heartbeatMs,
           report: 'ipc',
-          sampleMax: cfg.sampleMax ?? 4096,
+          sampleMax: cfg.sampleMax ?? DEFAULT_SAMPLE_MAX,
           nagle: cfg.historical?.nagle,
           noElision: cfg.historical?.noElision,
           idleNaN: cfg.historical?.idleNaN,

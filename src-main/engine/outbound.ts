@@ -85,6 +85,14 @@ export class OutboundWriter {
     return new Promise((r) => this.idleWaiters.push(r));
   }
 
+  /**
+   * Nothing queued, nothing being written, and the socket holds no bytes for
+   * the kernel: a buffer handed over earlier is no longer referenced by any write.
+   */
+  get flushed(): boolean {
+    return this.queue.length === 0 && !this.draining && this.socket.writableLength === 0;
+  }
+
   /** Drains what is queued, then half-closes the socket. */
   async end(): Promise<void> {
     await this.idle();

@@ -15,10 +15,12 @@ import type { ControllerEvent } from '../engine/controller';
 import type { RelayEvent } from '../engine/relay';
 import { dtypeCode, modelLayout } from '@shared/synthetic';
 import type { RankToParent } from '../rank/spec';
+import { DEFAULT_SAMPLE_MAX, decodeSamples } from '../rank/samples';
 import type { LinkFault } from '@shared/lab/contract';
 import {
   compareAdoption,
   expectedConsensusSliced,
+  sampleIndices,
   frameBodyChunks,
   type CheckResult,
   type Contribution,
@@ -347,7 +349,11 @@ export class RoundDriver {
     }
   }
 
+  /** Called as each round begins, before its SyncNow (a sweep's warm-up boundary). */
+  onRoundStart: ((round: number) => void) | null = null;
+
   private async runRound(r: number): Promise<void> {
+    this.onRoundStart?.(r);
     const t0 = performance.now();
     const stallMs = stallThresholdMs(
       this.stallMs,
@@ -446,8 +452,18 @@ export class RoundDriver {
         digest: await nodeSha256Sliced(frameBodyChunks(recomputed.frame)),
       };
       maxAbsErrorVsExactMean = expected.maxAbsErrorVsExactMean;
+      const indices = sampleIndices(
+        modelLayout(cfg.modelBytes, cfg.shapes).numel,
+        cfg.sampleMax ?? DEFAULT_SAMPLE_MAX,
+      );
       for (const [rank, a] of adopted) {
-        const res = compareAdoption(expected, a);
+        const values = decodeSamples(a.samples);
+        const res = compareAdoption(expected, {
+          weight: a.weight,
+          digest: a.digest,
+          indices: indices.slice(0, values.length),
+          values,
+        });
         results.push([rank, res]);
         maxRel = Math.max(maxRel, res.maxRelError);
       }
@@ -469,7 +485,7 @@ export class RoundDriver {
       this.events.finding({
         severity: 'error',
         kind: 'mismatch',
-        message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${a.values.length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`,
+        message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${decodeSamples(a.samples).length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`,
         ranks: poisoned.map(([k]) => k),
       });
     }

@@ -39,6 +39,7 @@ import {
   type TensorEntry,
 } from '@shared/wire/tensor';
 import { RankLink } from './rank-link';
+import { encodeSamples } from './samples';
 import type { RankSpec, RankToParent } from './spec';
 
 export interface RankRoundResult {
@@ -66,6 +67,11 @@ export async function runRank(
   const ceiling = deriveFrameCeiling(layout.numel * 4);
   const dtype = dtypeCode(spec.dtype);
   const samples = sampleIndices(layout.numel, spec.sampleMax);
+  const sampled = new Float32Array(samples.length);
+  const valueBuffers: Float32Array[] = [];
+  // Under the lab the parent checks every element bit for bit (the digest below); the
+  // sampled self-check is for a rank run on its own (CLI.md 3) and would only cost each round.
+  const selfChecks = spec.report !== 'ipc';
   const result: RankResult = { rank: spec.rank, roundsCompleted: 0, rounds: [], verdict: 'ok' };
   const connectOpts = { attempts: 150, intervalMs: 200 };
 
@@ -138,6 +144,39 @@ export async function runRank(
   };
   control.conn.onClose(() => pushCmd('shutdown'));
 
+  /**
+   * The round's synthetic gradient: deterministic tensors pre-scaled by the rank's mass (elided
+   * when the mass is 0). Made while the rank waits for SyncNow, as a trainer's backward pass
+   * comes before its sync, so a round's time is the transport's and not the generator's.
+   */
+  const gradient = (round: number): { round: number; mass: number; tensors: TensorEntry[] } => {
+    const mass = rankMass(spec.seed, spec.rank, round, spec.idle);
+    const tensors: TensorEntry[] = [];
+    let start = 0;
+    layout.shapes.forEach((dims, ti) => {
+      const n = dims.reduce((a, b) => a * b, 1);
+      if (mass === 0 && !spec.noElision) tensors.push(elidedTensor(dtype, dims));
+      else {
+        // The previous round's buffer is free again: its frame was read by the peer before the
+        // consensus came back. A fresh model-sized array a round was most of a rank's GC time.
+        const v = (valueBuffers[ti] ??= new Float32Array(n));
+        // Historical reproduction: an idle rank whose local state holds NaN (0 x NaN = NaN without elision).
+        if (spec.idleNaN && mass === 0) v.fill(NaN);
+        else fillValues(spec.seed, spec.rank, round, start, v);
+        for (let i = 0; i < n; i++) v[i] *= mass;
+        // f32 on a little-endian host: the values' own bytes are the wire bytes (no copy).
+        tensors.push(
+          dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
+            ? { dtype, dims, data: new Uint8Array(v.buffer) }
+            : tensorFromValues(dtype, dims, v),
+        );
+      }
+      start += n;
+    });
+    return { round, mass, tensors };
+  };
+  let prepared: ReturnType<typeof gradient> | null = null;
+
   let step = 0;
   const heartbeat = setInterval(
     () => sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: step }),
@@ -153,45 +192,29 @@ export async function runRank(
         break;
       }
       const t0 = performance.now();
-      const mass = rankMass(spec.seed, spec.rank, round, spec.idle);
-      const tensors: TensorEntry[] = [];
-      let start = 0;
-      for (const dims of layout.shapes) {
-        const n = dims.reduce((a, b) => a * b, 1);
-        if (mass === 0 && !spec.noElision) tensors.push(elidedTensor(dtype, dims));
-        else {
-          const v = new Float32Array(n);
-          // Historical reproduction: an idle rank whose local state holds NaN (0 x NaN = NaN without elision).
-          if (spec.idleNaN && mass === 0) v.fill(NaN);
-          else fillValues(spec.seed, spec.rank, round, start, v);
-          for (let i = 0; i < n; i++) v[i] *= mass;
-          // f32 on a little-endian host: the values' own bytes are the wire bytes (no copy).
-          tensors.push(
-            dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
-              ? { dtype, dims, data: new Uint8Array(v.buffer) }
-              : tensorFromValues(dtype, dims, v),
-          );
-        }
-        start += n;
-      }
+      const { mass, tensors } = prepared?.round === round ? prepared : gradient(round);
+      prepared = null;
       await data.sendBlob(
         encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac),
       );
       const replyBytes = await data.next();
+      // Reuse this round's value buffers only if no write still holds them (a shaped or
+      // stalled link can deliver the consensus before the kernel took all of our frame).
+      if (!data.conn.writer.flushed) valueBuffers.length = 0;
       const reply = decodeRoundFrame(replyBytes, mac, { ceiling });
       checkReplySchema(reply.tensors, tensors);
       step++;
       // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
-      const values = reply.weight > 0 ? sampleValues(reply.tensors, samples) : [];
-      // NaN and infinities do not survive the JSON IPC channel (they arrive as null): count them here.
-      const nonFinite = values.reduce((n, v) => (Number.isFinite(v) ? n : n + 1), 0);
+      const values =
+        reply.weight > 0 ? sampleValues(reply.tensors, samples, sampled) : sampled.subarray(0, 0);
+      let nonFinite = 0;
+      for (const v of values) if (!Number.isFinite(v)) nonFinite++;
       report({
         type: 'adopted',
         rank: spec.rank,
         round,
         weight: reply.weight,
-        indices: reply.weight > 0 ? samples : [],
-        values,
+        samples: encodeSamples(values),
         nonFinite,
         // Every element, for the lab's bit-for-bit verdict: the frame's bytes without its footer.
         digest: createHash('sha256')
@@ -202,7 +225,9 @@ export async function runRank(
       result.rounds.push({
         round,
         weight: reply.weight,
-        verdict: selfCheck(spec, round, dtype, reply.weight, samples, values),
+        verdict: selfChecks
+          ? selfCheck(spec, round, dtype, reply.weight, samples, Array.from(values))
+          : 'unchecked',
       });
       result.roundsCompleted++;
       const roundMs = performance.now() - t0;
@@ -224,6 +249,7 @@ export async function runRank(
         postNorm: null,
         preNorm: null,
       });
+      if (spec.rounds === 0 || round + 1 < spec.rounds) prepared = gradient(round + 1);
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
   } catch (e) {
@@ -258,27 +284,29 @@ function checkReplySchema(got: TensorEntry[], sent: TensorEntry[]): void {
   });
 }
 
-/** Reads the sampled elements straight from the reply's bytes (no model-sized decode). */
-function sampleValues(tensors: TensorEntry[], samples: number[]): number[] {
-  const starts: number[] = [];
-  let o = 0;
-  for (const t of tensors) {
-    starts.push(o);
-    o += t.dims.reduce((a, b) => a * b, 1);
-  }
-  const out: number[] = [];
-  for (const idx of samples) {
-    let ti = starts.length - 1;
-    while (starts[ti] > idx) ti--;
-    const t = tensors[ti];
-    const i = idx - starts[ti];
-    if (!t.data) out.push(0);
-    else {
-      const dv = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-      if (t.dtype === DTYPE_F32) out.push(dv.getFloat32(i * 4, true));
-      else out.push(bf16BitsToF32(dv.getUint16(i * 2, true)));
+/** Reads the sampled elements straight from the reply's bytes into `out` (no model-sized decode). */
+function sampleValues(tensors: TensorEntry[], samples: number[], out: Float32Array): Float32Array {
+  let ti = 0;
+  let base = 0;
+  let n = tensors.length > 0 ? tensors[0].dims.reduce((a, b) => a * b, 1) : 0;
+  let dv: DataView | null = null;
+  // Samples ascend, so the tensor holding each one only moves forward.
+  samples.forEach((idx, k) => {
+    while (idx >= base + n && ti < tensors.length - 1) {
+      base += n;
+      ti++;
+      n = tensors[ti].dims.reduce((a, b) => a * b, 1);
+      dv = null;
     }
-  }
+    const t = tensors[ti];
+    if (!t.data) {
+      out[k] = 0;
+      return;
+    }
+    dv ??= new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
+    const i = idx - base;
+    out[k] = t.dtype === DTYPE_F32 ? dv.getFloat32(i * 4, true) : bf16BitsToF32(dv.getUint16(i * 2, true));
+  });
   return out;
 }
 

@@ -50,8 +50,8 @@ export type RankToParent =
       rank: number;
       round: number;
       weight: number;
-      indices: number[];
-      values: number[];
+      /** The sampled elements (at sampleIndices(numel, sampleMax); none when weight is 0), rank/samples.ts. */
+      samples: string;
       /** SHA-256 (hex) of the consensus frame's bytes without its footer: every element, for the bit-for-bit verdict. */
       digest: string;
       ms: number;

@@ -61,7 +61,7 @@ export function sweepTable(r: SweepResult): string {
       : 'uplinks unshaped (loopback)';
   out.push(
     '',
-    `${s.modelBytes} B model, ${s.dtype}, ${s.rounds} rounds per case, ${shaping}. * lab-only mode (flodl 0.7 has only fold).`,
+    `${s.modelBytes} B model, ${s.dtype}, ${s.rounds} rounds per case (after ${s.warmupRounds ?? 0} warm-up rounds left out), ${shaping}. * lab-only mode (flodl 0.7 has only fold).`,
   );
   const benefit = foldBenefit(r);
   if (benefit) out.push(benefit);

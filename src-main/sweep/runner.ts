@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_TOPOLOGY, LAB_ONLY_MODES, type TopologyConfig, type UplinkMode } from '@shared/lab/topology';
 import type { LinkView } from '@shared/lab/state';
-import { topologyLabel } from '@shared/sweep/spec';
+import { DEFAULT_WARMUP_ROUNDS, topologyLabel } from '@shared/sweep/spec';
 import { dataDownBytes, dataUpBytes, roundFrameBytes, roundStats, shapedRoundMs } from '@shared/sweep/theory';
 import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
 import { releaseSharedLanes } from '../engine/link-fault';
@@ -82,6 +82,7 @@ export async function runSweepCase(
   opts: SweepRunOptions & { traceStem: string },
 ): Promise<SweepCase | null> {
   const label = topologyLabel(ranksPerHost);
+  const warmup = spec.warmupRounds ?? DEFAULT_WARMUP_ROUNDS;
   const hosts = ranksPerHost.length;
   const config: TopologyConfig = {
     ...DEFAULT_TOPOLOGY,
@@ -89,7 +90,7 @@ export async function runSweepCase(
     mode,
     modelBytes: spec.modelBytes,
     dtype: spec.dtype,
-    rounds: spec.rounds,
+    rounds: spec.rounds + warmup,
     seed: spec.seed ?? 1,
     roundIntervalMs: 0,
     saltHex: undefined,
@@ -120,7 +121,7 @@ export async function runSweepCase(
     report = await runTopology(config, {
       snapLen: tracePath ? 64 * 1024 : 0,
       // A wedged case ends at a deadline instead of holding the sweep.
-      maxMs: 60_000 + spec.rounds * 30_000,
+      maxMs: 60_000 + (spec.rounds + warmup) * 30_000,
       onSession: (s) => (session = s),
       onRoundsStart: () => {
         const s = session!;
@@ -128,6 +129,11 @@ export async function runSweepCase(
         if (tracePath)
           recorder = recordSession(s, tracePath, { producer: opts.producer ?? 'relay-lab sweep' });
         before = s.activeCluster!.tap.linkViews();
+        // The counters start over when the first measured round begins: every byte of the
+        // warm-up rounds' data has been delivered by then (each rank adopted their consensus).
+        s.requireRounds().onRoundStart = (r) => {
+          if (r === warmup) before = s.activeCluster!.tap.linkViews();
+        };
         if (aborted) s.endRounds();
       },
       onRoundsEnd: () => {
@@ -167,16 +173,19 @@ export async function runSweepCase(
     if (tracePath) fs.rmSync(tracePath, { force: true });
     return null;
   }
-  const n = Math.max(1, report.roundsCompleted);
+  const measured = report.rounds.filter((r) => r.round >= warmup);
+  const roundsCompleted = Math.max(0, report.roundsCompleted - warmup);
+  const n = Math.max(1, roundsCompleted);
   const per = (xs: number[]) => xs.map((x) => x / n);
   const d = deltas(before, after ?? report.links, hosts);
-  const each = report.rounds.map((r) => r.durationMs);
+  const each = measured.map((r) => r.durationMs);
   const stats = roundStats(each);
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
   return {
     ...base,
     roundsRequested: spec.rounds,
-    roundsCompleted: report.roundsCompleted,
+    roundsCompleted,
+    warmupRounds: warmup,
     dataUp: { measured: per(d.dataUp), theory: theoryUp },
     dataDown: { measured: per(d.dataDown), theory: theoryDown },
     controlUp: per(d.controlUp),
@@ -188,9 +197,9 @@ export async function runSweepCase(
     theoryRoundMs: shapedRoundMs(theoryUp, theoryDown, spec.uplinkBandwidth, spec.uplinkLatencyMs),
     memory: { enginePeakRssBytes: memory.peak, rankPeakRssBytes: rankPeak },
     verdicts: {
-      ok: report.rounds.filter((r) => r.verdict === 'ok').length,
-      mismatch: report.rounds.filter((r) => r.verdict === 'mismatch').length,
-      unchecked: report.rounds.filter((r) => r.verdict === 'unchecked').length,
+      ok: measured.filter((r) => r.verdict === 'ok').length,
+      mismatch: measured.filter((r) => r.verdict === 'mismatch').length,
+      unchecked: measured.filter((r) => r.verdict === 'unchecked').length,
     },
     verdict: report.verdict,
     ended: report.ended,

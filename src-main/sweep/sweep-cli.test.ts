@@ -66,6 +66,8 @@ describe('relay-lab sweep', () => {
       expect(c.verdicts.ok).toBe(2);
       expect(c.dataUp.measured).toEqual(c.dataUp.theory);
       expect(c.dataDown.measured).toEqual(c.dataDown.theory);
+      // Two warm-up rounds ran first (the default) and are in no figure: the counters restart after them.
+      expect(c.warmupRounds).toBe(2);
       expect(c.roundMs.each).toHaveLength(2);
       expect(c.memory.enginePeakRssBytes).toBeGreaterThan(0);
       expect(fs.existsSync(path.join(traceDir, c.trace!))).toBe(true);
@@ -82,6 +84,7 @@ describe('relay-lab sweep', () => {
     [['--modes', 'fold,relay'], /mode 'relay' must be one of/],
     [['--json', '--csv'], /--json and --csv exclude each other/],
     [['--rounds', '0'], /--rounds must be at least 1/],
+    [['--warmup', 'two'], /--warmup/],
     [['--uplink-bandwidth', 'fast'], /--uplink-bandwidth must be a size/],
     [['--topologies', '1x1,9x8'], /topology '9x8': at most 64 ranks in all/],
   ])(

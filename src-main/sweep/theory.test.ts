@@ -77,7 +77,10 @@ describe('sweep choices', () => {
     expect(() => parseTopology('8x9')).toThrow(/at most 64 ranks/);
     expect(() => parseModes('fold,relay')).toThrow(/mode 'relay'/);
     const ok = { topologies: [[2]], modes: ['fold'], modelBytes: 1024, dtype: 'f32', rounds: 2 };
-    expect(validateSweepSpec(ok)).toEqual(ok);
+    expect(validateSweepSpec(ok)).toEqual({ ...ok, warmupRounds: 2 });
+    expect(validateSweepSpec({ ...ok, warmupRounds: 0 }).warmupRounds).toBe(0);
+    expect(() => validateSweepSpec({ ...ok, warmupRounds: 101 })).toThrow(/warmupRounds must be 0..100/);
+    expect(() => validateSweepSpec({ ...ok, warmupRounds: 1.5 })).toThrow(/warmupRounds/);
     expect(() => validateSweepSpec({ ...ok, extra: 1 })).toThrow(/unknown field 'extra'/);
     expect(() => validateSweepSpec({ ...ok, uplinkBandwidth: 5 })).toThrow(/uplinkBandwidth/);
     expect(() => validateSweepSpec({ ...ok, rounds: 0 })).toThrow(/rounds/);

@@ -12,6 +12,7 @@ export class SweepSpecError extends Error {
 export const SWEEP_LIMITS = {
   maxCases: 64,
   maxRounds: 1000,
+  maxWarmupRounds: 100,
   maxRanks: 64,
   maxRanksPerHost: 32,
   maxHosts: 16,
@@ -19,6 +20,9 @@ export const SWEEP_LIMITS = {
   maxLatencyMs: 10_000,
   minBandwidth: 1000,
 } as const;
+
+/** Warm-up rounds of a case when the spec names none (SweepSpec.warmupRounds). */
+export const DEFAULT_WARMUP_ROUNDS = 2;
 
 const MODES: readonly UplinkMode[] = ['fold', 'forward', 'direct'];
 
@@ -83,6 +87,7 @@ export function validateSweepSpec(v: unknown): SweepSpec {
         'modelBytes',
         'dtype',
         'rounds',
+        'warmupRounds',
         'uplinkBandwidth',
         'uplinkLatencyMs',
         'seed',
@@ -109,6 +114,9 @@ export function validateSweepSpec(v: unknown): SweepSpec {
     dtype: s.dtype as WireDtype,
     rounds: s.rounds,
   };
+  if (s.warmupRounds !== undefined && !isInt(s.warmupRounds, 0, SWEEP_LIMITS.maxWarmupRounds))
+    fail(`warmupRounds must be 0..${SWEEP_LIMITS.maxWarmupRounds}`);
+  out.warmupRounds = (s.warmupRounds as number | undefined) ?? DEFAULT_WARMUP_ROUNDS;
   if (s.uplinkBandwidth !== undefined) {
     if (!isInt(s.uplinkBandwidth, SWEEP_LIMITS.minBandwidth, Number.MAX_SAFE_INTEGER))
       fail(

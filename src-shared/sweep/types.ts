@@ -11,6 +11,12 @@ export interface SweepSpec {
   modelBytes: number;
   dtype: WireDtype;
   rounds: number;
+  /**
+   * Rounds run first and left out of every figure (default DEFAULT_WARMUP_ROUNDS): a case's
+   * first rounds pay for JIT compilation and cold buffers in every process (3-5x a steady
+   * round here), which would otherwise be most of a short case's median.
+   */
+  warmupRounds?: number;
   /** Each host uplink's rate in bytes per second, each direction, shared by the host's connections. */
   uplinkBandwidth?: number;
   /** One-way latency added to each host uplink, each direction. */
@@ -34,7 +40,10 @@ export interface SweepCase {
   /** forward and direct are lab-only baselines (flodl 0.7 has only fold). */
   labOnly: boolean;
   roundsRequested: number;
+  /** Measured rounds completed (warm-up rounds not counted). */
   roundsCompleted: number;
+  /** Rounds run before the measured ones (absent in sweeps saved before warm-up existed: 0). */
+  warmupRounds?: number;
   /** Data channel, host -> controller, per host per round: measured and theory (exact, headers included). */
   dataUp: PerHostBytes;
   /** Data channel, controller -> host, per host per round. */

@@ -74,6 +74,8 @@ export function compareAdoption(exp: Expected, adopted: AdoptedConsensus): Check
       message: `reply weight ${adopted.weight}, expected ${expectedWeight}`,
     };
   }
+  if (adopted.digest === exp.digest) return { verdict: 'ok', maxRelError: 0, expectedWeight };
+  // The digests differ: the samples name the first differing element.
   let maxRel = 0;
   let first = -1;
   adopted.indices.forEach((index, k) => {
@@ -84,7 +86,6 @@ export function compareAdoption(exp: Expected, adopted: AdoptedConsensus): Check
     const rel = Math.abs(got - want) / Math.max(Math.abs(want), Number.MIN_VALUE);
     maxRel = Number.isNaN(rel) ? Infinity : Math.max(maxRel, rel);
   });
-  if (adopted.digest === exp.digest) return { verdict: 'ok', maxRelError: 0, expectedWeight };
   const where =
     first >= 0
       ? `element ${adopted.indices[first]} is ${adopted.values[first]}, flodl's arithmetic gives ${elementOf(exp.frame, adopted.indices[first])}`

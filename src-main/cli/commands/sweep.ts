@@ -2,7 +2,13 @@
 // processes and sockets, one after another, measured against the theory.
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseModes, parseTopologies, SweepSpecError, validateSweepSpec } from '@shared/sweep/spec';
+import {
+  DEFAULT_WARMUP_ROUNDS,
+  parseModes,
+  parseTopologies,
+  SweepSpecError,
+  validateSweepSpec,
+} from '@shared/sweep/spec';
 import { sweepToCsv } from '@shared/sweep/csv';
 import type { SweepResult, SweepSpec } from '@shared/sweep/types';
 import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
@@ -11,9 +17,10 @@ import { sweepTable } from '../../sweep/report';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--modes fold,forward,direct]
-  [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--uplink-bandwidth BYTES_PER_S]
+  [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--warmup N (2)] [--uplink-bandwidth BYTES_PER_S]
   [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--json | --csv]
   Runs every topology x mode case for real, one after another (progress on stderr).
+  --warmup rounds run first in each case and are left out of its figures (JIT, cold buffers).
   --uplink-bandwidth/--uplink-latency-ms shape every host uplink in both directions with
   one rate shared by the host's connections (in direct mode: the host's ranks' connections
   to the controller together), so every mode gets the same NIC per host.
@@ -29,6 +36,7 @@ export function sweepSpecFromFlags(
     'model-bytes': { type: 'string' },
     dtype: { type: 'string' },
     rounds: { type: 'string' },
+    warmup: { type: 'string' },
     'uplink-bandwidth': { type: 'string' },
     'uplink-latency-ms': { type: 'string' },
     seed: { type: 'string' },
@@ -46,6 +54,7 @@ export function sweepSpecFromFlags(
       modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
       rounds: intFlag(values.rounds, 'rounds', 5, 1),
+      warmupRounds: intFlag(values.warmup, 'warmup', DEFAULT_WARMUP_ROUNDS, 0),
       seed: intFlag(values.seed, 'seed', 1),
     };
     if (values['uplink-bandwidth'] !== undefined)
