@@ -7,6 +7,9 @@ import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
 import type { Direction } from '@shared/lab/state';
 import { Shaper, corrupt, type LinkFault } from './link-fault';
 
+/** A shaped piece due sooner than this is written at once (Node's timers have 1 ms resolution). */
+export const SHAPER_EARLY_MS = 1;
+
 /** Largest piece handed to the socket in one event-loop turn. */
 export const WRITE_SLICE = 1 << 20;
 
@@ -166,7 +169,11 @@ export class OutboundWriter {
     const pieces = this.shaper?.shapes ? this.shaper.plan(bytes, performance.now()) : [{ at: 0, bytes }];
     for (const { at, bytes: piece } of pieces) {
       const wait = at - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // A timer never fires sooner than 1 ms, so sleeping for less (a record's small header
+      // on a fast link) would add a whole millisecond per record. Such a piece goes now,
+      // at most SHAPER_EARLY_MS early; the lane's schedule already counts its bytes, so
+      // the pieces after it still wait their turn and the link's rate holds.
+      if (wait >= SHAPER_EARLY_MS) await new Promise((r) => setTimeout(r, wait));
       if (this.failed) return;
       const n = piece.length;
       const ok = this.socket.write(piece, (err) => {
