@@ -6,7 +6,13 @@ import { create } from 'zustand';
 import type { LabBatch, ReplyOf, TraceFileInfo } from '@shared/lab/contract';
 import type { SweepCommand } from '@shared/sweep/contract';
 import type { UplinkMode, WireDtype } from '@shared/lab/topology';
-import { parseModes, parseSize, parseTopologies, validateSweepSpec } from '@shared/sweep/spec';
+import {
+  DEFAULT_WARMUP_ROUNDS,
+  parseModes,
+  parseSize,
+  parseTopologies,
+  validateSweepSpec,
+} from '@shared/sweep/spec';
 import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
 import { currentLab, send, useLab } from './lab-store';
 
@@ -16,6 +22,8 @@ export interface ExploreForm {
   modelBytes: string;
   dtype: WireDtype;
   rounds: string;
+  /** Rounds run first in each case and left out of its figures. */
+  warmupRounds: string;
   /** MB/s (10^6 bytes per second) per host uplink, each direction; empty: unshaped. */
   bandwidthMBps: string;
   latencyMs: string;
@@ -44,6 +52,7 @@ export const DEFAULT_EXPLORE_FORM: ExploreForm = {
   modelBytes: '256KiB',
   dtype: 'f32',
   rounds: '3',
+  warmupRounds: String(DEFAULT_WARMUP_ROUNDS),
   bandwidthMBps: '50',
   latencyMs: '',
 };
@@ -110,6 +119,7 @@ export function formToSpec(f: ExploreForm): SweepSpec {
     modelBytes: parseSize(f.modelBytes, 'model size'),
     dtype: f.dtype,
     rounds: Number(f.rounds),
+    warmupRounds: Number(f.warmupRounds),
   };
   if (f.bandwidthMBps.trim() !== '') spec.uplinkBandwidth = Math.round(Number(f.bandwidthMBps) * 1e6);
   if (f.latencyMs.trim() !== '') spec.uplinkLatencyMs = Number(f.latencyMs);

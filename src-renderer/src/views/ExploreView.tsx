@@ -124,6 +124,16 @@ export function ExploreView() {
             />
           </label>
           <label>
+            Warm-up
+            <input
+              aria-label="Warm-up rounds"
+              inputMode="numeric"
+              value={s.form.warmupRounds}
+              onChange={(e) => setForm({ warmupRounds: e.target.value })}
+              title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower)"
+            />
+          </label>
+          <label>
             Uplink MB/s
             <input
               aria-label="Uplink bandwidth MB/s"
