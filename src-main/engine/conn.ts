@@ -7,7 +7,14 @@ import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Direction } from '@shared/lab/state';
 import { OutboundWriter } from './outbound';
-import { Shaper, corrupt, flippedIndex, type FaultTarget, type LinkFault } from './link-fault';
+import {
+  SHAPER_EARLY_MS,
+  Shaper,
+  corrupt,
+  flippedIndex,
+  type FaultTarget,
+  type LinkFault,
+} from './link-fault';
 import { PendingBytes } from './tap';
 
 export type Consumer = (chunk: Uint8Array) => void;
@@ -169,7 +176,7 @@ export class Conn implements FaultTarget {
     this.inTimer = null;
     while (this.inQueue.length > 0 && !this.destroyed) {
       const wait = this.inQueue[0].at - performance.now();
-      if (wait > 0) {
+      if (wait >= SHAPER_EARLY_MS) {
         // Rounded up: a timer that fires early only re-arms.
         this.inTimer = setTimeout(() => this.drainHeldBack(), Math.ceil(wait));
         return;

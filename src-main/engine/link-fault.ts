@@ -33,6 +33,15 @@ export function releaseSharedLanes(prefix: string): void {
   for (const id of sharedLanes.keys()) if (id.startsWith(prefix)) sharedLanes.delete(id);
 }
 
+/**
+ * A shaped piece due sooner than this goes at once, up to this early: Node's
+ * timers cannot fire sooner than 1 ms, so sleeping for less would add a whole
+ * millisecond to every small piece (a record's header, a control frame) on
+ * every shaped hop. The lane's schedule still counts the piece's bytes, so the
+ * pieces after it keep the link's rate.
+ */
+export const SHAPER_EARLY_MS = 1;
+
 /** Delivery schedule for one direction: latency with jitter, a bandwidth cap, slicing. */
 export class Shaper {
   private readonly lane: RateLane;

@@ -5,10 +5,7 @@
 import type { Duplex } from 'node:stream';
 import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
 import type { Direction } from '@shared/lab/state';
-import { Shaper, corrupt, type LinkFault } from './link-fault';
-
-/** A shaped piece due sooner than this is written at once (Node's timers have 1 ms resolution). */
-export const SHAPER_EARLY_MS = 1;
+import { SHAPER_EARLY_MS, Shaper, corrupt, type LinkFault } from './link-fault';
 
 /** Largest piece handed to the socket in one event-loop turn. */
 export const WRITE_SLICE = 1 << 20;
@@ -169,10 +166,7 @@ export class OutboundWriter {
     const pieces = this.shaper?.shapes ? this.shaper.plan(bytes, performance.now()) : [{ at: 0, bytes }];
     for (const { at, bytes: piece } of pieces) {
       const wait = at - performance.now();
-      // A timer never fires sooner than 1 ms, so sleeping for less (a record's small header
-      // on a fast link) would add a whole millisecond per record. Such a piece goes now,
-      // at most SHAPER_EARLY_MS early; the lane's schedule already counts its bytes, so
-      // the pieces after it still wait their turn and the link's rate holds.
+      // Due within a timer's resolution: written now (SHAPER_EARLY_MS says why).
       if (wait >= SHAPER_EARLY_MS) await new Promise((r) => setTimeout(r, wait));
       if (this.failed) return;
       const n = piece.length;
