@@ -86,11 +86,18 @@ async function run(version: 1 | 2, ctx: ScenarioContext) {
     { version, msgKind: MSG_KIND_CONTROL, payload: encodeControlMsg({ type: 'Shutdown' }) },
     mac,
   );
-  const captured = await overTheWire(original, hello, onConnect);
-  // The attacker rewrites msg_kind (bytes 16..20) and replays the frame.
-  const tampered = new Uint8Array(captured);
-  new DataView(tampered.buffer).setUint32(16, MSG_KIND_HEARTBEAT, true);
-  const replayed = await overTheWire(tampered, hello, onConnect);
+  let replayed: Uint8Array;
+  let captured: Uint8Array;
+  try {
+    captured = await overTheWire(original, hello, onConnect);
+    // The attacker rewrites msg_kind (bytes 16..20) and replays the frame.
+    const tampered = new Uint8Array(captured);
+    new DataView(tampered.buffer).setUint32(16, MSG_KIND_HEARTBEAT, true);
+    replayed = await overTheWire(tampered, hello, onConnect);
+  } catch (e) {
+    await (trace as SocketTrace | null)?.close();
+    throw e;
+  }
   let accepted: { msgKind: string; payloadHex: string } | null = null;
   let rejected: { code: string; message: string } | null = null;
   try {

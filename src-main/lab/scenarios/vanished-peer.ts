@@ -58,6 +58,7 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
   let got = 0;
   let error: WireError | null = null;
   let erroredAfterMs: number | null = null;
+  let trace: SocketTrace | null = null;
   try {
     const socket = await accepted;
     socket.on('error', () => {});
@@ -67,7 +68,7 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
       sink: { onStart: () => {}, onChunk: (b) => (got += b.length), onEnd: () => {} },
     });
     // The window's runs: what the reader received, as the rank's data link (socket-trace.ts).
-    const trace = SocketTrace.open(ctx, nodeMac(salt), salt, serverPort(server), {
+    trace = SocketTrace.open(ctx, nodeMac(salt), salt, serverPort(server), {
       id: 'h0.r0.data',
       channel: 'data',
       kind: 'loopback',
@@ -100,10 +101,12 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
     }
     const stillWaiting = splitter.status().state === 'committed' && !error;
     socket.destroy();
-    if (trace) {
+    const t = trace as SocketTrace | null;
+    trace = null; // closed here, with the reader's reason; the finally closes it only on a failure
+    if (t) {
       // The frame never completed: the trace ends it as the reader did, or as the reader still waits.
       const e = error as WireError | null;
-      await trace.close(
+      await t.close(
         e
           ? { code: e.code, why: `the read's no-progress deadline (${deadlineMs} ms) ended it: ${e.code}` }
           : {
@@ -111,7 +114,7 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
               why: `the committed read was still waiting after ${OBSERVE_MS} ms, no deadline`,
             },
       );
-      trace.decisive('up', 1, {
+      t.decisive('up', 1, {
         why: e
           ? `the peer stopped after ${SENT_BODY} of this frame's ${FRAME_LEN} bytes, its socket open; after ${erroredAfterMs} ms without a byte the read ended with ${e.code}`
           : `the peer stopped after ${SENT_BODY} of this frame's ${FRAME_LEN} bytes, its socket open; the read has no deadline and still waited after ${OBSERVE_MS} ms`,
@@ -133,6 +136,7 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
       erroredAfterMs,
     };
   } finally {
+    await (trace as SocketTrace | null)?.close();
     await peer.kill();
     await closeServer(server);
   }
