@@ -4,8 +4,9 @@
 // with identical consensusSha256 in every round (a 2 x 3 fold: 3 summands,
 // so this leans on the replay enforcing the recorded merge order), and a
 // changed expectation exits 1 naming it. Then each built-in's dialog shows
-// its two pictures and its measures table; where a run has a trace,
-// "Inspect" opens it in the main window with the decisive unit selected.
+// its two pictures and its measures table, and "Inspect" opens each run's
+// trace (historical and flodl 0.7) in the main window with the decisive
+// unit selected.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -184,40 +185,48 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
       expect(pane!.x + pane!.width, name).toBeLessThanOrEqual(box!.x + box!.width + 1);
       if (name === names[0]) await page.screenshot({ path: path.join(resultsDir, `repro-${name}.png`) });
 
-      const inspect = result.getByRole('button', { name: 'Inspect historical' });
-      if ((await inspect.count()) === 0 || (await inspect.isDisabled())) continue;
-      const caption =
-        (await result
-          .getByRole('figure', { name: 'historical picture' })
-          .locator('figcaption .mono')
-          .textContent()) ?? '';
-      const seq = /^#(\d+)/.exec(caption)![1];
-      await inspect.click();
-      await page.getByRole('region', { name: 'Trace' }).waitFor(WAIT);
-      const row = page.getByRole('region', { name: 'Records' }).locator(`[role="row"][data-seq="${seq}"]`);
-      await expect
-        .poll(() => row.getAttribute('aria-selected'), WAIT)
-        .toBe('true')
-        .catch((e: unknown) => {
-          console.error(`${name}: unit #${seq} not selected after Inspect`);
-          throw e;
-        });
-      const inspector = page.getByRole('region', { name: 'Inspector' });
-      await expect
-        .poll(() => inspector.getByRole('treeitem').count(), WAIT)
-        .toBeGreaterThan(0)
-        .catch(async (e: unknown) => {
-          console.error(`${name}: inspector shows: ${await inspector.textContent()}`);
-          throw e;
-        });
-      inspected.push(name);
-      if (inspected.length === 1)
-        await page.screenshot({ path: path.join(resultsDir, `repro-inspect-${name}.png`) });
-      await page.getByRole('button', { name: 'Back to live' }).click();
-      await page.getByRole('button', { name: 'Reproductions', exact: true }).click();
+      // Every built-in's runs are traced (socket-level ones from the side): each side is inspected.
+      for (const side of ['historical', 'flodl 0.7']) {
+        const shown = dialog.getByRole('region', { name: 'Scenario result' });
+        await shown.waitFor(WAIT);
+        const inspect = shown.getByRole('button', { name: `Inspect ${side}` });
+        expect(await inspect.count(), `${name} ${side}`).toBe(1);
+        expect(await inspect.isDisabled(), `${name} ${side}`).toBe(false);
+        const caption =
+          (await shown
+            .getByRole('figure', { name: `${side} picture` })
+            .locator('figcaption .mono')
+            .textContent()) ?? '';
+        const seq = /^#(\d+)/.exec(caption)![1];
+        await inspect.click();
+        await page.getByRole('region', { name: 'Trace' }).waitFor(WAIT);
+        const row = page.getByRole('region', { name: 'Records' }).locator(`[role="row"][data-seq="${seq}"]`);
+        await expect
+          .poll(() => row.getAttribute('aria-selected'), WAIT)
+          .toBe('true')
+          .catch((e: unknown) => {
+            console.error(`${name} ${side}: unit #${seq} not selected after Inspect`);
+            throw e;
+          });
+        const inspector = page.getByRole('region', { name: 'Inspector' });
+        await expect
+          .poll(() => inspector.getByRole('treeitem').count(), WAIT)
+          .toBeGreaterThan(0)
+          .catch(async (e: unknown) => {
+            console.error(`${name} ${side}: inspector shows: ${await inspector.textContent()}`);
+            throw e;
+          });
+        inspected.push(`${name} ${side}`);
+        if (inspected.length === 1)
+          await page.screenshot({ path: path.join(resultsDir, `repro-inspect-${name}.png`) });
+        await page.getByRole('button', { name: 'Back to live' }).click();
+        // The dialog keeps the last result: reopened, it shows the same run.
+        await page.getByRole('button', { name: 'Reproductions', exact: true }).click();
+      }
     }
     console.log(`verdicts: ${verdicts.join(', ')}; inspected at the decisive unit: ${inspected.join(', ')}`);
-    // slow-uplink, control-replay and vanished-peer have no trace yet (docs/reproduction-format.md).
-    expect(inspected).toHaveLength(8);
+    const ran = names.filter((n) => !only || only.includes(n));
+    expect(inspected).toEqual(ran.flatMap((n) => [`${n} historical`, `${n} flodl 0.7`]));
+    if (!only) expect(inspected).toHaveLength(22);
   });
 });

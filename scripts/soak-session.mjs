@@ -39,9 +39,7 @@ function parseArgs(argv) {
 
 /** Busy loops at normal priority: the lab competes with them as with any other work. */
 function startHogs(n) {
-  return Array.from({ length: n }, () =>
-    spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }),
-  );
+  return Array.from({ length: n }, () => spawn(process.execPath, ['-e', 'for(;;){}'], { stdio: 'ignore' }));
 }
 
 /** `npm start -- --browser --no-open`, resolved with the URL line it prints. */
@@ -164,7 +162,11 @@ async function main() {
         mismatch: rounds.filter((r) => r.verdict === 'mismatch').length,
         unchecked: rounds.filter((r) => r.verdict === 'unchecked').length,
       },
-      roundMs: { median: quantile(durations, 0.5), p99: quantile(durations, 0.99), max: Math.max(...durations) },
+      roundMs: {
+        median: quantile(durations, 0.5),
+        p99: quantile(durations, 0.99),
+        max: Math.max(...durations),
+      },
       findings: byKind,
       stallFindings: client.seen.findings.filter((f) => f.kind === 'stalled').map((f) => f.message),
       ranksLost: ranksLost.map((r) => ({ rank: r.rank, state: r.state })),
@@ -179,7 +181,9 @@ async function main() {
       report.verdicts.mismatch === 0;
     if (opts.json) console.log(JSON.stringify({ ...report, healthy }, null, 2));
     else {
-      console.log(`soak: ${report.minutes.toFixed(1)} min, ${report.hogs} hogs, load ${report.loadAverage.median}`);
+      console.log(
+        `soak: ${report.minutes.toFixed(1)} min, ${report.hogs} hogs, load ${report.loadAverage.median}`,
+      );
       console.log(`  ${report.topology}`);
       console.log(
         `  rounds ${report.rounds} (ok ${report.verdicts.ok}, mismatch ${report.verdicts.mismatch}), median ${report.roundMs.median?.toFixed(0)} ms, p99 ${report.roundMs.p99?.toFixed(0)} ms`,

@@ -222,14 +222,18 @@ export class StreamDecoder {
     };
   }
 
-  /** The stream ended in this direction: a unit in progress is reported TRUNCATED. */
-  end(dir: Direction, t: number): void {
+  /**
+   * The stream ended in this direction: a unit in progress is reported
+   * TRUNCATED, or as `cut` says when the caller knows why it never completed
+   * (a reader that gave up on a silent peer: STARVED).
+   */
+  end(dir: Direction, t: number, cut?: { code: WireErrorCode; why: string }): void {
     const s = this.dirs[dir];
     if (s.unit) {
       const u = s.unit;
       this.emitFacts(s, u, t, {
-        code: 'TRUNCATED',
-        message: `peer closed mid-frame: ${u.got} of ${u.total} bytes`,
+        code: cut?.code ?? 'TRUNCATED',
+        message: `${cut?.why ?? 'peer closed mid-frame'}: ${u.got} of ${u.total} bytes`,
       });
       s.unit = null;
     } else if (s.pending.length > 0 && s.mode === 'boundary') {

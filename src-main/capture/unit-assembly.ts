@@ -3,16 +3,25 @@
 // model-sized HostFrame, Broadcast or RoundFrame) is never held (dissecting
 // builds a field per tensor element: 1.2-2.6 s for 4 MiB, all of it on the
 // tap's event loop, against 3-4 ms per MiB streamed): its MAC is
-// streamed and its RoundFrame fed to the codec's RoundFrameStreamParser, and
-// only the first `snapLen` bytes are kept for the record.
+// streamed and, when its payload is a RoundFrame, that is fed to the codec's
+// RoundFrameStreamParser; only the first `snapLen` bytes are kept for the
+// record. Which payload is judged as what is the rule both paths share
+// (wire/nested.ts), so a unit's verdict does not depend on its size.
 import type { UnitLayer } from '@shared/lab/records';
-import { MUX_HEADER_LEN, MUX_MAC_PREFIX_LEN, LEN_PREFIX_LEN } from '@shared/wire/constants';
+import { MUX_HEADER_LEN, MUX_MAC_PREFIX_LEN, LEN_PREFIX_LEN, REC_CONTROL } from '@shared/wire/constants';
 import { isWireError, type WireErrorCode } from '@shared/wire/errors';
 import { tagsEqual, type MacStream } from '@shared/wire/mac';
 import { muxKindOfByte } from '@shared/wire/mux';
 import { readU32LE } from '@shared/wire/bytes';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
-import { innerKindOf, judgeWholeUnit, type JudgeContext, type UnitFacts } from './unit-judge';
+import {
+  NESTED_KIND,
+  NESTED_MAGIC_LEN,
+  nestedLayerOf,
+  opaquePayloadVerdict,
+  type NestedLayer,
+} from '@shared/wire/nested';
+import { judgeWholeUnit, type JudgeContext, type UnitFacts } from './unit-judge';
 
 export class UnitAssembly {
   got = 0;
@@ -21,6 +30,10 @@ export class UnitAssembly {
   private readonly whole: boolean;
   /** Streamed checks of a big unit. */
   private head = new Uint8Array(0);
+  /** What the payload is judged as (wire/nested.ts); undefined until its magic is in. */
+  private nested: NestedLayer | null | undefined = undefined;
+  /** A big unit judged whole after all (a ControlFrame, a relay Control message): its bytes. */
+  private held: Uint8Array[] | null = null;
   private macStream: MacStream | null = null;
   private parser: RoundFrameStreamParser | null = null;
   private innerError: { code: WireErrorCode; message: string } | null = null;
@@ -68,35 +81,70 @@ export class UnitAssembly {
       const all = this.parts.length === 1 ? this.parts[0] : Buffer.concat(this.parts);
       return judgeWholeUnit(this.layer, all, this.ctx);
     }
+    // A unit shorter than its header and a payload magic (a tiny wholeLimit) decides at its end.
+    if (this.nested === undefined) this.decide();
+    if (this.held) return judgeWholeUnit(this.layer, Buffer.concat(this.held), this.ctx);
     return this.finishStreamed();
   }
 
-  /** Feeds the streamed checks of a big unit (header bytes gathered first). */
+  /** Bytes before the payload proper: the mux header or the len prefix. */
+  private get headLen(): number {
+    return this.layer === 'mux' ? MUX_HEADER_LEN : LEN_PREFIX_LEN;
+  }
+
+  /** Feeds the streamed checks of a big unit (its header and the payload's magic gathered first). */
   private stream(part: Uint8Array): void {
-    const headLen = this.layer === 'mux' ? MUX_HEADER_LEN : LEN_PREFIX_LEN;
-    if (this.head.length < headLen) {
-      const take = Math.min(headLen - this.head.length, part.length);
+    if (this.nested === undefined) {
+      const want = this.headLen + NESTED_MAGIC_LEN;
+      const take = Math.min(want - this.head.length, part.length);
       this.head = Buffer.concat([this.head, part.subarray(0, take)]);
       part = part.subarray(take);
-      if (this.head.length < headLen) return;
-      if (this.layer === 'mux') {
-        this.macStream = this.ctx.mac.stream();
-        this.macStream.update(this.head.subarray(0, MUX_MAC_PREFIX_LEN));
-      }
+      if (this.head.length < want) return;
+      this.decide();
     }
-    if (part.length === 0) return;
-    this.macStream?.update(part);
-    if (this.innerError) return;
-    if (!this.parser) {
-      if (innerKindOf(part) !== 'RoundFrame') {
-        this.innerError = { code: 'BAD_MAGIC', message: 'a model-sized payload that is not a RoundFrame' };
-        return;
-      }
+    if (part.length > 0) this.feed(part);
+  }
+
+  /**
+   * Picks the checks by the shared rule (wire/nested.ts), as the whole-unit
+   * dissection does: a RoundFrame payload is parsed streamed, any other
+   * payload is opaque to the mux layer (its MAC alone decides) and not a
+   * frame at all for a len-framed blob.
+   */
+  private decide(): void {
+    const payloadHead = this.head.subarray(this.headLen);
+    this.nested = nestedLayerOf(payloadHead);
+    if (this.nested === 'controlframe' || (this.layer === 'mux' && this.head[8] === REC_CONTROL)) {
+      // Judged whole after all: a ControlFrame or a relay Control message is decoded whole (bincode
+      // has no streamed reader here); never model-sized in a real cluster, and bounded by the ceiling.
+      this.held = [this.head];
+      return;
+    }
+    if (this.layer === 'mux') {
+      this.macStream = this.ctx.mac.stream();
+      this.macStream.update(this.head.subarray(0, MUX_MAC_PREFIX_LEN));
+      this.macStream.update(payloadHead);
+    }
+    if (this.nested === 'roundframe') {
       this.parser = new RoundFrameStreamParser(this.ctx.mac, {
         ceiling: this.ctx.ceiling,
-        totalLen: this.total - headLen,
+        totalLen: this.total - this.headLen,
       });
+      this.parse(payloadHead);
+    } else this.innerError = opaquePayloadVerdict(this.layer === 'mux' ? 'mux' : 'lenframe');
+  }
+
+  private feed(part: Uint8Array): void {
+    if (this.held) {
+      this.held.push(part);
+      return;
     }
+    this.macStream?.update(part);
+    this.parse(part);
+  }
+
+  private parse(part: Uint8Array): void {
+    if (this.innerError || !this.parser) return;
     try {
       this.parser.push(part);
     } catch (e) {
@@ -108,7 +156,8 @@ export class UnitAssembly {
   }
 
   private finishStreamed(): UnitFacts {
-    const payloadLen = this.total - (this.layer === 'mux' ? MUX_HEADER_LEN : LEN_PREFIX_LEN);
+    const payloadLen = this.total - this.headLen;
+    const inner = this.nested ? NESTED_KIND[this.nested] : null;
     if (!this.innerError && this.parser) {
       try {
         this.parser.end();
@@ -120,7 +169,7 @@ export class UnitAssembly {
       const kind = muxKindOfByte(this.head[8]) ?? `kind 0x${this.head[8].toString(16)}`;
       // As judgeWholeUnit names it: which path judged a unit is not the person's concern.
       const rank = kind === 'Data' ? readU32LE(this.head, 9) : undefined;
-      const summary = `${kind}${rank !== undefined ? ` r=${rank}` : ''} RoundFrame ${payloadLen} B`;
+      const summary = `${kind}${rank !== undefined ? ` r=${rank}` : ''}${inner ? ` ${inner}` : ''} ${payloadLen} B`;
       if (!tagsEqual(this.macStream!.finish(), this.head.subarray(MUX_MAC_PREFIX_LEN, MUX_HEADER_LEN)))
         return {
           kind,
@@ -142,14 +191,15 @@ export class UnitAssembly {
           kind,
           rank,
           verdict: this.innerError.code,
-          message: `RoundFrame: ${this.innerError.message}`,
+          message: `${inner}: ${this.innerError.message}`,
           summary,
         };
       return { kind, rank, verdict: 'ok', summary };
     }
-    const summary = `RoundFrame ${payloadLen} B`;
+    const kind = inner ?? 'LenFrame';
+    const summary = `${kind} ${payloadLen} B`;
     if (this.innerError)
-      return { kind: 'RoundFrame', verdict: this.innerError.code, message: this.innerError.message, summary };
-    return { kind: 'RoundFrame', verdict: 'ok', summary };
+      return { kind, verdict: this.innerError.code, message: this.innerError.message, summary };
+    return { kind, verdict: 'ok', summary };
   }
 }

@@ -11,13 +11,12 @@ import {
   HANDSHAKE_MAGIC_CONTROLLER_ACK,
   HANDSHAKE_MAGIC_RANK,
   MUX_HEADER_LEN,
-  ROUND_FRAME_MAGIC,
-  CONTROL_FRAME_MAGIC,
 } from '@shared/wire/constants';
 import { dissect } from '@shared/wire/dissect';
 import type { WireErrorCode } from '@shared/wire/errors';
 import type { Mac } from '@shared/wire/mac';
 import { muxKindOfByte } from '@shared/wire/mux';
+import { NESTED_KIND, nestedLayerOf, opaquePayloadVerdict } from '@shared/wire/nested';
 import { decodeRelayControl, type RelayControlMsg } from '@shared/wire/relay-control';
 import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 
@@ -49,11 +48,10 @@ export const HANDSHAKE_KINDS: Record<number, { channel: 'data' | 'control'; ack:
   [CONTROL_HANDSHAKE_MAGIC_ACK]: { channel: 'control', ack: true },
 };
 
-/** The kind of a len-framed blob or mux payload by its leading magic. */
+/** The kind of a len-framed blob or mux payload by its leading magic (the shared rule, wire/nested.ts). */
 export function innerKindOf(payload: Uint8Array): 'RoundFrame' | 'ControlFrame' | null {
-  if (payload.length < 4) return null;
-  const m = readU32LE(payload, 0);
-  return m === ROUND_FRAME_MAGIC ? 'RoundFrame' : m === CONTROL_FRAME_MAGIC ? 'ControlFrame' : null;
+  const layer = nestedLayerOf(payload);
+  return layer ? NESTED_KIND[layer] : null;
 }
 
 export function judgeWholeUnit(layer: UnitLayer, bytes: Uint8Array, ctx: JudgeContext): UnitFacts {
@@ -156,9 +154,10 @@ function judgeLenFrame(bytes: Uint8Array, ctx: JudgeContext): UnitFacts {
   const kind = innerKindOf(bytes.subarray(4)) ?? 'LenFrame';
   let verdict = d.verdict;
   let message = d.message;
-  if (verdict === 'ok' && !d.inner) {
-    verdict = 'BAD_MAGIC';
-    message = 'len-framed blob is neither a RoundFrame nor a ControlFrame';
+  const opaque = d.inner ? null : opaquePayloadVerdict('lenframe');
+  if (verdict === 'ok' && opaque) {
+    verdict = opaque.code;
+    message = opaque.message;
   } else if (verdict === 'ok' && d.inner && d.inner.verdict !== 'ok') {
     verdict = d.inner.verdict;
     message = d.inner.message;

@@ -6,14 +6,12 @@
 // or malformed unit yields the fields that exist plus a failing verdict.
 import { channelOfMagic } from './channel';
 import {
-  CONTROL_FRAME_MAGIC,
   CONTROL_HANDSHAKE_MAGIC_ACK,
   CONTROL_HANDSHAKE_MAGIC_RANK,
   DEFAULT_FRAME_CEILING,
   HANDSHAKE_MAGIC_CONTROLLER_ACK,
   HANDSHAKE_MAGIC_RANK,
   MUX_HEADER_LEN,
-  ROUND_FRAME_MAGIC,
 } from './constants';
 import { MSG_KIND_CONTROL, MSG_KIND_NAMES, MSG_KIND_TIMING } from './control-frame';
 import { DEFAULT_CONTROL_INDEX_TABLE, type ControlIndexTable } from './control-msg-tables';
@@ -22,6 +20,7 @@ import { Walker, hex32, preview, shift, type Field } from './dissect-walker';
 import { isWireError, type WireErrorCode } from './errors';
 import { nobleMac, type Mac } from './mac';
 import { muxHeaderHints, muxKindOfByte } from './mux';
+import { nestedLayerOf } from './nested';
 import { dtypeName } from './tensor';
 import { decodeUnit, roundFrameTrailingNote, type Layer } from './units-json';
 
@@ -127,7 +126,7 @@ function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Body {
     pf.children = relayControlFields(payload, MUX_HEADER_LEN, notes);
     if (notes.length) out.notes = [...(out.notes ?? []), ...notes];
   } else if (payload.length >= 4) {
-    const innerLayer = innerLayerOf(payload);
+    const innerLayer = nestedLayerOf(payload);
     if (innerLayer) {
       out.inner = dissectUnit(innerLayer, payload, mac, opts);
       out.innerOffset = MUX_HEADER_LEN;
@@ -135,15 +134,6 @@ function dissectMux(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Body {
     }
   }
   return out;
-}
-
-/** A payload that is itself a RoundFrame or a ControlFrame (by its magic). */
-function innerLayerOf(payload: Uint8Array): Layer | null {
-  if (payload.length < 4) return null;
-  const m = new DataView(payload.buffer, payload.byteOffset, 4).getUint32(0, true);
-  if (m === ROUND_FRAME_MAGIC) return 'roundframe';
-  if (m === CONTROL_FRAME_MAGIC) return 'controlframe';
-  return null;
 }
 
 function dissectRoundFrame(bytes: Uint8Array, opts: DissectOptions): Body {
@@ -268,7 +258,7 @@ function dissectLenFrame(bytes: Uint8Array, mac: Mac, opts: DissectOptions): Bod
   const b = w.field('blob', len, (a) => preview(bytes.subarray(a, a + len)));
   // A blob captured short is still dissected as far as its kept bytes go.
   const blob = b >= 0 ? bytes.subarray(b, b + len) : bytes.subarray(4);
-  const innerLayer = innerLayerOf(blob);
+  const innerLayer = nestedLayerOf(blob);
   if (innerLayer) {
     out.inner = dissectUnit(innerLayer, blob, mac, opts);
     out.innerOffset = 4;

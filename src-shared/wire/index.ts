@@ -26,5 +26,6 @@ export * from './len-frame';
 export * from './units-json';
 export * from './readers';
 export * from './dissect';
+export * from './nested';
 export * from './frame-ceiling';
 export * from './streamed-writer';

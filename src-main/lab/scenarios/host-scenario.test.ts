@@ -111,10 +111,12 @@ describe('scenarios through the lab contract', () => {
     const w = writers.scenario.pictures!.historical;
     expect(w.decisive!.why).toMatch(/rejected/);
     expect(w.units.some((u) => !u.ok)).toBe(true);
-    // One writer: every record arrives whole, as many as were sent. (Its payloads are filler, not
-    // RoundFrames: the side decoder's streamed check of units over 64 KiB marks them not ok, which the
-    // whole-unit dissection did not; the picture's red for flodl 0.7 here is a known defect.)
-    expect(writers.scenario.pictures!.current.units.length).toBe(2 * PER_WRITER);
+    // One writer: every record arrives whole, as many as were sent, and reads ok. Its payloads are
+    // filler, not RoundFrames: opaque to the mux layer, as to flodl's read_record (wire/nested.ts).
+    const one = writers.scenario.pictures!.current;
+    expect(one.units.map((u) => [u.kind, u.ok])).toEqual(
+      Array.from({ length: 2 * PER_WRITER }, () => ['HostFrame', true]),
+    );
     expect(writers.scenario.pictures!.current.decisive!.why).toMatch(/every record went out whole/);
 
     const hostile = await host.command({ type: 'runScenario', name: 'hostile-length' });
@@ -124,6 +126,62 @@ describe('scenarios through the lab contract', () => {
       expect(p.units.some((u) => !u.ok)).toBe(true);
       expect(p.decisive!.mark).toMatchObject({ offset: 13, length: 4 });
     }
+    await host.shutdown();
+  });
+
+  it('the capped reader, the replayed ControlFrame and the stopped peer are traced too, each with its decisive unit', async () => {
+    const host = newHost();
+    const pictures = async (name: string) => {
+      const r = await host.command({ type: 'runScenario', name });
+      if (!r.ok) throw new Error(r.message);
+      expect(r.scenario.verdict, name).toBe('ok');
+      const { historical, current } = r.scenario.pictures!;
+      for (const p of [historical, current]) {
+        expect(p.trace, name).toMatch(new RegExp(`^repro-${name}-`));
+        expect(p.decisive, name).toBeDefined();
+      }
+      const at = (p: typeof historical) => p.units.find((u) => u.seq === p.decisive!.seq)!;
+      return { historical, current, at };
+    };
+
+    // 8 ranks x 64 rounds of Data records through the capped reader, every one whole and verified.
+    const slow = await pictures('slow-uplink');
+    for (const p of [slow.historical, slow.current]) {
+      expect(p.records).toBe(8 * 64);
+      expect(p.units.every((u) => u.kind === 'Data' && u.ok)).toBe(true);
+    }
+    expect(slow.historical.decisive!.why).toMatch(/already in the unbounded queue/);
+    expect(slow.current.decisive!.why).toMatch(/filled the queue to its bound of 64/);
+
+    // Two connections of one link (capture, replay); the replay is the decisive unit, its msg_kind marked.
+    const replay = await pictures('control-replay');
+    for (const p of [replay.historical, replay.current]) {
+      expect(p.units.map((u) => u.kind)).toEqual([
+        'controlHandshake',
+        'ControlFrame',
+        'controlHandshake',
+        'ControlFrame',
+      ]);
+      expect(p.decisive!.seq).toBe(p.units[3].seq);
+      expect(p.decisive!.mark).toMatchObject({ offset: 20, length: 4 });
+    }
+    expect(replay.at(replay.historical).ok).toBe(true);
+    expect(replay.historical.decisive!.why).toMatch(/accepted as a Heartbeat/);
+    expect(replay.at(replay.current).ok).toBe(false);
+    expect(replay.current.decisive!.why).toMatch(/rejected \(HMAC_MISMATCH\)/);
+
+    // The handshake, then the frame the peer began: never completed, its received bytes marked.
+    const peer = await pictures('vanished-peer');
+    for (const p of [peer.historical, peer.current]) {
+      expect(p.units.map((u) => [u.kind, u.ok])).toEqual([
+        ['dataHandshake', true],
+        ['RoundFrame', false],
+      ]);
+      expect(p.decisive!.seq).toBe(p.units[1].seq);
+      expect(p.decisive!.mark).toMatchObject({ offset: 0, length: 4 + 1000 });
+    }
+    expect(peer.historical.decisive!.why).toMatch(/still waited after 1500 ms/);
+    expect(peer.current.decisive!.why).toMatch(/ended with STARVED/);
     await host.shutdown();
   });
 

@@ -4,29 +4,44 @@
 // written as an ordinary trace, so the window draws it and Inspect opens it.
 // The scenario names the decisive unit itself (the reader's view, e.g. the
 // partial frame a read timeout dropped), since the wire alone cannot tell.
+// A scenario that opens several connections in turn (a capture, then its
+// replay) records them as one link that reconnects, as the tap does.
 import type { Direction } from '@shared/lab/state';
 import type { Mac } from '@shared/wire/mac';
+import type { WireErrorCode } from '@shared/wire/errors';
 import { CaptureTraceWriter, captureTraceHeader } from '../../capture/trace-out';
 import { StreamDecoder } from '../../capture/stream-decoder';
 import type { TraceLink } from '../trace/format';
 import { TraceWriter } from '../trace/ndjson';
 import type { ScenarioContext, DecisiveHint } from './types';
 
+/** How the side decoder reads a scenario's connection (defaults as the tap's). */
+export interface SocketTraceOptions {
+  /** The ControlFrame version the connection speaks (control-replay's v1 run). */
+  controlVersion?: number;
+  /** Bytes kept of each unit (default 64 KiB). */
+  snapLen?: number;
+  /** Units above this are checked streamed (default the tap's, 64 KiB). */
+  wholeLimit?: number;
+}
+
 export class SocketTrace {
   private readonly out: CaptureTraceWriter;
-  private readonly decoder: StreamDecoder;
+  private decoder: StreamDecoder;
   private readonly t0 = performance.now();
-  /** Trace seq of each decoded unit, per direction, in order. */
+  /** Trace seq of each decoded unit, per direction, in order (across reconnects). */
   readonly units: Record<Direction, number[]> = { up: [], down: [] };
   private seq = 0;
 
   private constructor(
     file: string,
     private readonly ctx: ScenarioContext,
-    mac: Mac,
+    private readonly mac: Mac,
     salt: Uint8Array,
-    private readonly link: TraceLink,
+    private link: TraceLink,
+    private readonly opts: SocketTraceOptions,
   ) {
+    const snapLen = opts.snapLen ?? 64 * 1024;
     this.out = new CaptureTraceWriter(
       TraceWriter.toFile(
         file,
@@ -34,14 +49,20 @@ export class SocketTrace {
           salt,
           startedAt: Date.now(),
           producer: 'relay-lab scenario',
-          snapLen: 64 * 1024,
+          snapLen,
           links: [link],
         }),
       ),
     );
-    this.decoder = new StreamDecoder({
-      mac,
-      snapLen: 64 * 1024,
+    this.decoder = this.newDecoder();
+  }
+
+  private newDecoder(): StreamDecoder {
+    return new StreamDecoder({
+      mac: this.mac,
+      snapLen: this.opts.snapLen ?? 64 * 1024,
+      wholeLimit: this.opts.wholeLimit,
+      controlVersion: this.opts.controlVersion,
       onUnit: (u) => {
         this.units[u.dir].push(this.seq++);
         this.out.unit(this.link, u);
@@ -56,21 +77,29 @@ export class SocketTrace {
     salt: Uint8Array,
     port: number,
     link: Partial<TraceLink> = {},
+    opts: SocketTraceOptions = {},
   ): SocketTrace | null {
     if (!ctx.traceFile) return null;
-    return new SocketTrace(ctx.traceFile, ctx, mac, salt, {
-      id: 'h0.uplink.data',
-      channel: 'data',
-      kind: 'uplink',
-      from: 'writer',
-      to: 'reader',
-      host: 0,
-      clientAddr: '127.0.0.1',
-      clientPort: 40000,
-      serverAddr: '127.0.0.1',
-      serverPort: port,
-      ...link,
-    });
+    return new SocketTrace(
+      ctx.traceFile,
+      ctx,
+      mac,
+      salt,
+      {
+        id: 'h0.uplink.data',
+        channel: 'data',
+        kind: 'uplink',
+        from: 'writer',
+        to: 'reader',
+        host: 0,
+        clientAddr: '127.0.0.1',
+        clientPort: 40000,
+        serverAddr: '127.0.0.1',
+        serverPort: port,
+        ...link,
+      },
+      opts,
+    );
   }
 
   /** Bytes that went over the connection (`up`: writer to reader). */
@@ -88,11 +117,29 @@ export class SocketTrace {
     if (seq !== undefined) this.ctx.decisive?.({ seq, ...hint });
   }
 
-  async close(): Promise<void> {
-    const t = performance.now() - this.t0;
-    this.decoder.end('up', t);
-    this.decoder.end('down', t);
+  /**
+   * The same link on a new connection from `clientPort` (the trace announces
+   * its endpoints again); the previous connection's streams end here.
+   */
+  reconnect(clientPort: number): void {
+    this.endStreams();
+    this.link = { ...this.link, clientPort };
+    this.decoder = this.newDecoder();
+  }
+
+  /**
+   * Ends the trace. `cut` says why a unit still in progress never completed
+   * (default: the peer closed mid-frame).
+   */
+  async close(cut?: { code: WireErrorCode; why: string }): Promise<void> {
+    this.endStreams(cut);
     await this.out.close();
+  }
+
+  private endStreams(cut?: { code: WireErrorCode; why: string }): void {
+    const t = performance.now() - this.t0;
+    this.decoder.end('up', t, cut);
+    this.decoder.end('down', t, cut);
   }
 }
 

@@ -79,6 +79,7 @@ const MEANINGS: Record<string, string> = {
   frameLen: 'length of the frame the peer began',
   error: 'the error raised',
   modelBytes: 'model size per rank',
+  recordBytes: 'bytes of one record on the uplink (25-byte mux header + model bytes)',
 };
 
 const BYTES = /bytes|Bytes|ceiling|declared|allocated|GrewBy|Growth/;
