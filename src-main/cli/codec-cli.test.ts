@@ -31,6 +31,9 @@ function run(args: string[], stdin?: string, viaBin = false): Promise<Run> {
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that never reads stdin may exit before the write lands: the pipe's EPIPE is
+    // expected then, and an unhandled 'error' on stdin would fail the whole test run.
+    child.stdin.on('error', () => {});
     child.stdin.end(stdin ?? '');
   });
 }
