@@ -62,6 +62,13 @@ const GENTLE_SPECS = [
 const BREAKING_SPECS = ['reset', 'corruptNext'];
 
 export const STALENESS_MS = 6000;
+/**
+ * The committed-read starvation the cases run with (flodl: 60 s, WIRE.md 4.1). A corrupted
+ * byte can land in a length or size field (a len prefix arrives as a read of its own): the
+ * reader then waits for bytes that never come until starvation presumes the rank gone, and a
+ * minute of that would outlast the case. Shortened like the staleness, the case sees it out.
+ */
+export const STARVATION_MS = 5000;
 
 /**
  * The most a case's schedule may add to its run: well inside the soak's default 60 s run
@@ -191,6 +198,8 @@ export function generateCase(seed: number, index: number): ChaosCase {
         dir === 'both' ? 2 : 1,
       );
       const spec = sized.spec;
+      // A flip in a length field is only seen out when the reader starves (STARVATION_MS).
+      if (picked === 'corruptNext') sized.costMs += STARVATION_MS;
       if (breaking) {
         const next = new Set([...mustDie, ...mayDie, ...behind]);
         if (survivorsIf(next) < 1) continue;
@@ -262,6 +271,8 @@ export function generateCase(seed: number, index: number): ChaosCase {
     // Twice the default staleness limit: a shared, loaded machine must not turn slow heartbeats into deaths.
     '--staleness-ms',
     String(STALENESS_MS),
+    '--starvation-ms',
+    String(STARVATION_MS),
     ...faults.flatMap((f) => [f.flag, f.value]),
   ];
   return {

@@ -132,6 +132,7 @@ export class Cluster {
       tap: this.tap,
       hostOfRank: (r) => this.hostOf(r),
       mergeOrder: cfg.mergeOrders ? (round) => cfg.mergeOrders?.[round] : undefined,
+      starvationMs: cfg.starvationMs,
       historical: {
         noDeclareDead: cfg.historical?.noDeclareDead,
         failFastScatter: cfg.historical?.failFastScatter,
@@ -184,6 +185,7 @@ export class Cluster {
         ceiling: this.ceiling,
         tap: this.tap,
         connectIntervalMs: 100,
+        starvationMs: cfg.starvationMs,
         mergeOrder: cfg.mergeOrders
           ? (round) => cfg.mergeOrders?.[round]?.flat().filter((r) => this.hostOf(r) === h)
           : undefined,

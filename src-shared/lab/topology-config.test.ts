@@ -52,6 +52,8 @@ describe('parseTopologyConfig', () => {
     expect(fieldOf(() => parseTopologyConfig({ ranksPerHost: [4, 0] }))).toBe('config.ranksPerHost[1]');
     expect(fieldOf(() => parseTopologyConfig({ saltHex: 'XYZ' }))).toBe('config.saltHex');
     expect(fieldOf(() => parseTopologyConfig({ stalenessMs: 10 }))).toBe('config.stalenessMs');
+    expect(fieldOf(() => parseTopologyConfig({ starvationMs: 99 }))).toBe('config.starvationMs');
+    expect(parseTopologyConfig({ starvationMs: 5000 }).starvationMs).toBe(5000);
     expect(fieldOf(() => validateLabCommand({ type: 'start', config: { modelBytes: 6 } }))).toBe(
       'config.modelBytes',
     );

@@ -24,6 +24,8 @@ export const TOPOLOGY_LIMITS = {
   maxIntervalMs: 60_000,
   minStalenessMs: 50,
   maxStalenessMs: 600_000,
+  minStarvationMs: 100,
+  maxStarvationMs: 600_000,
   maxTensors: 1024,
   maxTensorDims: 8,
 } as const;
@@ -56,6 +58,7 @@ const CONFIG_KEYS = [
   'rounds',
   'roundIntervalMs',
   'stalenessMs',
+  'starvationMs',
   'controlVersion',
   'controlIndexTable',
   'dataVersion',
@@ -111,6 +114,14 @@ export function parseTopologyConfig(v: unknown, opts: ParseTopologyOptions = {})
     out.roundIntervalMs = int(fail, v.roundIntervalMs, `${where}.roundIntervalMs`, 0, L.maxIntervalMs);
   if (v.stalenessMs !== undefined)
     out.stalenessMs = int(fail, v.stalenessMs, `${where}.stalenessMs`, L.minStalenessMs, L.maxStalenessMs);
+  if (v.starvationMs !== undefined)
+    out.starvationMs = int(
+      fail,
+      v.starvationMs,
+      `${where}.starvationMs`,
+      L.minStarvationMs,
+      L.maxStarvationMs,
+    );
   if (v.controlVersion !== undefined)
     out.controlVersion = int(fail, v.controlVersion, `${where}.controlVersion`, 1, 255);
   if (v.controlIndexTable !== undefined)

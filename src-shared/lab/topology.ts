@@ -36,6 +36,13 @@ export interface TopologyConfig {
    * connected rank waits for the staleness.
    */
   stalenessMs: number;
+  /**
+   * Committed-read starvation: a reader that has begun a frame and gets no byte for this long
+   * presumes its peer gone (WIRE.md 4.1), on the relays' rank and upstream readers and the
+   * controller's. Absent: flodl's fixed 60 s. Only time-compressed runs shorten it (the chaos
+   * soak, where a flipped length field otherwise holds a fold barrier for a minute).
+   */
+  starvationMs?: number;
   controlVersion: number;
   /**
    * The ControlMsgWire / TimingMsgWire variant indices the session speaks (WIRE.md 3.5): flodl

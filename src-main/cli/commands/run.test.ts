@@ -105,6 +105,23 @@ describe('relay-lab run', () => {
     expect(report.links.map((l: { id: string }) => l.id)).toContain('h1.uplink.data');
   });
 
+  it('--starvation-ms reaches the relays: a Broadcast stalled mid-frame past it loses the host, as flodl presumes the peer gone', async () => {
+    // The controller writes h0's consensus header, then stalls 3 s. flodl's 60 s starvation
+    // waits it out; 1 s presumes the controller gone and the relay shuts h0's data channel.
+    const args = ['run', '--hosts', '2', '--ranks-per-host', '1', '--model-bytes', '4KiB', '--rounds', '3'];
+    const fault = ['--link-fault', 'h0.uplink.data@1:down:stallMs=3000', '--json'];
+    const patient = await cli([...args, ...fault]).done;
+    const starved = await cli([...args, '--starvation-ms', '1000', ...fault]).done;
+    const a = JSON.parse(patient.out) as { dead: number[]; roundsCompleted: number };
+    const b = JSON.parse(starved.out) as { dead: number[]; findings: { message: string }[] };
+    expect(a.dead).toEqual([]);
+    expect(a.roundsCompleted).toBe(3);
+    expect(b.dead).toEqual([0]);
+    expect(b.findings.map((f) => f.message).join('\n')).toMatch(
+      /relay h0 \(data\): upstream: committed read starved mid-frame/,
+    );
+  }, 120_000);
+
   it('rejects bad flags with exit 2', async () => {
     const { code, err } = await cli(['run', '--mode', 'sideways']).done;
     expect(code).toBe(2);

@@ -17,13 +17,15 @@ import { orderSensitive, reproFromRun } from '../../repro/runner';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
-  [--salt HEX] [--seed N] [--staleness-ms MS] [--index-table v2|v2-late] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
+  [--salt HEX] [--seed N] [--staleness-ms MS] [--starvation-ms MS] [--index-table v2|v2-late] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
   [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--timeout-ms MS] [--trace FILE.ndjson] [--json]
   [--save-repro FILE.json]
   --save-repro writes the reproduction file of this run (docs/reproduction-format.md), expectations from what happened.
   --index-table: the ControlMsgWire / TimingMsgWire variant indices every role speaks (WIRE.md 3.5;
   v2 by default; v2-late has SaveConsensusModel 16, CoordHeartbeat 17, Intent 4, Heartbeat 5).
   --trace saves the session (every unit, 64 KiB per unit) for 'relay-lab trace info|export'.
+  --starvation-ms: a reader stuck mid-frame with no byte for this long presumes its peer gone
+  (WIRE.md 4.1; flodl's fixed 60 s when absent).
   LINK is a link id (h0.uplink.data, h1.r2.control, ...), DIR up|down|both, SPEC comma-separated:
   latencyMs=N jitterMs=N bandwidth=BYTES_PER_S sliceBytes=N sliceGapMs=N stallMs=N corruptNext reset blackhole clear
 forward and direct are lab-only modes (flodl 0.7 has only fold).`;
@@ -95,6 +97,7 @@ function flagOf(field: string): string {
     modelBytes: '--model-bytes',
     saltHex: '--salt',
     stalenessMs: '--staleness-ms',
+    starvationMs: '--starvation-ms',
     controlIndexTable: '--index-table',
   };
   return flags[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
@@ -115,6 +118,7 @@ export const runCommand: Command = {
       salt: { type: 'string' },
       seed: { type: 'string' },
       'staleness-ms': { type: 'string' },
+      'starvation-ms': { type: 'string' },
       'index-table': { type: 'string' },
       'kill-rank': { type: 'string', multiple: true },
       'pause-rank': { type: 'string', multiple: true },
@@ -154,6 +158,9 @@ export const runCommand: Command = {
       policy: choiceFlag(values.policy, 'policy', ['elastic', 'strict'] as const, 'elastic'),
       seed: intFlag(values.seed, 'seed', 1),
       stalenessMs: intFlag(values['staleness-ms'], 'staleness-ms', DEFAULT_TOPOLOGY.stalenessMs, 50),
+      ...(values['starvation-ms'] !== undefined
+        ? { starvationMs: intFlag(values['starvation-ms'], 'starvation-ms', 0) }
+        : {}),
       roundIntervalMs: 0,
       saltHex: values.salt,
       // Checked with the rest of the config below (a named BAD_CONFIG error).
