@@ -30,7 +30,15 @@ import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
-import { centerTop, clampTop, fillWindow, maxScrollTop, revealTop, rowSlots, rowWindow } from '../lib/row-window';
+import {
+  centerTop,
+  clampTop,
+  fillWindow,
+  maxScrollTop,
+  revealTop,
+  rowSlots,
+  rowWindow,
+} from '../lib/row-window';
 import { FilterCompletions } from './FilterCompletions';
 import { ColumnChooser, columnChoiceProps } from './ColumnChooser';
 
