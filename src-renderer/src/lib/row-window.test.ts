@@ -2,7 +2,7 @@
 // the list can have, so a list that shrank (a filter, Back to live) shows
 // its rows instead of a blank band.
 import { describe, expect, it } from 'vitest';
-import { centerTop, clampTop, maxScrollTop, revealTop, rowWindow } from './row-window';
+import { centerTop, clampTop, fillWindow, maxScrollTop, revealTop, rowSlots, rowWindow } from './row-window';
 
 const H = 22;
 
@@ -36,5 +36,22 @@ describe('row window', () => {
     expect(revealTop(5, 400, 1000, H, 440)).toBe(110);
     expect(revealTop(30, 0, 1000, H, 440)).toBe(31 * H - 440);
     expect(clampTop(-5, 10, H, 440)).toBe(0);
+  });
+
+  it('never returns more rows than its slots, and fills to exactly that many', () => {
+    const slots = rowSlots(440, H, 2);
+    for (const top of [0, 11, 2200, 2211, 21_560, 30_000]) {
+      const w = rowWindow(top, 1000, H, 440, 2);
+      expect(w.end - w.first).toBeLessThanOrEqual(slots);
+      const f = fillWindow(w, 1000, slots);
+      expect(f.end - f.first).toBe(slots);
+      // The rows in sight stay drawn.
+      expect(f.first).toBeLessThanOrEqual(w.first);
+      expect(f.end).toBeGreaterThanOrEqual(w.end);
+      expect(f.top).toBe(w.top);
+    }
+    // A list shorter than the slots: every row.
+    expect(fillWindow(rowWindow(0, 7, H, 440, 2), 7, slots)).toEqual({ first: 0, end: 7, top: 0 });
+    expect(fillWindow(rowWindow(0, 0, H, 440, 2), 0, slots)).toEqual({ first: 0, end: 0, top: 0 });
   });
 });

@@ -56,3 +56,27 @@ export function revealTop(
     return clampTop(rowTop + rowHeight - viewport, count, rowHeight, viewport);
   return clampTop(top, count, rowHeight, viewport);
 }
+
+/**
+ * The most rows `rowWindow` can return for a viewport: the rows in sight, one
+ * more for a row cut at each edge, and the overscan on both sides. The list
+ * keys its rows by view index modulo this number.
+ */
+export function rowSlots(viewport: number, rowHeight: number, overscan: number): number {
+  return Math.ceil(viewport / rowHeight) + 1 + 2 * overscan;
+}
+
+/**
+ * `win` widened to exactly `slots` rows (or all of them in a shorter list),
+ * downwards first. With rows keyed by index modulo `slots`, a window that
+ * always holds `slots` rows uses every key on every frame: a row that scrolls
+ * out hands its DOM to the one coming in (its text is updated in place)
+ * instead of one row being removed and another created, which at thousands
+ * of records a second happened to several rows in every frame.
+ */
+export function fillWindow(win: RowWindow, count: number, slots: number): RowWindow {
+  const n = Math.min(slots, count);
+  if (win.end - win.first >= n) return win;
+  const first = Math.max(0, win.end - n);
+  return { first, end: Math.min(count, first + n), top: win.top };
+}

@@ -9,6 +9,7 @@ import { COMMAND_LIMITS } from '@shared/lab/validate';
 import { CommitNumberInput } from './CommitNumberInput';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
+import { READOUT_MS, useSampled } from '../lib/use-sampled';
 
 type FaultKind = 'latency' | 'bandwidth' | 'slicer' | 'stall' | 'corruptNext' | 'reset' | 'blackhole';
 
@@ -87,7 +88,9 @@ const DEFAULTS: Record<FaultKind, [number, number]> = {
 };
 
 export function FaultControls() {
-  const links = useLab((s) => s.links);
+  // The link views carry each link's faults; their counters change ten times a second, which
+  // this panel does not show (a fault set or cleared is listed within half a second).
+  const links = useSampled(useLab, (s) => s.links, READOUT_MS);
   const running = useLab((s) => s.snapshot?.running ?? false);
   const selectedRank = useUi((s) => s.selectedRank);
   const selectedHost = useUi((s) => s.selectedHost);

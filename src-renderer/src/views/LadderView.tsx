@@ -4,7 +4,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
-import { buildLadder } from '../lib/ladder';
+import { buildLadder, type Ladder } from '../lib/ladder';
 import { ladderKeySeq } from '../lib/pane-keys';
 import { useThrottled } from '../lib/use-throttled';
 
@@ -34,6 +34,11 @@ export function LadderView() {
       150 * count,
     );
   }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound, count]);
+
+  const diagram = useMemo(
+    () => ladder && <LadderDiagram ladder={ladder} selectedSeq={selectedSeq} />,
+    [ladder, selectedSeq],
+  );
 
   // The selected arrow stays in view (keyboard steps, a list selection).
   const bodyRef = useRef<HTMLDivElement>(null);
@@ -84,75 +89,86 @@ export function LadderView() {
           });
         }}
       >
-        {ladder && (
-          <svg
-            width={ladder.lanes.length * LANE_W + 20}
-            height={TOP + ladder.arrows.length * ROW_H + 10}
-            role="img"
-            aria-label="Sequence diagram of the last round"
-          >
-            {ladder.lanes.map((name, i) => (
-              <g key={name}>
-                <text x={10 + i * LANE_W + LANE_W / 2} y={14} textAnchor="middle" className="lane-name">
-                  {name}
-                </text>
-                <line
-                  x1={10 + i * LANE_W + LANE_W / 2}
-                  x2={10 + i * LANE_W + LANE_W / 2}
-                  y1={20}
-                  y2={TOP + ladder.arrows.length * ROW_H}
-                  className="lane"
-                />
-              </g>
-            ))}
-            {ladder.arrows.map((a, j) => {
-              // A new round starts where the first arrow carrying its number appears.
-              const prevRound = ladder.arrows.slice(0, j).findLast((p) => p.round !== undefined)?.round;
-              const startsRound = a.round !== undefined && a.round !== prevRound && j > 0;
-              const x1 = 10 + a.from * LANE_W + LANE_W / 2;
-              const x2 = 10 + a.to * LANE_W + LANE_W / 2;
-              const y = TOP + j * ROW_H + ROW_H / 2;
-              const dirSign = x2 > x1 ? 1 : -1;
-              return (
-                <g
-                  // By position: a redraw (a new round) updates the arrows in place instead of
-                  // replacing every SVG node (150 removed and 150 added per redraw before).
-                  key={j}
-                  className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`}
-                  onClick={() =>
-                    useUi.getState().set({
-                      selectedSeq: a.seq,
-                      selectedField: null,
-                      revealSeq: useUi.getState().revealSeq + 1,
-                    })
-                  }
-                >
-                  <title>{`#${a.seq} ${a.kind}${a.round !== undefined ? ` round ${a.round}` : ''}`}</title>
-                  {startsRound && (
-                    <>
-                      <line
-                        className="round-divider"
-                        x1={0}
-                        x2={ladder.lanes.length * LANE_W + 20}
-                        y1={y - ROW_H / 2}
-                        y2={y - ROW_H / 2}
-                      />
-                      <text className="round-label" x={2} y={y - ROW_H / 2 + 9}>
-                        round {a.round}
-                      </text>
-                    </>
-                  )}
-                  <line x1={x1} x2={x2 - dirSign * 4} y1={y} y2={y} />
-                  <polygon points={`${x2},${y} ${x2 - dirSign * 6},${y - 3} ${x2 - dirSign * 6},${y + 3}`} />
-                  <text x={(x1 + x2) / 2} y={y - 2} textAnchor="middle">
-                    {a.kind}
-                  </text>
-                </g>
-              );
-            })}
-          </svg>
-        )}
+        {diagram}
       </div>
     </section>
+  );
+}
+
+/**
+ * The diagram itself, memoised on the ladder and the selection: the view
+ * re-renders on every round and snapshot (its heading), and 150 arrows
+ * rebuilt and compared each time would be spent for nothing between redraws.
+ */
+function LadderDiagram({ ladder, selectedSeq }: { ladder: Ladder; selectedSeq: number | null }) {
+  // The round each arrow follows, so a divider goes where a new round's first arrow is.
+  let prevRound: number | undefined;
+  return (
+    <svg
+      width={ladder.lanes.length * LANE_W + 20}
+      height={TOP + ladder.arrows.length * ROW_H + 10}
+      role="img"
+      aria-label="Sequence diagram of the last round"
+    >
+      {ladder.lanes.map((name, i) => (
+        <g key={name}>
+          <text x={10 + i * LANE_W + LANE_W / 2} y={14} textAnchor="middle" className="lane-name">
+            {name}
+          </text>
+          <line
+            x1={10 + i * LANE_W + LANE_W / 2}
+            x2={10 + i * LANE_W + LANE_W / 2}
+            y1={20}
+            y2={TOP + ladder.arrows.length * ROW_H}
+            className="lane"
+          />
+        </g>
+      ))}
+      {ladder.arrows.map((a, j) => {
+        // A new round starts where the first arrow carrying its number appears.
+        const startsRound = a.round !== undefined && a.round !== prevRound && j > 0;
+        if (a.round !== undefined) prevRound = a.round;
+        const x1 = 10 + a.from * LANE_W + LANE_W / 2;
+        const x2 = 10 + a.to * LANE_W + LANE_W / 2;
+        const y = TOP + j * ROW_H + ROW_H / 2;
+        const dirSign = x2 > x1 ? 1 : -1;
+        return (
+          <g
+            // By position: a redraw (a new round) updates the arrows in place instead of
+            // replacing every SVG node (150 removed and 150 added per redraw before).
+            key={j}
+            className={`arrow ${a.bad ? 'bad' : ''} ${a.seq === selectedSeq ? 'selected' : ''}`}
+            onClick={() =>
+              useUi.getState().set({
+                selectedSeq: a.seq,
+                selectedField: null,
+                revealSeq: useUi.getState().revealSeq + 1,
+              })
+            }
+          >
+            <title>{`#${a.seq} ${a.kind}${a.round !== undefined ? ` round ${a.round}` : ''}`}</title>
+            {startsRound && (
+              <>
+                <line
+                  className="round-divider"
+                  x1={0}
+                  x2={ladder.lanes.length * LANE_W + 20}
+                  y1={y - ROW_H / 2}
+                  y2={y - ROW_H / 2}
+                />
+                <text className="round-label" x={2} y={y - ROW_H / 2 + 9}>
+                  round {a.round}
+                </text>
+              </>
+            )}
+            <line x1={x1} x2={x2 - dirSign * 4} y1={y} y2={y} />
+            <polygon points={`${x2},${y} ${x2 - dirSign * 6},${y - 3} ${x2 - dirSign * 6},${y + 3}`} />
+            <text x={(x1 + x2) / 2} y={y - 2} textAnchor="middle">
+              {a.kind}
+            </text>
+          </g>
+        );
+      })}
+    </svg>
   );
 }

@@ -10,8 +10,19 @@
 // live) could render rows for a position it no longer had: a blank list. Here
 // the rows of a frame come from the scroll position the list sets in that
 // same frame (one layout per frame), and rows are keyed by their slot so
-// streaming rows update text in place instead of being recreated.
-import { useEffect, useLayoutEffect, useMemo, useRef, useState, useReducer, type ReactElement } from 'react';
+// streaming rows update text in place instead of being recreated (see the
+// row keys below).
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  useReducer,
+  type ReactElement,
+} from 'react';
 import { flushSync } from 'react-dom';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing, onNewRecords, clearRecords } from '../store/lab-store';
@@ -19,14 +30,28 @@ import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
 import { formatInt, formatTime } from '../lib/format';
-import { centerTop, clampTop, maxScrollTop, revealTop, rowWindow } from '../lib/row-window';
+import {
+  centerTop,
+  clampTop,
+  fillWindow,
+  maxScrollTop,
+  revealTop,
+  rowSlots,
+  rowWindow,
+} from '../lib/row-window';
 import { FilterCompletions } from './FilterCompletions';
 import { ColumnChooser, columnChoiceProps } from './ColumnChooser';
 
 export const ROW_HEIGHT = 22;
-/** Rows drawn beyond the viewport: while following, the list is at its end and only new rows come in. */
+/** Rows drawn beyond the viewport while the person reads (scrolling shows rows already drawn). */
 const OVERSCAN = 8;
-const OVERSCAN_FOLLOWING = 2;
+/**
+ * While following, the list is at its end and only new rows come in; at thousands of records a
+ * second every row drawn is rewritten in every frame, so rows out of sight are pure cost (two
+ * above the viewport were 4 of 27). Scrolling up stops following and the scroll handler draws the
+ * new position, with the reading overscan, in that frame.
+ */
+const OVERSCAN_FOLLOWING = 0;
 
 export function combinedFilter(filter: RecordFilter, followRank: number | null): RecordFilter {
   return followRank === null ? filter : (r) => r.rank === followRank && filter(r);
@@ -120,11 +145,22 @@ export function RecordsView() {
   const wantedTop = live
     ? maxScrollTop(view.length, ROW_HEIGHT, viewport)
     : topRef.current - (view.trimmed - trimmedSeen.current) * ROW_HEIGHT;
-  const win = rowWindow(wantedTop, view.length, ROW_HEIGHT, viewport, live ? OVERSCAN_FOLLOWING : OVERSCAN);
-  // Row keys: the row's position in the view since it was built, modulo the most rows ever drawn.
-  // A row that stays on screen keeps its key and its DOM (only its offset changes); a row that
-  // scrolled out hands its DOM to a new one (its text is updated in place, nothing is created).
-  const slots = Math.ceil(viewport / ROW_HEIGHT) + 2 * OVERSCAN + 2;
+  const overscan = live ? OVERSCAN_FOLLOWING : OVERSCAN;
+  // Row keys: the row's index in the view modulo `slots`, and every frame draws exactly `slots`
+  // rows, so every key is in use in every frame and no row is ever created or removed while the
+  // list streams. Following a full ring (the list at its end, one record in, one out) an index
+  // stays at the same place on screen: its DOM stays put and only its text changes, which at
+  // thousands of records a second is all there is to do (every row on screen is new each frame).
+  // While the view grows or the person scrolls, a record keeps its index and so its DOM; a row
+  // that scrolled out hands its DOM to the one coming in. (Keying by the position since the view
+  // was built, with more keys than rows, removed and created several rows per frame while
+  // following a full ring: the key window slid past keys no row held.)
+  const slots = rowSlots(viewport, ROW_HEIGHT, overscan);
+  const win = fillWindow(
+    rowWindow(wantedTop, view.length, ROW_HEIGHT, viewport, overscan),
+    view.length,
+    slots,
+  );
 
   // Apply it before paint: one layout per frame, and the rows drawn are the rows of this position.
   useLayoutEffect(() => {
@@ -169,7 +205,7 @@ export function RecordsView() {
     }
   });
 
-  const select = (seq: number) => {
+  const select = (seq: number): void => {
     // Keep the chosen row in view: stop following the newest records until "Jump to latest".
     if (followRef.current) {
       topRef.current = win.top;
@@ -187,18 +223,23 @@ export function RecordsView() {
     setFollowing(true);
   };
 
+  // One callback for every row and every frame, so a row whose record did not change skips its render.
+  const selectRef = useRef(select);
+  selectRef.current = select;
+  const onSelect = useCallback((seq: number) => selectRef.current(seq), []);
+
   const rows: ReactElement[] = [];
   for (let i = win.first; i < win.end; i++) {
     const r = view.at(i);
     if (!r) continue;
     rows.push(
       <RecordRow
-        key={(i + view.trimmed) % slots}
+        key={i % slots}
         record={r}
         selected={r.seq === selectedSeq}
         top={i * ROW_HEIGHT}
         index={i}
-        onSelect={select}
+        onSelect={onSelect}
       />,
     );
   }
@@ -331,7 +372,9 @@ export function RecordsView() {
   );
 }
 
-function RecordRow({
+// Memoised: props are a record (immutable once received), flags and numbers, so a row whose
+// record, place and selection did not change is not rendered again.
+const RecordRow = memo(function RecordRow({
   record: r,
   selected,
   top,
@@ -392,4 +435,4 @@ function RecordRow({
       </span>
     </div>
   );
-}
+});

@@ -1,10 +1,12 @@
 // The cluster as it stands: the controller, each host with its relay and
 // ranks, live bytes per second on every link, and each rank's state.
 // Selecting a rank or host offers the kill and pause controls.
+import { memo } from 'react';
 import type { LinkView, RankView, HostView } from '@shared/lab/state';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { formatBytes, formatRate } from '../lib/format';
+import { READOUT_MS, useSampled } from '../lib/use-sampled';
 import type { LinkRate } from '../store/apply-batch';
 import { INDEX_TABLE_HELP, NewTopologyForm } from './NewTopologyForm';
 import { DEFAULT_CONTROL_INDEX_TABLE } from '@shared/wire/control-msg-tables';
@@ -49,8 +51,10 @@ function sumRates(
 
 export function TopologyView() {
   const snapshot = useLab((s) => s.snapshot);
-  const links = useLab((s) => s.links);
-  const rates = useLab((s) => s.linkRates);
+  // The counters come ten times a second; the rates are read, not watched (they are measured
+  // over two seconds anyway). Each redraw of this panel re-lays out the page.
+  const links = useSampled(useLab, (s) => s.links, READOUT_MS);
+  const rates = useSampled(useLab, (s) => s.linkRates, READOUT_MS);
   const cfg = snapshot?.config;
   // A snapshot from an older engine or trace carries no table: those spoke v2.
   const indexTable = cfg?.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE;
@@ -98,10 +102,10 @@ export function TopologyView() {
           </>
         )}
       </div>
-      <SelectionActions />
+      <SelectionActionsMemo />
       {/* A new session has no link faults: the list starts empty with it. */}
-      <FaultControls key={snapshot?.startedAt ?? 0} />
-      <NewTopologyForm />
+      <FaultControlsMemo key={snapshot?.startedAt ?? 0} />
+      <NewTopologyFormMemo />
     </section>
   );
 }
@@ -213,6 +217,12 @@ function RankChip({
     </button>
   );
 }
+
+// The panels below the hosts read the stores they need themselves: a redraw of the hosts
+// (their rates) does not redraw them.
+const SelectionActionsMemo = memo(SelectionActions);
+const FaultControlsMemo = memo(FaultControls);
+const NewTopologyFormMemo = memo(NewTopologyForm);
 
 function SelectionActions() {
   const snapshot = useLab((s) => s.snapshot);
