@@ -148,11 +148,16 @@ export function Toolbar() {
   return (
     <header className="toolbar" role="toolbar" aria-label="Run controls">
       <span className="brand">Relay Lab</span>
+      {/* While a session runs, Start is not the obvious next step: it replaces the session (after asking). */}
       <button
         type="button"
-        className="primary"
+        className={running ? undefined : 'primary'}
         onClick={() => void startFromForm()}
-        title="Start a topology from the form (Ctrl+Enter)"
+        title={
+          running
+            ? 'Start a new topology from the form, replacing the running session (asks first; Ctrl+Enter)'
+            : 'Start a topology from the form (Ctrl+Enter)'
+        }
         disabled={viewingTrace}
       >
         Start
