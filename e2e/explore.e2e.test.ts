@@ -44,6 +44,8 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
     await dialog.getByLabel('Uplink bandwidth MB/s').fill('', ACT);
     await expect.poll(() => dialog.getByLabel('Save the live session, then stop it').isChecked()).toBe(true);
     await dialog.getByRole('button', { name: 'Run sweep' }).click(ACT);
+    // From the click on, Run is disabled (saving the live session, then the sweep): a second click does nothing.
+    expect(await dialog.getByRole('button', { name: /^(Saving|Running)…$/ }).isDisabled(ACT)).toBe(true);
     await expect
       .poll(() => dialog.getByText(/Live session saved as relay-lab-\S+ and stopped/).count(), WAIT)
       .toBe(1);
