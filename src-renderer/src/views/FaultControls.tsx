@@ -9,6 +9,7 @@ import { COMMAND_LIMITS } from '@shared/lab/validate';
 import { CommitNumberInput } from './CommitNumberInput';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
+import { liveActionBlocker } from '../lib/source';
 
 type FaultKind = 'latency' | 'bandwidth' | 'slicer' | 'stall' | 'corruptNext' | 'reset' | 'blackhole';
 
@@ -88,7 +89,8 @@ const DEFAULTS: Record<FaultKind, [number, number]> = {
 
 export function FaultControls() {
   const links = useLab((s) => s.links);
-  const running = useLab((s) => s.snapshot?.running ?? false);
+  // A trace point or the taps may show running ranks: faults act only on the lab's live topology.
+  const running = useLab((s) => (s.snapshot?.running ?? false) && liveActionBlocker(s.view) === null);
   const selectedRank = useUi((s) => s.selectedRank);
   const selectedHost = useUi((s) => s.selectedHost);
   const [link, setLink] = useState('');
