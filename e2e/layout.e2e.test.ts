@@ -86,6 +86,22 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       await page.screenshot({ path: path.join(resultsDir, `layout-${at}.png`) });
     });
 
+    it(`${at}: the byte-savings plot is readable and grows with its pane`, async () => {
+      const page = pages[i];
+      const plot = page.locator('.savings-body .chart .u-over');
+      await plot.waitFor(WAIT);
+      const plotPx = async () => (await plot.boundingBox())!.height;
+      // Readable (byte-axis.ts MIN_CHART_PX less the round axis), where it was 15-40 px.
+      expect(await plotPx()).toBeGreaterThanOrEqual(130);
+      const before = await plotPx();
+      // A taller bottom pane gives the plot the room (Resize bottom panels: Shift+ArrowUp grows it 64 px).
+      const splitter = page.getByRole('separator', { name: 'Resize bottom panels' });
+      await splitter.focus();
+      for (let k = 0; k < 6; k++) await page.keyboard.press('Shift+ArrowUp');
+      await expect.poll(plotPx, WAIT).toBeGreaterThan(before + 40);
+      for (let k = 0; k < 6; k++) await page.keyboard.press('Shift+ArrowDown');
+    });
+
     it(`${at}: a row selected while units stream in stays selected; Jump to latest follows again`, async () => {
       const page = pages[i];
       const rows = rowsOf(page);
