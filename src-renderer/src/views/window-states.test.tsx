@@ -70,6 +70,31 @@ describe('window states', () => {
       expect(html).toContain(`>${b}</button>`);
   });
 
+  it('a stalled round shows in the status, and its finding reads resolved once the round completes', async () => {
+    const { FindingsView } = await import('./FindingsView');
+    const f = {
+      id: 1,
+      t: 10,
+      severity: 'warn' as const,
+      kind: 'stalled' as const,
+      message: 'round 9 barrier has waited 900 ms for rank(s) [3]',
+      ranks: [3],
+      round: 9,
+    };
+    setLab({ snapshot: snapshot({ running: true, round: 9 }), findings: [f], connection: 'open' });
+    let bar = renderToStaticMarkup(<Toolbar />);
+    expect(bar).toContain('data-run-state="stalled"');
+    expect(bar).toContain('stalled: round 9, waiting for rank 3');
+    expect(renderToStaticMarkup(<FindingsView />)).not.toContain('data-resolved');
+    setLab({ snapshot: snapshot({ running: true, round: 10 }) });
+    bar = renderToStaticMarkup(<Toolbar />);
+    expect(bar).toContain('data-run-state="running"');
+    const list = renderToStaticMarkup(<FindingsView />);
+    expect(list).toContain('data-resolved="true"');
+    expect(list).toContain('>resolved</span>');
+    expect(list).toContain('round 9 barrier has waited');
+  });
+
   it('shows a refused value beside its field, as typed, tied to it for assistive technology', () => {
     setUi({
       formDrafts: { hosts: '40', modelMiB: '0.' },
