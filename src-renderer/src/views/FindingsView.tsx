@@ -3,9 +3,9 @@
 // finding with a record jumps to it.
 import { useState } from 'react';
 import { useLab, recordRing } from '../store/lab-store';
-import { useUi } from '../store/ui-store';
 import { formatTime } from '../lib/format';
 import { FindingMeaning } from './FindingMeaning';
+import { revealRecord } from '../store/reveal-record';
 import { isResolvedStall, lastCompletedRound } from '../lib/stalls';
 
 /**
@@ -23,17 +23,9 @@ export function nearestRecordOf(ranks: readonly number[], t: number): number | n
   return fallback;
 }
 
+/** A record hidden by the filter or by following one rank must still show up (the filter is set aside, not lost). */
 export function jumpToRecord(seq: number): void {
-  const ui = useUi.getState();
-  // A record hidden by the filter or by following one rank must still show up.
-  ui.set({
-    selectedSeq: seq,
-    selectedField: null,
-    filterText: '',
-    followRank: null,
-    displayPaused: false,
-    revealSeq: ui.revealSeq + 1,
-  });
+  revealRecord(seq);
 }
 
 export function FindingsView() {
