@@ -216,7 +216,10 @@ export function Toolbar() {
         <span className={`dot ${connection}`} title={`connection ${connection}`} />
         {snapshot ? (
           <>
-            <span data-run-state={runState(snapshot, viewingTrace, stall)} title={stall?.message}>
+            <span
+              data-run-state={runState(snapshot, viewingTrace, stall)}
+              title={stall ? `${runStateText(snapshot, viewingTrace, stall)}: ${stall.message}` : undefined}
+            >
               {runStateText(snapshot, viewingTrace, stall)}
             </span>
             <span className="mono" aria-label="Rounds completed">
