@@ -4,7 +4,7 @@
 // the pane and the legend leave it.
 
 /** uPlot's height (plot area plus the round axis, about 50 px) never goes below this. */
-export const MIN_CHART_PX = 190;
+export const MIN_CHART_PX = 210;
 /** Ticks on the byte axis stay at least this far apart (one line of 11 px text and air). */
 export const MIN_TICK_GAP_PX = 26;
 
