@@ -40,10 +40,13 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
     const dialog = page.getByRole('dialog', { name: 'Explore topologies' });
     await dialog.getByLabel('Topologies').fill('1x2,2x1', ACT);
     await dialog.getByLabel('Model size').fill('4KiB', ACT);
-    await dialog.getByLabel('Rounds').fill('2', ACT);
+    // exact: "Warm-up rounds" also contains "Rounds".
+    await dialog.getByLabel('Rounds', { exact: true }).fill('2', ACT);
     await dialog.getByLabel('Uplink bandwidth MB/s').fill('', ACT);
     await expect.poll(() => dialog.getByLabel('Save the live session, then stop it').isChecked()).toBe(true);
     await dialog.getByRole('button', { name: 'Run sweep' }).click(ACT);
+    // From the click on, Run is disabled (saving the live session, then the sweep): a second click does nothing.
+    expect(await dialog.getByRole('button', { name: /^(Saving|Running)…$/ }).isDisabled(ACT)).toBe(true);
     await expect
       .poll(() => dialog.getByText(/Live session saved as relay-lab-\S+ and stopped/).count(), WAIT)
       .toBe(1);

@@ -86,6 +86,37 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       await page.screenshot({ path: path.join(resultsDir, `layout-${at}.png`) });
     });
 
+    it(`${at}: the byte-savings plot is readable and fills its pane`, async () => {
+      const page = pages[i];
+      const plot = page.locator('.savings-body .chart .u-over');
+      await plot.waitFor(WAIT);
+      const plotPx = async () => (await plot.boundingBox())!.height;
+      // Readable (byte-axis.ts MIN_CHART_PX less the round axis) however small the pane, where it was 15-40 px.
+      expect(await plotPx()).toBeGreaterThanOrEqual(130);
+      const before = await plotPx();
+      // A tall window and a taller bottom pane (Shift+ArrowUp on its splitter: 64 px a press).
+      await page.setViewportSize({ width: vp.width, height: 1500 });
+      const splitter = page.getByRole('separator', { name: 'Resize bottom panels' });
+      await splitter.focus();
+      for (let k = 0; k < 6; k++) await page.keyboard.press('Shift+ArrowUp');
+      const fit = () =>
+        page.locator('.savings-body').evaluate((body) => {
+          const box = body.querySelector('.chart')!;
+          const drawn = box.querySelector('.uplot')!.getBoundingClientRect();
+          return {
+            // Room left unused below the chart, and the box's height the plot and its legend leave empty.
+            unused: body.clientHeight - body.scrollHeight,
+            empty: box.clientHeight - drawn.height,
+          };
+        });
+      // The chart takes the room the table leaves (nothing empty under it), and uPlot fills the box.
+      await expect.poll(async () => (await fit()).unused, WAIT).toBeLessThanOrEqual(1);
+      await expect.poll(async () => Math.abs((await fit()).empty), WAIT).toBeLessThanOrEqual(6);
+      expect(await plotPx()).toBeGreaterThanOrEqual(before);
+      for (let k = 0; k < 6; k++) await page.keyboard.press('Shift+ArrowDown');
+      await page.setViewportSize(vp);
+    });
+
     it(`${at}: a row selected while units stream in stays selected; Jump to latest follows again`, async () => {
       const page = pages[i];
       const rows = rowsOf(page);

@@ -8,7 +8,14 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { browserOrSkip, CHROMIUM_ARGS, launchBrowserMode, resultsDir, type LaunchedApp } from './support';
+import {
+  browserOrSkip,
+  CHROMIUM_ARGS,
+  clickStart,
+  launchBrowserMode,
+  resultsDir,
+  type LaunchedApp,
+} from './support';
 
 const exe = browserOrSkip('records list e2e');
 const WAIT = { timeout: 120_000 };
@@ -134,6 +141,45 @@ describe.skipIf(!exe)('the records list', { timeout: 300_000 }, () => {
       list().evaluate((el) =>
         Math.max(...[...el.querySelectorAll('[data-seq]')].map((r) => Number(r.getAttribute('data-seq')))),
       );
+    const before = await newest();
+    await expect.poll(newest, WAIT).toBeGreaterThan(before);
+  });
+
+  it('a typed filter survives a trace and Back to live; a new Start follows its newest rows', async () => {
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('kind == HostFrame');
+    await expect.poll(async () => (await onScreen()).kinds, WAIT).toEqual(['HostFrame']);
+    // Open a saved trace and come back: the filter is the view's, not the source's.
+    await page.getByRole('button', { name: 'Save trace' }).click();
+    const notice = page.getByRole('status', { name: 'Saved trace' });
+    await expect.poll(() => notice.textContent(), WAIT).toMatch(/\.trace\.ndjson/);
+    const name = /(relay-lab-\S+\.trace\.ndjson)/.exec((await notice.textContent()) ?? '')![1]!;
+    await page.getByRole('button', { name: 'Open trace' }).click();
+    await page
+      .getByRole('dialog', { name: 'Open trace' })
+      .getByRole('button', { name: `trace ${name}` })
+      .click();
+    const banner = page.getByRole('region', { name: 'Trace' });
+    await expect.poll(() => banner.textContent(), WAIT).toContain('offline');
+    expect(await filter.inputValue()).toBe('kind == HostFrame');
+    await banner.getByRole('button', { name: 'Back to live' }).click();
+    await expect.poll(() => banner.count(), WAIT).toBe(0);
+    expect(await filter.inputValue()).toBe('kind == HostFrame');
+    await expect.poll(async () => (await onScreen()).kinds, WAIT).toEqual(['HostFrame']);
+
+    // Park the list, then start a new session: it follows the new session's newest rows.
+    await filter.fill('');
+    await expect.poll(async () => (await onScreen()).count, WAIT).toBeGreaterThan(5);
+    await list().evaluate((el) => (el.scrollTop = el.scrollHeight / 3));
+    const jump = page.getByRole('button', { name: 'Jump to latest ↓' });
+    await expect.poll(() => jump.count(), WAIT).toBe(1);
+    expect(await clickStart(page)).toBe(true);
+    await expect.poll(() => jump.count(), WAIT).toBe(0);
+    const newest = () =>
+      list().evaluate((el) =>
+        Math.max(0, ...[...el.querySelectorAll('[data-seq]')].map((r) => Number(r.getAttribute('data-seq')))),
+      );
+    await expect.poll(newest, WAIT).toBeGreaterThan(0);
     const before = await newest();
     await expect.poll(newest, WAIT).toBeGreaterThan(before);
   });

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import {
   browserOrSkip,
+  clickStart,
   CHROMIUM_ARGS,
   freshProfileDir,
   launchBrowserMode,
@@ -76,7 +77,8 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
     await page.getByLabel('Hosts').fill('2');
     await page.getByLabel('Ranks per host').fill('3');
     await page.getByLabel('Model (MiB)').fill('0.0625');
-    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    // The lab started idle: nothing runs, so Start starts without asking.
+    expect(await clickStart(page)).toBe(false);
     await expect.poll(roundsDone, WAIT).toBeGreaterThanOrEqual(1);
 
     await page.getByRole('button', { name: 'Record', exact: true }).click();

@@ -186,3 +186,24 @@ export async function openBrowserModeSession(
     throw e;
   }
 }
+
+/**
+ * Clicks Start; while a session runs Start asks first (Save trace first / Replace / Cancel) and
+ * this answers `choice`. Returns whether the question was asked.
+ */
+export async function clickStart(
+  page: Page,
+  choice: 'Save trace first, then start' | 'Replace without saving' = 'Replace without saving',
+): Promise<boolean> {
+  await page.getByRole('button', { name: 'Start', exact: true }).click();
+  const ask = page.getByRole('alertdialog', { name: 'A session is running' });
+  const asked = await ask
+    .waitFor({ timeout: 2_000 })
+    .then(() => true)
+    .catch(() => false);
+  if (asked) {
+    await ask.getByRole('button', { name: choice }).click();
+    await ask.waitFor({ state: 'detached', timeout: 60_000 });
+  }
+  return asked;
+}

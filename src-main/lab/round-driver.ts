@@ -28,6 +28,7 @@ import {
 } from '@shared/verdict';
 import { SLICE_BYTES, yieldToLoop } from '../engine/sliced';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
+import { stallMessage } from '@shared/explain/findings';
 
 /**
  * SHA-256 (hex) of the chunks, a slice at a time with the event loop turning
@@ -381,10 +382,9 @@ export class RoundDriver {
           recordSeq: this.lastRecordOf(names),
           severity: 'warn',
           kind: 'stalled',
-          message: done
-            ? `round ${r}: the consensus has not reached rank(s) [${names}] after ${Math.round(elapsed)} ms`
-            : `round ${r} barrier has waited ${Math.round(elapsed)} ms for rank(s) [${names}]`,
+          message: stallMessage(r, Boolean(done), names, elapsed),
           ranks: names,
+          round: r,
         });
       }
       await this.wait(stallReported ? 500 : Math.max(1, stallMs - elapsed));

@@ -174,6 +174,8 @@ describe('a whole topology with real rank processes', () => {
     expect(report.rounds[2].accepted).toEqual([0, 1, 3]);
     const stalled = report.findings.find((f) => f.kind === 'stalled');
     expect(stalled?.ranks).toEqual([2]);
+    // The round it is about, so the window can mark it resolved when that round completes.
+    expect(stalled?.round).toBe(1);
     const dead = report.findings.find(
       (f) => f.kind === 'dead' && /no heartbeat/.test(f.message) && f.ranks?.[0] === 2,
     );

@@ -24,6 +24,7 @@ import { GlossaryDrawer } from './views/GlossaryDrawer';
 import { TourPanel } from './views/TourPanel';
 import { TapLayer } from './views/TapCaptureDialog';
 import { ConnectionNotice } from './views/ConnectionNotice';
+import { StartChoiceDialog } from './views/StartChoiceDialog';
 
 export function App({ connected }: { connected: boolean }) {
   const theme = useUi((s) => s.theme);
@@ -131,6 +132,7 @@ export function App({ connected }: { connected: boolean }) {
       {scenariosOpen && <ScenariosDialog />}
       {tracesOpen && <OpenTraceDialog />}
       {exploreOpen && <ExploreView />}
+      <StartChoiceDialog />
       <GlossaryDrawer />
       <TourPanel />
     </div>

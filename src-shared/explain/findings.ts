@@ -8,6 +8,23 @@ export interface FindingMeaning {
   wire: string;
 }
 
+/**
+ * A stall finding's two messages, built here beside the meaning that explains
+ * them both (the round driver words its findings with this; the test checks
+ * that the meaning quotes each variant).
+ */
+export function stallMessage(
+  round: number,
+  consensusSent: boolean,
+  ranks: number[],
+  waitedMs: number,
+): string {
+  const ms = Math.round(waitedMs);
+  return consensusSent
+    ? `round ${round}: the consensus has not reached rank(s) [${ranks}] after ${ms} ms`
+    : `round ${round} barrier has waited ${ms} ms for rank(s) [${ranks}]`;
+}
+
 export const FINDING_MEANINGS: Record<FindingKind, FindingMeaning> = {
   hmac: {
     text: 'A unit\u2019s MAC did not verify: it was signed with another salt or its bytes changed on the way. flodl drops the connection ("HMAC verification failed"); select the record and its auth_tag to see what the tag covers.',
@@ -25,7 +42,7 @@ export const FINDING_MEANINGS: Record<FindingKind, FindingMeaning> = {
     wire: 'WIRE.md 4.5',
   },
   stalled: {
-    text: 'The round barrier is waiting for ranks that have not sent. flodl waits until the rank\u2019s relay reports RankExit or the rank is declared dead; look at the ladder for the missing RoundFrames.',
+    text: 'A round is taking longer than its threshold (set from the measured round times and the interval). Either the fold barrier is still waiting for RoundFrames from the ranks named ("barrier has waited"), or the consensus was reduced and sent but the ranks named have not adopted it yet ("the consensus has not reached rank(s)"): a paused, slow or cut-off rank, or a slow downlink. flodl waits until the rank\u2019s relay reports RankExit or the rank is declared dead; look at the ladder for the missing RoundFrames or Broadcast. When the round completes, the finding is marked resolved.',
     term: 'barrier',
     wire: 'WIRE.md 4.5',
   },

@@ -97,4 +97,18 @@ describe('finding meanings', () => {
       'stalled',
     ]);
   });
+
+  it("the stall meaning explains both of its messages, in the messages' own words", async () => {
+    const { FINDING_MEANINGS, stallMessage } = await import('./findings');
+    const text = FINDING_MEANINGS.stalled.text;
+    const barrier = stallMessage(3, false, [1, 2], 812.4);
+    const consensus = stallMessage(9, true, [5], 1500);
+    expect(barrier).toBe('round 3 barrier has waited 812 ms for rank(s) [1,2]');
+    expect(consensus).toBe('round 9: the consensus has not reached rank(s) [5] after 1500 ms');
+    for (const phrase of ['barrier has waited', 'the consensus has not reached']) {
+      expect(barrier + consensus).toContain(phrase);
+      expect(text).toContain(phrase);
+    }
+    expect(text).toContain('resolved');
+  });
 });

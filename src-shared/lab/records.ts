@@ -53,6 +53,11 @@ export interface Finding {
   message: string;
   recordSeq?: number;
   ranks?: number[];
+  /**
+   * The round a finding is about (a stall's): once that round completes the window shows it as
+   * resolved, kept in the history but no longer a current problem.
+   */
+  round?: number;
 }
 
 export interface RoundReport {

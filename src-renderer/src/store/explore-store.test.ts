@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { applySweepBatch, DEFAULT_EXPLORE_FORM, formToSpec, useExplore } from './explore-store';
+import { applySweepBatch, DEFAULT_EXPLORE_FORM, formToSpec, startSweep, useExplore } from './explore-store';
 import type { SweepCase } from '@shared/sweep/types';
+import type { AnyCommand, LabApi } from '@shared/lab/contract';
+import { attachLab, useLab } from './lab-store';
+import { emptyLabData } from './apply-batch';
+import { snapshot } from '../test-fixtures';
 
 describe('Explore form and progress', () => {
   it('turns the form into a checked sweep spec (MB/s are 10^6 bytes per second)', () => {
@@ -40,5 +44,46 @@ describe('Explore form and progress', () => {
     });
     expect(useExplore.getState().partial.map((x) => x.index)).toEqual([0, 1]);
     expect(useExplore.getState().progress?.done).toBe(2);
+  });
+});
+
+describe('Run sweep with a live session running', () => {
+  it('shows the save at once, ignores a second click, and drops its notice once a new session runs', async () => {
+    const sent: string[] = [];
+    let finishSave: () => void = () => {};
+    const lab: LabApi = {
+      command: (async (cmd: AnyCommand) => {
+        sent.push(cmd.type);
+        if (cmd.type === 'saveTrace') {
+          await new Promise<void>((resolve) => (finishSave = resolve));
+          return { ok: true, trace: { name: 'live.ndjson', path: '/t/live.ndjson' } };
+        }
+        if (cmd.type === 'listSweeps') return { ok: true, sweeps: [] };
+        return { ok: true };
+      }) as LabApi['command'],
+      subscribe: () => () => {},
+    };
+    const detach = attachLab(lab);
+    useLab.setState({ ...emptyLabData(), snapshot: snapshot({ running: true, startedAt: 1000 }) });
+    useExplore.setState({ live: 'save-and-stop', running: false, savingLive: false, liveNotice: null });
+
+    const run = startSweep();
+    // Before the save has answered: Run is already disabled and the window says what it is doing.
+    expect(useExplore.getState()).toMatchObject({ running: true, savingLive: true });
+    await startSweep();
+    expect(sent).toEqual(['saveTrace']);
+    finishSave();
+    await run;
+    expect(sent).toEqual(['saveTrace', 'stop', 'sweep', 'listSweeps']);
+    expect(useExplore.getState()).toMatchObject({ running: false, savingLive: false });
+    expect(useExplore.getState().liveNotice?.text).toBe('Live session saved as live.ndjson and stopped.');
+
+    // The stopped session is still the one on screen: the notice stays.
+    useLab.setState({ snapshot: snapshot({ running: false, startedAt: 1000 }) });
+    expect(useExplore.getState().liveNotice).not.toBeNull();
+    // A new Start: the notice is about a session that is gone.
+    useLab.setState({ snapshot: snapshot({ running: true, startedAt: 2000 }) });
+    expect(useExplore.getState().liveNotice).toBeNull();
+    detach();
   });
 });

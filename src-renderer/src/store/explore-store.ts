@@ -34,7 +34,10 @@ export interface ExploreState {
   form: ExploreForm;
   /** What happens to a running live topology when a sweep starts. */
   live: 'save-and-stop' | 'keep';
+  /** From the click on Run until the sweep's reply: Run is disabled the whole time. */
   running: boolean;
+  /** The live session is being saved before the sweep (a long session takes many seconds). */
+  savingLive: boolean;
   progress: SweepProgress | null;
   /** Cases as they finish (the running sweep), then the whole result. */
   partial: SweepCase[];
@@ -43,6 +46,11 @@ export interface ExploreState {
   savedAs: string | null;
   saved: TraceFileInfo[];
   notice: string | null;
+  /**
+   * What the sweep did to the live session ("saved as … and stopped"), and which session
+   * (its startedAt): once another live session starts the notice is about the past and goes.
+   */
+  liveNotice: { text: string; startedAt: number } | null;
   error: string | null;
 }
 
@@ -62,14 +70,30 @@ export const useExplore = create<ExploreState>(() => ({
   form: DEFAULT_EXPLORE_FORM,
   live: 'save-and-stop',
   running: false,
+  savingLive: false,
   progress: null,
   partial: [],
   result: null,
   savedAs: null,
   saved: [],
   notice: null,
+  liveNotice: null,
   error: null,
 }));
+
+// A notice about the live session is dropped as soon as a different live session runs.
+useLab.subscribe((lab) => {
+  const n = useExplore.getState().liveNotice;
+  if (n && staleLiveNotice(n, lab)) useExplore.setState({ liveNotice: null });
+});
+
+/** True when the live session on screen is a running one other than the notice's. */
+export function staleLiveNotice(
+  n: { startedAt: number },
+  lab: Pick<ReturnType<typeof useLab.getState>, 'view' | 'snapshot'>,
+): boolean {
+  return lab.view.kind === 'live' && !!lab.snapshot?.running && lab.snapshot.startedAt !== n.startedAt;
+}
 
 let subscribed = false;
 
@@ -136,21 +160,30 @@ export async function startSweep(): Promise<void> {
     useExplore.setState({ error: (e as Error).message });
     return;
   }
-  useExplore.setState({ error: null, notice: null });
   const lab = useLab.getState();
   const liveRunning = lab.view.kind === 'live' && (lab.snapshot?.running ?? false);
-  if (liveRunning && s.live === 'save-and-stop') {
+  const saveFirst = liveRunning && s.live === 'save-and-stop';
+  // Running from the click on: a second click does nothing, and the save shows at once.
+  useExplore.setState({ error: null, notice: null, liveNotice: null, running: true, savingLive: saveFirst });
+  if (saveFirst) {
+    const startedAt = lab.snapshot!.startedAt;
     // The live topology's trace is saved before it stops: nothing is lost.
     const saved = await send({ type: 'saveTrace', format: 'ndjson' });
     if (!saved.ok) {
-      useExplore.setState({ error: `could not save the live session first: ${saved.message}` });
+      useExplore.setState({
+        running: false,
+        savingLive: false,
+        error: `could not save the live session first: ${saved.message}`,
+      });
       return;
     }
     await send({ type: 'stop' });
-    useExplore.setState({ notice: `Live session saved as ${saved.trace?.name} and stopped.` });
+    useExplore.setState({
+      liveNotice: { text: `Live session saved as ${saved.trace?.name} and stopped.`, startedAt },
+    });
   }
   useExplore.setState({
-    running: true,
+    savingLive: false,
     result: null,
     partial: [],
     savedAs: null,

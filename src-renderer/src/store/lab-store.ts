@@ -15,6 +15,7 @@ import { RecordRing } from './record-ring';
 import type { UnitRecord } from '@shared/lab/records';
 import type { ConnectionState } from '../bridge/ws-bridge';
 import { useUi } from './ui-store';
+import { sourceKey } from '../lib/source';
 
 export interface LabStore extends LabData {
   connection: ConnectionState;
@@ -70,7 +71,10 @@ export function flushBatches(now = performance.now()): void {
     );
   }
   for (const l of recordsListeners) l(newRecords, reset);
-  useLab.setState(data);
+  // An error from a command sent to another source (a trace's OFFLINE, a killed session's) is not about this one.
+  const before = useLab.getState();
+  const sourceChanged = sourceKey(before.view, before.snapshot) !== sourceKey(data.view, data.snapshot);
+  useLab.setState(sourceChanged ? { ...data, lastError: null } : data);
 }
 
 function scheduleFlush(): void {

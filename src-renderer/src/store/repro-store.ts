@@ -6,7 +6,7 @@ import { create } from 'zustand';
 import type { SavedTrace } from '@shared/lab/contract';
 import type { ReproRecordingState, ReproRunView, RunPicture } from '@shared/repro/picture';
 import { recordRing, send, useLab } from './lab-store';
-import { useUi } from './ui-store';
+import { revealRecord } from './reveal-record';
 import { useScenarios } from './scenario-store';
 import { openTrace, useTraces } from './trace-store';
 
@@ -113,14 +113,8 @@ export async function inspectRun(p: RunPicture): Promise<void> {
   }
   await wait(() => !!recordRing.findBySeq(seq));
   useScenarios.setState({ open: false });
-  const ui = useUi.getState();
   const mark = p.decisive.mark;
-  ui.set({
-    selectedSeq: seq,
-    selectedField: null,
-    filterText: '',
-    revealSeq: ui.revealSeq + 1,
-    markedBytes: mark && mark.length > 0 ? { seq, ...mark } : null,
-  });
+  // The person's filter is set aside only if it hides the decisive unit, and comes back on Back to live.
+  revealRecord(seq, { markedBytes: mark && mark.length > 0 ? { seq, ...mark } : null });
   useRepro.setState({ busy: null });
 }

@@ -53,6 +53,8 @@ export interface UiState {
   revealSeq: number;
   displayPaused: boolean;
   filterText: string;
+  /** A filter set aside to show a record it hid (store/reveal-record.ts); null: none. */
+  suspendedFilter: string | null;
   followRank: number | null;
   helpOpen: boolean;
   /** Bytes of one record marked by a reproduction's Inspect (e.g. the bytes a reader dropped). */
@@ -84,6 +86,7 @@ export const useUi = create<UiState>()(
       revealSeq: 0,
       displayPaused: false,
       filterText: '',
+      suspendedFilter: null,
       followRank: null,
       helpOpen: false,
       markedBytes: null,

@@ -179,9 +179,10 @@ export function ExploreView() {
           )}
           <div className="explore-actions">
             <button type="submit" className="primary" disabled={s.running}>
-              {s.running ? 'Running…' : 'Run sweep'}
+              {s.savingLive ? 'Saving…' : s.running ? 'Running…' : 'Run sweep'}
             </button>
-            <button type="button" onClick={() => void cancelSweep()} disabled={!s.running}>
+            {/* Cancel stops a sweep; while the live session is still being saved there is none yet. */}
+            <button type="button" onClick={() => void cancelSweep()} disabled={!s.running || s.savingLive}>
               Cancel
             </button>
             <button type="button" onClick={() => void saveSweep('json')} disabled={s.running || !s.result}>
@@ -220,6 +221,12 @@ export function ExploreView() {
             {s.error}
           </p>
         )}
+        {s.savingLive && (
+          <p className="muted" role="status" aria-label="Saving the live session">
+            Saving the live session before the sweep stops it…
+          </p>
+        )}
+        {s.liveNotice && <p className="muted small">{s.liveNotice.text}</p>}
         {s.notice && <p className="muted small">{s.notice}</p>}
         {s.savedAs && !s.running && <p className="muted small">Sweep saved as {s.savedAs}</p>}
         {shown && (

@@ -10,6 +10,7 @@ import { CommitNumberInput } from './CommitNumberInput';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { READOUT_MS, useSampled } from '../lib/use-sampled';
+import { liveActionBlocker } from '../lib/source';
 
 type FaultKind = 'latency' | 'bandwidth' | 'slicer' | 'stall' | 'corruptNext' | 'reset' | 'blackhole';
 
@@ -91,7 +92,8 @@ export function FaultControls() {
   // The link views carry each link's faults; their counters change ten times a second, which
   // this panel does not show (a fault set or cleared is listed within half a second).
   const links = useSampled(useLab, (s) => s.links, READOUT_MS);
-  const running = useLab((s) => s.snapshot?.running ?? false);
+  // A trace point or the taps may show running ranks: faults act only on the lab's live topology.
+  const running = useLab((s) => (s.snapshot?.running ?? false) && liveActionBlocker(s.view) === null);
   const selectedRank = useUi((s) => s.selectedRank);
   const selectedHost = useUi((s) => s.selectedHost);
   const [link, setLink] = useState('');

@@ -3,9 +3,10 @@
 // finding with a record jumps to it.
 import { useState } from 'react';
 import { useLab, recordRing } from '../store/lab-store';
-import { useUi } from '../store/ui-store';
 import { formatTime } from '../lib/format';
 import { FindingMeaning } from './FindingMeaning';
+import { revealRecord } from '../store/reveal-record';
+import { isResolvedStall, lastCompletedRound } from '../lib/stalls';
 
 /**
  * A finding that names ranks but no record (a dead declaration, a stalled
@@ -22,17 +23,9 @@ export function nearestRecordOf(ranks: readonly number[], t: number): number | n
   return fallback;
 }
 
+/** A record hidden by the filter or by following one rank must still show up (the filter is set aside, not lost). */
 export function jumpToRecord(seq: number): void {
-  const ui = useUi.getState();
-  // A record hidden by the filter or by following one rank must still show up.
-  ui.set({
-    selectedSeq: seq,
-    selectedField: null,
-    filterText: '',
-    followRank: null,
-    displayPaused: false,
-    revealSeq: ui.revealSeq + 1,
-  });
+  revealRecord(seq);
 }
 
 export function FindingsView() {
@@ -40,6 +33,7 @@ export function FindingsView() {
   const logs = useLab((s) => s.logs);
   const [tab, setTab] = useState<'findings' | 'log'>('findings');
   const shown = findings.slice(-200).reverse();
+  const completed = useLab((s) => lastCompletedRound(s.rounds, s.snapshot));
   return (
     <section aria-label="Findings" className="panel findings">
       <header className="panel-head">
@@ -70,42 +64,55 @@ export function FindingsView() {
       ) : (
         <ul className="panel-body findings-list">
           {shown.length === 0 && <li className="muted">Nothing found yet.</li>}
-          {shown.map((f) => (
-            <li key={f.id} className={`finding ${f.severity}`}>
-              <span className="mono muted">{formatTime(f.t)}</span>
-              <span className={`tag ${f.severity}`}>{f.kind}</span>
-              <span className="finding-msg">
-                {f.message}
-                {f.ranks && f.ranks.length > 0 && (
-                  <span className="muted"> · ranks {f.ranks.join(', ')}</span>
+          {shown.map((f) => {
+            // A stall whose round completed stays as history, not as a current problem.
+            const resolved = isResolvedStall(f, completed);
+            return (
+              <li
+                key={f.id}
+                className={`finding ${resolved ? 'resolved' : f.severity}`}
+                data-resolved={resolved ? 'true' : undefined}
+              >
+                <span className="mono muted">{formatTime(f.t)}</span>
+                <span className={`tag ${resolved ? '' : f.severity}`}>{f.kind}</span>
+                {resolved && (
+                  <span className="tag" title="the round completed after this finding">
+                    resolved
+                  </span>
                 )}
-                <FindingMeaning kind={f.kind} />
-              </span>
-              {f.recordSeq !== undefined ? (
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => jumpToRecord(f.recordSeq!)}
-                  aria-label={`Jump to record ${f.recordSeq}`}
-                >
-                  #{f.recordSeq}
-                </button>
-              ) : f.ranks && f.ranks.length > 0 ? (
-                <button
-                  type="button"
-                  className="link"
-                  title="the last record of these ranks at the time of the finding"
-                  aria-label={`Jump to a record of rank ${f.ranks.join(', ')}`}
-                  onClick={() => {
-                    const seq = nearestRecordOf(f.ranks!, f.t);
-                    if (seq !== null) jumpToRecord(seq);
-                  }}
-                >
-                  records
-                </button>
-              ) : null}
-            </li>
-          ))}
+                <span className="finding-msg">
+                  {f.message}
+                  {f.ranks && f.ranks.length > 0 && (
+                    <span className="muted"> · ranks {f.ranks.join(', ')}</span>
+                  )}
+                  <FindingMeaning kind={f.kind} />
+                </span>
+                {f.recordSeq !== undefined ? (
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => jumpToRecord(f.recordSeq!)}
+                    aria-label={`Jump to record ${f.recordSeq}`}
+                  >
+                    #{f.recordSeq}
+                  </button>
+                ) : f.ranks && f.ranks.length > 0 ? (
+                  <button
+                    type="button"
+                    className="link"
+                    title="the last record of these ranks at the time of the finding"
+                    aria-label={`Jump to a record of rank ${f.ranks.join(', ')}`}
+                    onClick={() => {
+                      const seq = nearestRecordOf(f.ranks!, f.t);
+                      if (seq !== null) jumpToRecord(seq);
+                    }}
+                  >
+                    records
+                  </button>
+                ) : null}
+              </li>
+            );
+          })}
         </ul>
       )}
     </section>

@@ -41,6 +41,9 @@ import {
 } from '../lib/row-window';
 import { FilterCompletions } from './FilterCompletions';
 import { ColumnChooser, columnChoiceProps } from './ColumnChooser';
+import { sourceKey } from '../lib/source';
+import { typeFilter } from '../store/reveal-record';
+import { SuspendedFilterNote } from './SuspendedFilterNote';
 
 export const ROW_HEIGHT = 22;
 /** Rows drawn beyond the viewport while the person reads (scrolling shows rows already drawn). */
@@ -90,6 +93,12 @@ export function RecordsView() {
     followRef.current = on;
     setFollowingState(on);
   };
+  // A new source (a new Start, a trace opened, Back to live) starts at its newest rows: where the
+  // person had parked in the old one means nothing in it. The filter is a view setting and stays.
+  const source = useLab((s) => sourceKey(s.view, s.snapshot));
+  useEffect(() => {
+    if (!followRef.current) setFollowing(true);
+  }, [source]);
   // The scroll position the list wants (set by the list itself, or read from the user's scroll).
   const topRef = useRef(0);
   // View rows trimmed from the front that the scroll position has already taken into account.
@@ -263,12 +272,13 @@ export function RecordsView() {
             aria-invalid={compiled.error ? true : undefined}
             aria-describedby="filter-error"
             className={compiled.error ? 'invalid' : filterText ? 'valid' : ''}
-            onChange={(e) => useUi.getState().set({ filterText: e.target.value })}
+            onChange={(e) => typeFilter(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
             }}
           />
           <FilterCompletions text={filterText} />
+          <SuspendedFilterNote />
           <div id="filter-error" className="filter-error" role="status">
             {compiled.error ? `${compiled.error.message} (at ${compiled.error.at + 1})` : ''}
           </div>

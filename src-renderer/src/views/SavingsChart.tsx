@@ -5,6 +5,7 @@ import uPlot from 'uplot';
 import type { RoundMark, SavingsPoint } from '../store/apply-batch';
 import { bandsOf } from '../lib/chart-bands';
 import { formatBytes } from '../lib/format';
+import { byteTicks, byteTop, chartHeight } from '../lib/byte-axis';
 
 const HOST_COLOURS = ['#4ea1ff', '#f5a524', '#3ecf8e', '#e5484d', '#b67df2', '#2ec4c4', '#f27db8', '#9aa0a6'];
 
@@ -13,7 +14,8 @@ const AXIS_COLOURS = {
   light: { axis: '#667085', grid: '#e4e8ee' },
 };
 const ROUND_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000];
-const BYTE_STEPS = Array.from({ length: 45 }, (_, k) => 2 ** k);
+/** The round axis and padding below and above the plot area, inside uPlot's height. */
+const X_AXIS_PX = 50;
 
 function toData(points: readonly SavingsPoint[], hosts: number): uPlot.AlignedData {
   const x = points.map((p) => p.round);
@@ -69,10 +71,14 @@ export function SavingsChart({
     // Canvas colours cannot follow CSS variables, and the page's theme
     // attribute may not be updated yet when this runs: take them from the prop.
     const { axis: axisStroke, grid } = AXIS_COLOURS[theme === 'light' ? 'light' : 'dark'];
+    // The legend sits inside the box and wraps with its width: the plot gets what it leaves.
+    const legendPx = () => div.querySelector<HTMLElement>('.u-legend')?.offsetHeight ?? 0;
+    let height = chartHeight(div.clientHeight, 40);
+    const plotPx = () => height - X_AXIS_PX;
     const u = new uPlot(
       {
         width: Math.max(200, div.clientWidth),
-        height: Math.max(80, div.clientHeight - 30),
+        height,
         series,
         legend: { show: true, live: false },
         cursor: { drag: { x: false, y: false } },
@@ -99,7 +105,7 @@ export function SavingsChart({
             },
           ],
         },
-        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, Math.max(1, max * 1.1)] } },
+        scales: { x: { time: false }, y: { range: (_u, _min, max) => [0, byteTop(max, plotPx())] } },
         axes: [
           // Rounds are whole numbers; bytes step in powers of two so ticks read as 4 MiB, 8 MiB, 16 MiB.
           {
@@ -114,7 +120,7 @@ export function SavingsChart({
             grid: { stroke: grid },
             ticks: { stroke: grid },
             size: 84,
-            incrs: BYTE_STEPS,
+            splits: (_u, _i, _min, max) => byteTicks(max, plotPx()).filter((t) => t <= max),
             values: (_u, ticks) => ticks.map((t) => formatBytes(t)),
           },
         ],
@@ -123,9 +129,13 @@ export function SavingsChart({
       div,
     );
     plot.current = u;
-    const ro = new ResizeObserver(() =>
-      u.setSize({ width: Math.max(200, div.clientWidth), height: Math.max(80, div.clientHeight - 30) }),
-    );
+    const fit = () => {
+      height = chartHeight(div.clientHeight, legendPx());
+      u.setSize({ width: Math.max(200, div.clientWidth), height });
+    };
+    fit();
+    // The box's size comes from the pane (CSS flex), not from the plot: resizing it cannot loop.
+    const ro = new ResizeObserver(fit);
     ro.observe(div);
     return () => {
       ro.disconnect();

@@ -14,6 +14,8 @@ import { GlossaryButton } from './GlossaryDrawer';
 import { TourButton } from './TourPanel';
 import { TapButtons } from './TapCaptureDialog';
 import { RecordButton } from './ReproFilesPanel';
+import type { Finding } from '@shared/lab/records';
+import { currentStall, lastCompletedRound } from '../lib/stalls';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
@@ -61,20 +63,32 @@ function OverflowMenu({ children }: { children: React.ReactNode }) {
  * point the topology had as many live ranks as it had then, so it reads
  * "trace: 8 of 8 ranks live", never "stopped" while ranks were running.
  */
-export function runState(s: SessionSnapshot, viewingTrace: boolean): string {
+export function runState(s: SessionSnapshot, viewingTrace: boolean, stall: Finding | null = null): string {
   if (viewingTrace) return 'trace';
   if (!s.running) return 'stopped';
-  return s.roundsPaused ? 'paused' : 'running';
+  if (s.roundsPaused) return 'paused';
+  // "running" while a round has been stuck past its threshold would be untrue.
+  return stall ? 'stalled' : 'running';
 }
 
-export function runStateText(s: SessionSnapshot, viewingTrace: boolean): string {
+export function runStateText(
+  s: SessionSnapshot,
+  viewingTrace: boolean,
+  stall: Finding | null = null,
+): string {
   if (viewingTrace) {
     const live = s.ranks.filter((r) => r.state === 'alive' || r.state === 'paused').length;
     if (live === 0) return 'trace: no rank live at this point';
     const rounds = s.roundsPaused ? ', rounds paused' : '';
     return `trace: ${live} of ${s.ranks.length} ranks live${rounds}`;
   }
-  const st = runState(s, false);
+  const st = runState(s, false, stall);
+  if (st === 'stalled') {
+    const ranks = stall!.ranks?.length
+      ? `, waiting for rank${stall!.ranks.length > 1 ? 's' : ''} ${stall!.ranks.join(', ')}`
+      : '';
+    return `stalled: round ${s.round}${ranks}`;
+  }
   return st === 'paused' ? 'rounds paused' : st;
 }
 
@@ -88,6 +102,7 @@ export function Toolbar() {
   const paused = snapshot?.roundsPaused ?? false;
   const interval = snapshot?.config.roundIntervalMs ?? 250;
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
+  const stall = useLab((s) => currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot)));
 
   const panes = useUi((s) => s.panes);
   // Taps and captures (a different source), panes, theme and help are always in the "More" menu; traces, reproductions and teaching are
@@ -148,11 +163,16 @@ export function Toolbar() {
   return (
     <header className="toolbar" role="toolbar" aria-label="Run controls">
       <span className="brand">Relay Lab</span>
+      {/* While a session runs, Start is not the obvious next step: it replaces the session (after asking). */}
       <button
         type="button"
-        className="primary"
+        className={running ? undefined : 'primary'}
         onClick={() => void startFromForm()}
-        title="Start a topology from the form (Ctrl+Enter)"
+        title={
+          running
+            ? 'Start a new topology from the form, replacing the running session (asks first; Ctrl+Enter)'
+            : 'Start a topology from the form (Ctrl+Enter)'
+        }
         disabled={viewingTrace}
       >
         Start
@@ -196,8 +216,11 @@ export function Toolbar() {
         <span className={`dot ${connection}`} title={`connection ${connection}`} />
         {snapshot ? (
           <>
-            <span data-run-state={runState(snapshot, viewingTrace)}>
-              {runStateText(snapshot, viewingTrace)}
+            <span
+              data-run-state={runState(snapshot, viewingTrace, stall)}
+              title={stall ? `${runStateText(snapshot, viewingTrace, stall)}: ${stall.message}` : undefined}
+            >
+              {runStateText(snapshot, viewingTrace, stall)}
             </span>
             <span className="mono" aria-label="Rounds completed">
               {formatInt(snapshot.roundsCompleted)} rounds done

@@ -11,6 +11,7 @@ import type { LinkRate } from '../store/apply-batch';
 import { INDEX_TABLE_HELP, NewTopologyForm } from './NewTopologyForm';
 import { DEFAULT_CONTROL_INDEX_TABLE } from '@shared/wire/control-msg-tables';
 import { FaultControls } from './FaultControls';
+import { liveActionBlocker } from '../lib/source';
 
 /** The three states people act on; an exited rank is shown as dead. */
 export function rankDataState(state: RankView['state']): string {
@@ -232,6 +233,8 @@ function SelectionActions() {
   const host = selectedHost !== null ? snapshot?.hosts.find((h) => h.host === selectedHost) : undefined;
   const rankGone = !rank || rank.state === 'dead' || rank.state === 'exited';
   const pause = pauseAction(rank);
+  // In a trace or the taps' view the lab's topology is not the one shown: nothing here applies.
+  const blocked = useLab((s) => liveActionBlocker(s.view));
   return (
     <div className="selection" aria-label="Selection">
       <div className="selection-what">
@@ -252,20 +255,21 @@ function SelectionActions() {
         <button
           type="button"
           className="danger"
-          disabled={rankGone}
+          disabled={rankGone || blocked !== null}
           onClick={() => rank && void send({ type: 'killRank', rank: rank.rank })}
-          title="SIGKILL the rank process (K)"
+          title={blocked ?? 'SIGKILL the rank process (K)'}
         >
           Kill rank
         </button>
         <button
           type="button"
-          disabled={!pause.enabled}
+          disabled={!pause.enabled || blocked !== null}
           onClick={() => rank && void send({ type: pause.type, rank: rank.rank })}
           title={
-            rank?.stopped && rank.state === 'dead'
+            blocked ??
+            (rank?.stopped && rank.state === 'dead'
               ? 'SIGCONT: the process runs again; flodl does not readmit a rank it declared dead (P)'
-              : 'SIGSTOP / SIGCONT the rank process (P)'
+              : 'SIGSTOP / SIGCONT the rank process (P)')
           }
         >
           {pause.type === 'resumeRank' ? 'Resume rank' : 'Pause rank'}
@@ -273,8 +277,9 @@ function SelectionActions() {
         <button
           type="button"
           className="danger"
-          disabled={!host || host.state === 'dead'}
+          disabled={!host || host.state === 'dead' || blocked !== null}
           onClick={() => host && void send({ type: 'killHost', host: host.host })}
+          title={blocked ?? 'Kill the host: its relay and every rank on it (H)'}
         >
           Kill host
         </button>

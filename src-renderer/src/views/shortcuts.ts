@@ -5,6 +5,7 @@ import { startFromForm } from '../store/start-topology';
 import { useLab, send, clearRecords } from '../store/lab-store';
 import { pauseAction } from './TopologyView';
 import { isViewingTrace, stepTrace } from '../store/trace-store';
+import { liveActionBlocker } from '../lib/source';
 
 export interface Shortcut {
   keys: string;
@@ -56,6 +57,8 @@ export function useShortcuts(): void {
         return;
       }
       const snap = useLab.getState().snapshot;
+      // Keys that act on the lab's topology do nothing where it is not shown (a trace, the taps), like their buttons.
+      const live = liveActionBlocker(useLab.getState().view) === null;
       const rank = ui.selectedRank !== null ? snap?.ranks.find((r) => r.rank === ui.selectedRank) : undefined;
       switch (e.key) {
         case '?':
@@ -74,19 +77,20 @@ export function useShortcuts(): void {
           clearRecords();
           break;
         case 'k':
-          if (rank) void send({ type: 'killRank', rank: rank.rank });
+          if (rank && live) void send({ type: 'killRank', rank: rank.rank });
           break;
         case 'p':
-          if (rank && pauseAction(rank).enabled) void send({ type: pauseAction(rank).type, rank: rank.rank });
+          if (rank && live && pauseAction(rank).enabled)
+            void send({ type: pauseAction(rank).type, rank: rank.rank });
           break;
         case 'h':
-          if (ui.selectedHost !== null) void send({ type: 'killHost', host: ui.selectedHost });
+          if (ui.selectedHost !== null && live) void send({ type: 'killHost', host: ui.selectedHost });
           break;
         case 'r':
-          if (snap) void send({ type: snap.roundsPaused ? 'resumeRounds' : 'pauseRounds' });
+          if (snap && live) void send({ type: snap.roundsPaused ? 'resumeRounds' : 'pauseRounds' });
           break;
         case '.':
-          void send({ type: 'stepRound' });
+          if (live) void send({ type: 'stepRound' });
           break;
         case 't':
           ui.set({ theme: ui.theme === 'dark' ? 'light' : 'dark' });

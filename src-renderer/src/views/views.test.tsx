@@ -79,6 +79,23 @@ describe('views', () => {
     expect(html).toMatch(/<button[^>]*>Kill host<\/button>/);
   });
 
+  it('in a trace or the taps, kill, pause and faults are disabled and say why', () => {
+    const snap = snapshot({ running: true });
+    const trace = { kind: 'trace' as const, name: 'a.ndjson', duration: 9, t: 4, complete: true, marks: [] };
+    for (const view of [trace, { kind: 'tap' as const, taps: 1 }]) {
+      setLab({ snapshot: snap, view });
+      setUi({ selectedRank: 1, selectedHost: 0 });
+      const html = renderToStaticMarkup(<TopologyView />);
+      for (const b of ['Kill rank', 'Pause rank', 'Kill host', 'Apply fault'])
+        expect(html, `${view.kind}: ${b}`).toMatch(new RegExp(`<button[^>]*disabled=""[^>]*>${b}</button>`));
+      expect(html).toMatch(
+        /<button[^>]*title="(A saved trace is a recording|Taps watch)[^"]*"[^>]*>Kill rank</,
+      );
+    }
+    setLab({ view: { kind: 'live' } });
+    expect(renderToStaticMarkup(<TopologyView />)).not.toMatch(/<button[^>]*disabled=""[^>]*>Kill rank</);
+  });
+
   it('direct mode draws no relay boxes; a new session has no link faults listed', () => {
     const snap = snapshot();
     snap.config = { ...snap.config, mode: 'direct' };

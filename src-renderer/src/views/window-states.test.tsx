@@ -11,6 +11,8 @@ import { useLab } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
 import { snapshot } from '../test-fixtures';
+import { StartChoiceDialog } from './StartChoiceDialog';
+import { useStartChoice } from '../store/start-topology';
 
 const labInitial = { ...useLab.getInitialState() };
 const uiInitial = { ...useUi.getInitialState() };
@@ -47,6 +49,50 @@ describe('window states', () => {
     const gone = snapshot({ running: false });
     gone.ranks = gone.ranks.map((r) => ({ ...r, state: 'dead' as const }));
     expect(runStateText(gone, true)).toBe('trace: no rank live at this point');
+  });
+
+  it('Start is the primary action only when nothing runs; a pending Start asks Save / Replace / Cancel', () => {
+    const startButton = (html: string) => /<button[^>]*>Start<\/button>/.exec(html)?.[0] ?? '';
+    setLab({ snapshot: snapshot({ running: false }), connection: 'open' });
+    expect(startButton(renderToStaticMarkup(<Toolbar />))).toContain('class="primary"');
+    setLab({ snapshot: snapshot({ running: true }) });
+    const running = startButton(renderToStaticMarkup(<Toolbar />));
+    expect(running).not.toContain('primary');
+    expect(running).toContain('replacing the running session (asks first');
+    expect(renderToStaticMarkup(<StartChoiceDialog />)).toBe('');
+    const initial = { ...useStartChoice.getInitialState() };
+    Object.assign(useStartChoice.getInitialState(), { pending: { ranksPerHost: [2, 2], mode: 'fold' } });
+    const html = renderToStaticMarkup(<StartChoiceDialog />);
+    Object.assign(useStartChoice.getInitialState(), initial);
+    expect(html).toContain('role="alertdialog"');
+    expect(html).toContain('8 ranks');
+    for (const b of ['Save trace first, then start', 'Replace without saving', 'Cancel'])
+      expect(html).toContain(`>${b}</button>`);
+  });
+
+  it('a stalled round shows in the status, and its finding reads resolved once the round completes', async () => {
+    const { FindingsView } = await import('./FindingsView');
+    const f = {
+      id: 1,
+      t: 10,
+      severity: 'warn' as const,
+      kind: 'stalled' as const,
+      message: 'round 9 barrier has waited 900 ms for rank(s) [3]',
+      ranks: [3],
+      round: 9,
+    };
+    setLab({ snapshot: snapshot({ running: true, round: 9 }), findings: [f], connection: 'open' });
+    let bar = renderToStaticMarkup(<Toolbar />);
+    expect(bar).toContain('data-run-state="stalled"');
+    expect(bar).toContain('stalled: round 9, waiting for rank 3');
+    expect(renderToStaticMarkup(<FindingsView />)).not.toContain('data-resolved');
+    setLab({ snapshot: snapshot({ running: true, round: 10 }) });
+    bar = renderToStaticMarkup(<Toolbar />);
+    expect(bar).toContain('data-run-state="running"');
+    const list = renderToStaticMarkup(<FindingsView />);
+    expect(list).toContain('data-resolved="true"');
+    expect(list).toContain('>resolved</span>');
+    expect(list).toContain('round 9 barrier has waited');
   });
 
   it('shows a refused value beside its field, as typed, tied to it for assistive technology', () => {

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { byteTicks, byteTop, chartHeight, MIN_CHART_PX } from './byte-axis';
+
+const MiB = 1024 * 1024;
+
+describe('savings chart byte axis', () => {
+  it('labels a fold/direct pair with several byte ticks, not one "0 B"', () => {
+    // 4 MiB folded against 16 MiB direct, the smallest plot the chart allows.
+    const plot = MIN_CHART_PX - 50;
+    const top = byteTop(16 * MiB, plot);
+    expect(top).toBeGreaterThanOrEqual(16 * MiB);
+    const ticks = byteTicks(top, plot).filter((t) => t <= top);
+    expect(ticks.length).toBeGreaterThanOrEqual(3);
+    expect(ticks[0]).toBe(0);
+    expect(ticks.at(-1)).toBe(top);
+    expect(ticks).toContain(4 * MiB);
+    // A power-of-two step: each tick reads as a whole size.
+    const step = ticks[1];
+    expect(Math.log2(step) % 1).toBe(0);
+    ticks.forEach((t, i) => expect(t).toBe(i * step));
+  });
+
+  it('has at least three ticks even on a cramped plot, more on a tall one', () => {
+    expect(byteTicks(16 * MiB, 10).length).toBeGreaterThanOrEqual(3);
+    expect(byteTicks(16 * MiB, 400).length).toBeGreaterThan(byteTicks(16 * MiB, 140).length);
+    expect(byteTicks(0, 140)).toEqual([0, 1]);
+  });
+
+  it('keeps a readable height whatever the legend takes, and grows with its box', () => {
+    expect(chartHeight(110, 60)).toBe(MIN_CHART_PX);
+    expect(chartHeight(600, 40)).toBe(556);
+  });
+});

@@ -1,0 +1,33 @@
+// The savings chart's byte axis and size, as numbers: ticks a power-of-two
+// apart (4 MiB, 8 MiB, 16 MiB read as the sizes they are), as many as fit,
+// never fewer than three, and a plot that keeps a readable height whatever
+// the pane and the legend leave it.
+
+/** uPlot's height (plot area plus the round axis, about 50 px) never goes below this. */
+export const MIN_CHART_PX = 210;
+/** Ticks on the byte axis stay at least this far apart (one line of 11 px text and air). */
+export const MIN_TICK_GAP_PX = 26;
+
+/** Ticks from 0 covering `max`: the smallest power-of-two step that keeps them MIN_TICK_GAP_PX apart. */
+export function byteTicks(max: number, plotPx: number): number[] {
+  const top = Math.max(1, max);
+  // At least two intervals (0, half, top): one "0 B" tick says nothing about the scale.
+  const intervals = Math.max(2, Math.floor(plotPx / MIN_TICK_GAP_PX));
+  let step = 1;
+  while (top / step > intervals) step *= 2;
+  const ticks: number[] = [];
+  for (let v = 0; v < top; v += step) ticks.push(v);
+  ticks.push(ticks[ticks.length - 1] + step);
+  return ticks;
+}
+
+/** The byte scale's top: the last tick above the data, so the top of the axis is labelled. */
+export function byteTop(max: number, plotPx: number): number {
+  const ticks = byteTicks(max * 1.05, plotPx);
+  return ticks[ticks.length - 1];
+}
+
+/** uPlot's height in a box of `boxPx` whose legend takes `legendPx`: the box's share, never unreadable. */
+export function chartHeight(boxPx: number, legendPx: number): number {
+  return Math.max(MIN_CHART_PX, Math.floor(boxPx - legendPx - 4));
+}
