@@ -30,6 +30,9 @@ export function formula(row: HostSavings, mode: UplinkMode | undefined): string 
   );
 }
 
+/** "1 round", "2 rounds"; the count is left out at 1 ("the last round"). */
+const plural = (n: number, word: string) => (n === 1 ? word : `${n} ${word}s`);
+
 /** One figure when every host shows the same, else one per host. */
 function perHost(values: number[], format: (v: number) => string): string {
   const shown = values.map(format);
@@ -65,7 +68,7 @@ export function SavingsView() {
         <h2>Byte savings</h2>
         <span className="muted small">
           {savings.length
-            ? `mean of the last ${Math.min(20, savings.length)} rounds`
+            ? `mean of the last ${plural(Math.min(20, savings.length), 'round')}`
             : 'no round measured yet'}
         </span>
         <button
