@@ -8,7 +8,7 @@ import { useThrottled } from '../lib/use-throttled';
 import { useUi } from '../store/ui-store';
 import { recentSavings, type HostSavings } from '../store/apply-batch';
 import type { UplinkMode } from '@shared/lab/topology';
-import { formatBytes, formatRatio } from '../lib/format';
+import { formatBytes, formatRatio, plural } from '../lib/format';
 import { SavingsChart } from './SavingsChart';
 
 /** What the table means in each mode, in one sentence. */
@@ -29,9 +29,6 @@ export function formula(row: HostSavings, mode: UplinkMode | undefined): string 
     `${Number.isFinite(ratio) ? formatRatio(ratio) : '–'} (mean of ${row.rounds} round${row.rounds === 1 ? '' : 's'})`
   );
 }
-
-/** "1 round", "2 rounds"; the count is left out at 1 ("the last round"). */
-const plural = (n: number, word: string) => (n === 1 ? word : `${n} ${word}s`);
 
 /** One figure when every host shows the same, else one per host. */
 function perHost(values: number[], format: (v: number) => string): string {
@@ -68,7 +65,7 @@ export function SavingsView() {
         <h2>Byte savings</h2>
         <span className="muted small">
           {savings.length
-            ? `mean of the last ${plural(Math.min(20, savings.length), 'round')}`
+            ? `mean of the last ${savings.length === 1 ? 'round' : plural(Math.min(20, savings.length), 'round')}`
             : 'no round measured yet'}
         </span>
         <button
