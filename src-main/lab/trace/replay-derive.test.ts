@@ -8,7 +8,7 @@ import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
 import type { LabEvent } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import type { RoundReport } from '@shared/lab/records';
-import type { TraceEvent, TraceLink } from './format';
+import type { RecordEvent, TraceEvent, TraceLink } from './format';
 import { makeTraceHeader } from './ndjson';
 import { TraceReplay } from './replay';
 
@@ -95,6 +95,15 @@ describe('a reproduction trace replayed offline', () => {
     // Rank 0's exit was forwarded as DeclareDead: still a clean exit.
     expect(end.ranks.map((r) => r.state)).toEqual(['exited', 'exited', 'exited']);
     expect(end.hosts.map((h) => h.state)).toEqual(['up', 'up']);
+  });
+
+  it("a unit on a rank's own leg that names no rank (its channel magic) is the rank's too", () => {
+    const magic = unit(1, 'h0.r1.data', 'DATA magic', 1) as RecordEvent;
+    const replay = reproTrace((events) => [
+      { ...magic, record: { ...magic.record, rank: undefined } },
+      ...events,
+    ]);
+    expect(replay.snapshotAt(2).ranks.map((r) => r.state)).toEqual(['starting', 'alive', 'starting']);
   });
 
   it('a DeclareDead with no RankExit before it is a death', () => {

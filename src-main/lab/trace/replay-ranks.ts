@@ -41,7 +41,8 @@ export class TraceRankStates {
   }
 
   unit(r: UnitRecord): void {
-    const rank = r.rank;
+    // A rank's own legs (h0.r1.data) are its units even where the record names no rank (a magic).
+    const rank = r.rank ?? rankOfLink(r.link);
     if (rank === undefined || rank < 0 || rank >= this.states.length) return;
     const now = this.states[rank];
     if (r.kind === 'RankExit') {
@@ -52,4 +53,9 @@ export class TraceRankStates {
       if (now !== 'exited') this.states[rank] = 'dead';
     } else if (now === 'starting') this.states[rank] = 'alive';
   }
+}
+
+function rankOfLink(link: string): number | undefined {
+  const m = /^h\d+\.r(\d+)\./.exec(link);
+  return m ? Number(m[1]) : undefined;
 }

@@ -89,7 +89,7 @@ export function RunPictureView({ picture: p, label }: { picture: RunPicture; lab
         </figcaption>
       )}
       {/* The run's one duration in the dialog: its trace's span, the time the timeline draws. */}
-      <p className="muted small" aria-label={`${label} run duration`}>
+      <p className="muted small" aria-label={`${label} duration`}>
         {plural(p.records, 'unit')} on {plural(p.lanes.length, 'link')} ·{' '}
         <span title="from the start of the run's trace to its last event: the span the timeline draws">
           traced for {formatDuration(p.durationMs)}
