@@ -26,6 +26,15 @@ import {
 
 const exe = browserOrSkip('reproductions e2e');
 const WAIT = { timeout: 120_000 };
+/** The built-ins that drive one connection themselves: their traces have no topology. */
+const SOCKET_LEVEL = [
+  'mid-frame-desync',
+  'two-writers',
+  'hostile-length',
+  'slow-uplink',
+  'control-replay',
+  'vanished-peer',
+];
 
 function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
   const child = spawn(process.execPath, [path.join(root, 'bin', 'relay-lab.mjs'), ...args], {
@@ -170,11 +179,17 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
       const verdict = await result.getAttribute('data-verdict');
       verdicts.push(`${name} ${verdict}`);
       expect(verdict, name).not.toBe('error');
-      for (const side of ['historical', 'flodl 0.7'])
+      for (const side of ['historical', 'flodl 0.7']) {
         await expect(
           result.getByRole('figure', { name: `${side} picture` }).count(),
           `${name} ${side}`,
         ).resolves.toBe(1);
+        // One duration per run, labelled, with counts in agreement ("1 link", not "1 links").
+        expect(await result.getByLabel(`${side} duration`).textContent(), `${name} ${side}`).toMatch(
+          /^\d+ units? on 1 link · |^\d+ units? on \d+ links · /,
+        );
+      }
+      expect(await result.textContent(), name).not.toMatch(/historical \d+ ms · flodl 0\.7 \d+ ms/);
       expect(await result.getByRole('table', { name: 'Measures' }).getByRole('row').count()).toBeGreaterThan(
         2,
       );
@@ -218,6 +233,33 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
             console.error(`${name} ${side}: inspector shows: ${await inspector.textContent()}`);
             throw e;
           });
+        // The trace's own state at that unit: no default topology for a socket-level run, and a
+        // topology run's ranks are past "starting" (its units say so, even with no start event).
+        const topology = page.getByRole('region', { name: 'Topology' });
+        if (SOCKET_LEVEL.includes(name)) {
+          await topology.getByLabel('No topology').waitFor(WAIT);
+          expect(await topology.locator('.panel-head').textContent(), `${name} ${side}`).not.toMatch(
+            /elastic/,
+          );
+        } else
+          await expect
+            .poll(() => topology.locator('[data-state="starting"]').count(), WAIT)
+            .toBe(0)
+            .catch((e: unknown) => {
+              console.error(`${name} ${side}: a rank reads "starting" at the decisive unit`);
+              throw e;
+            });
+        if (name === 'idle-nan') {
+          // At the end of the run: every rank exited, and the savings measured the rounds the header counts.
+          await page.getByRole('slider', { name: 'Trace timeline' }).press('End');
+          await expect
+            .poll(() => page.locator('[data-run-state="trace"]').textContent(), WAIT)
+            .toMatch(/every rank has exited/);
+          const savings = page.getByRole('region', { name: 'Byte savings' });
+          await expect
+            .poll(() => savings.locator('.panel-head').textContent(), WAIT)
+            .toMatch(/mean of the last/);
+        }
         inspected.push(`${name} ${side}`);
         if (inspected.length === 1)
           await page.screenshot({ path: path.join(resultsDir, `repro-inspect-${name}.png`) });

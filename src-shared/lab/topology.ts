@@ -89,6 +89,16 @@ export function ranksOfHosts(ranksPerHost: readonly number[]): number[][] {
   return out;
 }
 
+/**
+ * False for a config with no hosts: the trace of one connection a
+ * reproduction drove directly (no cluster), or a capture before any Hello.
+ * Its mode, policy and model size are then the lab's defaults, not facts
+ * about the trace, and must not be shown as its topology.
+ */
+export function hasTopology(config: Pick<TopologyConfig, 'ranksPerHost'>): boolean {
+  return config.ranksPerHost.length > 0;
+}
+
 export function worldSize(ranksPerHost: readonly number[]): number {
   return ranksPerHost.reduce((a, b) => a + b, 0);
 }

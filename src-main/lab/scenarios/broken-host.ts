@@ -7,6 +7,7 @@
 import type { Scenario, ScenarioContext } from './types';
 import { findingLines, runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
+import { nameDecisive } from './decisive';
 
 const ROUNDS = 3;
 const BROKEN_HOST = 1;
@@ -17,12 +18,13 @@ const MODEL_BYTES = 4 * 1024 * 1024;
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
   let scatterError: string | null = null;
   let brokeDuringScatter = false;
-  const { report } = await runScenarioTopology(
+  const { report, records } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [1, 1, 1], modelBytes: MODEL_BYTES, rounds: ROUNDS },
     {
       historical,
       maxMs: 20_000,
+      recordKinds: ['Broadcast'],
       onCluster: (c) => {
         c.controller.on((e) => {
           if (e.type === 'round' && e.round === BREAK_AT_ROUND) {
@@ -47,6 +49,26 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
       },
     },
   );
+  // Fail-fast: the scatter the host died under is the point (flodl 0.7's side is found by the
+  // picture's rules: the DeclareDead of h1's rank, the first warning).
+  if (historical.failFastScatter) {
+    const scatter = (r: { kind: string; round?: number }) =>
+      r.kind === 'Broadcast' && r.round === BREAK_AT_ROUND;
+    const toBroken = records.some((r) => scatter(r) && r.host === BROKEN_HOST);
+    nameDecisive(
+      ctx,
+      records,
+      (r) => scatter(r) && (!toBroken || r.host === BROKEN_HOST),
+      (r) =>
+        `round ${BREAK_AT_ROUND}'s consensus, scattered while h${BROKEN_HOST} died` +
+        (r.host === BROKEN_HOST
+          ? ''
+          : ` (the one to h${BROKEN_HOST} never completed; this is h${r.host}'s)`) +
+        (scatterError
+          ? `: fail-fast, the failed write ended the reduce for every host (${scatterError})`
+          : ': the write error did not end the reduce on this run'),
+    );
+  }
   return {
     brokenHost: `h${BROKEN_HOST}`,
     brokenAtRound: BREAK_AT_ROUND,

@@ -185,6 +185,40 @@ describe('scenarios through the lab contract', () => {
     await host.shutdown();
   });
 
+  it("each topology built-in's decisive unit is the one its narrative is about, never a teardown fallback", async () => {
+    const host = newHost();
+    const picks: Record<string, { label: string; why: string }> = {};
+    for (const name of ['idle-nan', 'nagle', 'stale-relay', 'wedged-rank', 'broken-host']) {
+      const r = await host.command({ type: 'runScenario', name });
+      if (!r.ok) throw new Error(r.message);
+      for (const [side, p] of Object.entries(r.scenario.pictures!)) {
+        expect(p.decisive, `${name} ${side}`).toBeDefined();
+        picks[`${name} ${side}`] = { label: p.decisive!.label, why: p.decisive!.why };
+      }
+    }
+    console.log(
+      Object.entries(picks)
+        .map(([k, v]) => `${k}: ${v.label}: ${v.why}`)
+        .join('\n'),
+    );
+    // "The last unit of the run" landed idle-nan on "#112 RankExit rank=1": nothing to do with the NaN.
+    for (const [k, v] of Object.entries(picks)) {
+      expect(v.why, k).not.toMatch(/the last unit of the run/);
+      expect(v.label, k).not.toMatch(/RankExit/);
+    }
+    // idle-nan: the consensus that carries the NaN; flodl 0.7: the idle rank's frame with its tensors elided.
+    expect(picks['idle-nan historical']!.label).toMatch(/Broadcast|consensus/);
+    expect(picks['idle-nan historical']!.why).toMatch(/made its elements NaN/);
+    expect(picks['idle-nan current']!.label).toMatch(/RoundFrame from rank 1/);
+    expect(picks['idle-nan current']!.why).toMatch(/tensors elided/);
+    expect(picks['nagle historical']!.why).toMatch(/slowest measured round/);
+    expect(picks['stale-relay current']!.label).toMatch(/HostFrame/);
+    expect(picks['wedged-rank current']!.label).toMatch(/DeclareDead rank=1 on h0\.uplink\.data down/);
+    expect(picks['broken-host historical']!.label).toMatch(/consensus/);
+    expect(picks['broken-host historical']!.why).toMatch(/scattered while h1 died/);
+    await host.shutdown();
+  });
+
   it('an unknown scenario is a named error, not a crash', async () => {
     const reply = await newHost().command({ type: 'runScenario', name: 'nope' });
     expect(reply).toMatchObject({ ok: false, error: 'NOT_FOUND' });

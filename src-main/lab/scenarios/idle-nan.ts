@@ -6,20 +6,49 @@
 import type { Scenario, ScenarioContext } from './types';
 import { runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
+import { nameDecisive } from './decisive';
 
 const ROUNDS = 2;
+const IDLE = 1;
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
   const { report, records } = await runScenarioTopology(
     ctx,
-    { ranksPerHost: [2, 1], modelBytes: 4096, rounds: ROUNDS, idleRanks: [1] },
-    { historical, maxMs: 15_000, recordKinds: ['RoundFrame'] },
+    { ranksPerHost: [2, 1], modelBytes: 4096, rounds: ROUNDS, idleRanks: [IDLE] },
+    { historical, maxMs: 15_000, recordKinds: ['RoundFrame', 'Broadcast'] },
   );
-  const fromIdle = records.filter((r) => r.rank === 1 && r.dir === 'up');
+  const fromIdle = records.filter((r) => r.kind === 'RoundFrame' && r.rank === IDLE && r.dir === 'up');
+  const otherFrame = records.find((r) => r.kind === 'RoundFrame' && r.rank === 0 && r.dir === 'up');
+  // The decisive unit, by side: the consensus that carries the NaN (the first poisoned round's
+  // Broadcast to the idle rank's host), or the idle rank's frame with its tensors elided.
+  const poisoned = report.findings.find((f) => /holds NaN/.test(f.message));
+  const poisonedRound = poisoned ? Number(/round (\d+)/.exec(poisoned.message)?.[1] ?? 0) : null;
+  if (historical.noElision)
+    nameDecisive(
+      ctx,
+      records,
+      (r) => r.kind === 'Broadcast' && r.host === 0 && r.round === (poisonedRound ?? 0),
+      (r) =>
+        poisonedRound !== null
+          ? `round ${r.round}'s consensus as the controller scattered it to h0: idle rank ${IDLE}'s full tensors ` +
+            `(0 x NaN = NaN) made its elements NaN, and every rank adopted it`
+          : `round ${r.round}'s consensus: it holds no NaN on this run (the incident did not show)`,
+    );
+  else
+    nameDecisive(
+      ctx,
+      fromIdle,
+      () => true,
+      (r) =>
+        otherFrame && r.length < otherFrame.length
+          ? `idle rank ${IDLE}'s RoundFrame, ${r.length} B on the wire against rank 0's ${otherFrame.length} B: mass 0 with ` +
+            `its tensors elided, so its NaN never reaches the fold`
+          : `idle rank ${IDLE}'s RoundFrame, ${r.length} B: not smaller than rank 0's, its tensors were not elided`,
+    );
   return {
-    idleRank: 1,
+    idleRank: IDLE,
     idleRankFrameBytes: fromIdle[0]?.length ?? null,
-    otherRankFrameBytes: records.find((r) => r.rank === 0 && r.dir === 'up')?.length ?? null,
+    otherRankFrameBytes: otherFrame?.length ?? null,
     roundsCompleted: report.roundsCompleted,
     rounds: report.rounds.map((r) => ({
       round: r.round,

@@ -7,6 +7,7 @@
 import type { Scenario, ScenarioContext } from './types';
 import { runScenarioTopology } from './scenario-topology';
 import { median, round1 } from './loopback';
+import { nameDecisive } from './decisive';
 
 const ROUNDS = 8;
 /** The first rounds warm up (connections, JIT) and are left out of the median. */
@@ -15,13 +16,29 @@ const WARMUP = 2;
 const MIN_EXTRA_MS = 15;
 
 async function run(ctx: ScenarioContext, nagle: boolean) {
-  const { report } = await runScenarioTopology(
+  const { report, records } = await runScenarioTopology(
     ctx,
     { ranksPerHost: [2, 2], modelBytes: 4096, rounds: ROUNDS },
-    { historical: nagle ? { nagle: true } : {}, maxMs: 20_000 },
+    { historical: nagle ? { nagle: true } : {}, maxMs: 20_000, recordKinds: ['Broadcast'] },
   );
   const times = report.rounds.map((r) => r.durationMs);
   const measured = times.slice(WARMUP);
+  // The judgement is round times: the unit to look at ends the slowest measured round (its consensus).
+  const slowest = report.rounds
+    .slice(WARMUP)
+    .reduce<(typeof report.rounds)[number] | null>(
+      (a, r) => (a === null || r.durationMs > a.durationMs ? r : a),
+      null,
+    );
+  if (slowest)
+    nameDecisive(
+      ctx,
+      records,
+      (r) => r.kind === 'Broadcast' && r.round === slowest.round,
+      (r) =>
+        `round ${r.round}'s consensus, ending the slowest measured round (${round1(slowest.durationMs)} ms, ` +
+        `median ${round1(median(measured))} ms) with TCP_NODELAY ${nagle ? 'off: a split write waits for the delayed ACK' : 'on'}`,
+    );
   return {
     tcpNoDelay: !nagle,
     rounds: report.roundsCompleted,

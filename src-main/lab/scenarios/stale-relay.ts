@@ -5,6 +5,7 @@
 import type { Scenario, ScenarioContext } from './types';
 import { findingLines, runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
+import { nameDecisive } from './decisive';
 
 async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
   const { report, records } = await runScenarioTopology(
@@ -14,6 +15,17 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
   );
   const upData = records.filter((r) => r.link.endsWith('uplink.data') && r.dir === 'up');
   const refusal = report.findings.find((f) => /mixed relay\/controller builds/.test(f.message));
+  // Historical: the refused Data record is found by the picture's rules (the controller's finding).
+  // flodl 0.7 has nothing refused: the unit to look at is h0's fold of its two ranks.
+  if (!historical.staleRelayBuild)
+    nameDecisive(
+      ctx,
+      upData,
+      (r) => r.kind === 'HostFrame' && r.host === 0,
+      (r) =>
+        `h0's two ranks folded into one HostFrame (${r.length} B, ${r.verdict === 'ok' ? 'accepted' : r.verdict}): ` +
+        `the fold-era protocol the controller expects`,
+    );
   return {
     uplinkRecords: upData
       .slice(0, 4)

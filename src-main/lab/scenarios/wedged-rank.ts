@@ -8,6 +8,7 @@
 import type { Scenario, ScenarioContext } from './types';
 import { findingLines, runScenarioTopology } from './scenario-topology';
 import type { HistoricalBehaviours } from '../../engine/cluster';
+import { nameDecisive } from './decisive';
 
 const ROUNDS = 3;
 // Heartbeats go every staleness / 4. At 400 ms a loaded machine (load average ~10) let
@@ -35,6 +36,18 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs
     },
   );
   clearTimeout(timer);
+  // flodl 0.7's point is the forwarded DeclareDead on h0's uplink that releases the barrier (the
+  // picture's rules would take the stalled finding's unit, before it). Historical has none: there
+  // the stalled finding's unit, the wedged rank's last consensus before it went silent, stands.
+  if (!historical.noDeclareDead)
+    nameDecisive(
+      ctx,
+      records,
+      (r) => r.kind === 'DeclareDead' && r.rank === WEDGED && r.link === 'h0.uplink.data' && r.dir === 'down',
+      () =>
+        `the controller forwards DeclareDead for wedged rank ${WEDGED} to its relay after ${STALENESS_MS} ms of ` +
+        `staleness: h0's fold barrier is released and the rounds go on without it`,
+    );
   // The checker's findings that name ranks: the barrier's wait (stalled) and the death (dead).
   const naming = report.findings.filter((f) => f.kind === 'stalled' || f.kind === 'dead');
   return {

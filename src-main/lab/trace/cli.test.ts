@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../../cli/args';
 import { traceCommand } from './cli';
+import { eventCountsText } from './info-text';
 import { TraceWriter } from './ndjson';
 import { readPcapng } from './pcapng-reader';
 import { sampleEvents, sampleHeader, sampleUnits } from './testing/sample-session';
@@ -49,6 +50,21 @@ describe('relay-lab trace', () => {
     expect(report.events.record).toBe(units.length);
     expect(report.bytesOnWire).toBe(units.reduce((n, u) => n + u.bytes.length, 0));
     expect(report.bytesCaptured).toBe(units.reduce((n, u) => n + (u.captured ?? u.bytes.length), 0));
+  });
+
+  it("info in words labels each event count, apart from the header's links", async () => {
+    const { path } = await sampleTraceFile();
+    const { code, out } = await run(['info', path]);
+    expect(code).toBe(0);
+    const [first, second] = out.split('\n');
+    expect(first).toMatch(/, 4 links, /);
+    // Was "12 record, 3 links, 1 end": a count of counter samples read as a second number of links.
+    expect(second).toMatch(/^ {2}events: \d+ units?(, |$)/);
+    expect(second).not.toMatch(/\d+ (record|links|end)\b/);
+    expect(eventCountsText({ record: 1212, links: 122, round: 10, end: 1 })).toBe(
+      '1212 units, 10 round reports, 122 link-counter samples',
+    );
+    expect(eventCountsText({ record: 1, round: 1 })).toBe('1 unit, 1 round report');
   });
 
   it('export writes a pcapng next to the trace', async () => {

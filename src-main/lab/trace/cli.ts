@@ -8,6 +8,7 @@ import type { TraceEventType } from './format';
 import { MAX_TCP_PAYLOAD } from './ipv4-tcp';
 import { readTraceFile } from './ndjson';
 import { exportTraceFileToPcapng } from './pcapng';
+import { countWith, eventCountsText } from './info-text';
 
 const USAGE = `usage:
   relay-lab trace info TRACE.ndjson [--json]
@@ -65,11 +66,13 @@ async function info(path: string, json: boolean): Promise<number> {
   };
   if (json) printJson(report);
   else {
+    // A socket-level reproduction's trace has no hosts: its mode is the lab's default, not its own.
+    const topology = report.ranksPerHost.length
+      ? `${report.ranksPerHost.join('+')} ranks (${report.mode})`
+      : 'no topology (one connection)';
     process.stdout.write(
-      `${path}: trace v${report.version}, started ${report.startedAt}, ${report.ranksPerHost.join('+')} ranks (${report.mode}), control index table ${report.controlIndexTable}, ${report.links} links, ${report.durationMs.toFixed(1)} ms\n` +
-        `  ${Object.entries(counts)
-          .map(([k, v]) => `${v} ${k}`)
-          .join(', ')}\n` +
+      `${path}: trace v${report.version}, started ${report.startedAt}, ${topology}, control index table ${report.controlIndexTable}, ${countWith(report.links, 'link', 'links')}, ${report.durationMs.toFixed(1)} ms\n` +
+        `  events: ${eventCountsText(counts)}\n` +
         `  ${bytesOnWire} bytes on the wire, ${bytesCaptured} captured${complete ? '' : truncatedTail ? '; cut short (last line truncated)' : '; no end line (not closed)'}\n`,
     );
   }

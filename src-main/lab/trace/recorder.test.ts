@@ -229,9 +229,11 @@ describe('TraceRecorder and TraceReplay', () => {
     expect(late.events[0]).toMatchObject({
       snapshot: { roundsCompleted: 1, round: 1, ranks: [{ state: 'paused' }] },
     });
+    // Each round report follows the counters at its time, added up from the units (replay-counters.ts).
     expect(late.events.map((e) => e.type)).toEqual([
       'snapshot',
       'records',
+      'links',
       'round',
       'finding',
       'links',
@@ -239,7 +241,12 @@ describe('TraceRecorder and TraceReplay', () => {
     ]);
     // State from a trace carries the trace's clock: the window measures rates on it.
     expect(late.events[0]).toMatchObject({ t: 6 });
-    expect(late.events.filter((e) => e.type === 'links').map((e) => (e as { t?: number }).t)).toEqual([5, 6]);
+    const roundT = replay.stepTarget('round', -1)?.t;
+    expect(late.events.filter((e) => e.type === 'links').map((e) => (e as { t?: number }).t)).toEqual([
+      roundT,
+      5,
+      6,
+    ]);
     // Without a links event, the counters come from the records, late links included.
     const noCounters = new TraceReplay({ ...trace, events: trace.events.filter((e) => e.type !== 'links') });
     expect(noCounters.snapshotAt(100).links.map((l) => [l.id, l.bytesUp, l.bytesDown, l.units])).toEqual([

@@ -6,29 +6,15 @@
 // answer OFFLINE.
 import type { AnyCommand, LabApi, LabBatch, LabEvent, ReplyOf, TraceStep } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
-import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
+import type { HostView, LinkView, RankView, SessionSnapshot } from '@shared/lab/state';
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
-import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader, TraceLink } from './format';
+import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader } from './format';
+import { TraceLinkCounters } from './replay-counters';
+import { TraceRankStates } from './replay-ranks';
 import { loadTraceFile, type LoadedTrace } from './ndjson';
 import { dispatch, type HandlerTable } from '../commands/handler';
 
 const RECORDS_PER_EVENT = 5000;
-
-function emptyView(l: TraceLink): LinkView {
-  const v: LinkView = {
-    id: l.id,
-    from: l.from,
-    to: l.to,
-    channel: l.channel,
-    kind: l.kind,
-    host: l.host,
-    bytesUp: 0,
-    bytesDown: 0,
-    units: 0,
-  };
-  if (l.rank !== undefined) v.rank = l.rank;
-  return v;
-}
 
 export class TraceReplay implements LabApi {
   private readonly events: TraceEvent[];
@@ -107,9 +93,14 @@ export class TraceReplay implements LabApi {
     return batch;
   }
 
-  /** The window's events from the start up to time t, records grouped. */
+  /**
+   * The window's events from the start up to time t, records grouped. Each
+   * round report comes after the counters at its time, added up from the
+   * units (see replay-counters.ts), so its savings are measured as live.
+   */
   labEventsUntil(t: number): LabEvent[] {
     const out: LabEvent[] = [];
+    const counters = new TraceLinkCounters(this.header.links);
     let records: UnitRecord[] = [];
     const flushRecords = (): void => {
       if (records.length > 0) out.push({ type: 'records', records, droppedBefore: 0 });
@@ -118,15 +109,19 @@ export class TraceReplay implements LabApi {
     for (const e of this.events) {
       if (e.t > t) break;
       if (e.type === 'record') {
+        counters.unit(e.record);
         records.push(e.record);
         if (records.length >= RECORDS_PER_EVENT) flushRecords();
         continue;
       }
+      if (e.type === 'link') counters.declare(e.link);
       // Link declarations and lifecycle events have no window event (see lifecycleUntil): records run on.
       if (e.type === 'link' || e.type === 'lifecycle') continue;
       flushRecords();
-      if (e.type === 'round') out.push({ type: 'round', report: e.report });
-      else if (e.type === 'finding') out.push({ type: 'finding', finding: e.finding });
+      if (e.type === 'round') {
+        out.push({ type: 'links', links: counters.snapshot(), t: e.t });
+        out.push({ type: 'round', report: e.report });
+      } else if (e.type === 'finding') out.push({ type: 'finding', finding: e.finding });
       else if (e.type === 'log') out.push({ type: 'log', level: e.level, message: e.message });
       else if (e.type === 'links') out.push({ type: 'links', links: e.links, t: e.t });
     }
@@ -153,54 +148,36 @@ export class TraceReplay implements LabApi {
     return this.events.filter((e): e is LifecycleEvent => e.type === 'lifecycle' && e.t <= t);
   }
 
+  /** The topology as the trace shows it at t: rank states from its events and units, rounds from its reports. */
   snapshotAt(t: number): SessionSnapshot {
     const config = this.header.config;
     const hostRanks = ranksOfHosts(config.ranksPerHost);
-    const states: RankState[] = hostRanks.flat().map(() => 'starting');
-    const hostDead = hostRanks.map(() => false);
-    let paused = false;
+    const ranksAt = new TraceRankStates(hostRanks);
     let roundsCompleted = 0;
     let lastRound = -1;
     let links: LinkView[] | null = null;
-    const counted = new Map<string, LinkView>();
-    for (const l of this.header.links) counted.set(l.id, emptyView(l));
+    const counters = new TraceLinkCounters(this.header.links);
     for (const e of this.events) {
       if (e.t > t) break;
-      if (e.type === 'lifecycle') {
-        if (e.action === 'start') states.fill('alive');
-        else if (e.rank !== undefined && e.action === 'killRank') states[e.rank] = 'dead';
-        else if (e.rank !== undefined && e.action === 'pauseRank') states[e.rank] = 'paused';
-        else if (e.rank !== undefined && e.action === 'resumeRank') states[e.rank] = 'alive';
-        else if (e.host !== undefined && e.action === 'killHost') {
-          hostDead[e.host] = true;
-          for (const r of hostRanks[e.host] ?? []) states[r] = 'dead';
-        } else if (e.action === 'pauseRounds') paused = true;
-        else if (e.action === 'resumeRounds') paused = false;
-      } else if (e.type === 'finding' && (e.finding.kind === 'dead' || e.finding.kind === 'exit')) {
-        // As in the live session, a killed (dead) rank stays dead when its process exit is reported after.
-        for (const r of e.finding.ranks ?? [])
-          states[r] = e.finding.kind === 'dead' || states[r] === 'dead' ? 'dead' : 'exited';
-      } else if (e.type === 'round') {
+      if (e.type === 'lifecycle') ranksAt.lifecycle(e);
+      else if (e.type === 'finding') ranksAt.finding(e.finding);
+      else if (e.type === 'round') {
         roundsCompleted += 1;
         lastRound = Math.max(lastRound, e.report.round);
-      } else if (e.type === 'link') {
-        if (!counted.has(e.link.id)) counted.set(e.link.id, emptyView(e.link));
-      } else if (e.type === 'links') {
-        links = e.links;
-      } else if (e.type === 'record') {
-        const v = counted.get(e.record.link);
-        if (v) {
-          if (e.record.dir === 'up') v.bytesUp += e.record.length;
-          else v.bytesDown += e.record.length;
-          v.units += 1;
-        }
+      } else if (e.type === 'link') counters.declare(e.link);
+      else if (e.type === 'links') links = e.links;
+      else if (e.type === 'record') {
+        counters.unit(e.record);
+        ranksAt.unit(e.record);
       }
     }
+    const states = ranksAt.states;
     const hosts: HostView[] = hostRanks.map((ranks, h) => ({
       host: h,
       name: hostName(h),
       ranks,
-      state: hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead')) ? 'dead' : 'up',
+      state:
+        ranksAt.hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead')) ? 'dead' : 'up',
     }));
     const ranks: RankView[] = hostRanks.flatMap((rs, h) =>
       rs.map((rank) => ({ rank, host: h, state: states[rank]!, roundsCompleted })),
@@ -212,10 +189,10 @@ export class TraceReplay implements LabApi {
       hosts,
       ranks,
       // The counters the session wrote win; without any, the records' lengths add up the same bytes.
-      links: links ?? [...counted.values()],
+      links: links ?? counters.snapshot(),
       round: lastRound + 1,
       roundsCompleted,
-      roundsPaused: paused,
+      roundsPaused: ranksAt.paused,
       startedAt: this.header.startedAt,
     };
   }

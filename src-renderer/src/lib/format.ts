@@ -25,3 +25,14 @@ const intFormat = new Intl.NumberFormat('en-US');
 export function formatInt(n: number): string {
   return intFormat.format(n);
 }
+
+/** "1 link", "2 links": a count with its noun in agreement. */
+export function plural(n: number, word: string): string {
+  return `${formatInt(n)} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** A run's duration as people read one: ms under 10 s ("106 ms"), seconds above ("12.3 s"). */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  return ms < 10_000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}

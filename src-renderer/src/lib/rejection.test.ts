@@ -37,4 +37,12 @@ describe('rejection', () => {
     expect(hostLossExplained({ ...r, verdict: 'ok' }, 'elastic')).toBeNull();
     expect(hostLossExplained({ ...r, link: 'h0.r0.data' }, 'elastic')).toBeNull();
   });
+
+  it('a run with no topology (a socket-level trace) lost no host or rank: no elastic story', () => {
+    const r = record(1, { verdict: 'HMAC_MISMATCH', host: 0, link: 'h0.uplink.data', dir: 'up' });
+    const none = hostLossExplained(r, null)!;
+    expect(none).toContain('no topology');
+    expect(none).toContain('no host or rank was lost');
+    expect(none).not.toMatch(/elastic|declares its ranks dead|exit with code 1/);
+  });
 });

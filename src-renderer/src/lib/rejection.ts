@@ -25,8 +25,12 @@ export function bytesAsSent(received: Uint8Array, r: UnitRecord): Uint8Array {
   return sent;
 }
 
-/** What happened to the host whose uplink carried a rejected unit: flodl's behaviour, then the lab's. */
-export function hostLossExplained(r: UnitRecord, policy: LossPolicy | undefined): string | null {
+/**
+ * What happened to the host whose uplink carried a rejected unit: flodl's
+ * behaviour, then the lab's. `policy` null: the run had no topology (one
+ * connection driven directly), so there was no host or rank to lose.
+ */
+export function hostLossExplained(r: UnitRecord, policy: LossPolicy | null | undefined): string | null {
   if (r.verdict === 'ok' || r.dir !== 'up' || !/\.uplink\./.test(r.link)) return null;
   const host = r.host !== undefined ? `h${r.host}` : 'the host';
   const flodl =
@@ -35,9 +39,12 @@ export function hostLossExplained(r: UnitRecord, policy: LossPolicy | undefined)
     `the whole reduce (WIRE.md 4.5). It never uses a record whose MAC failed, and the stream cannot be ` +
     `resynchronised after it.`;
   const lab =
-    policy === 'strict'
-      ? `This session is strict: the lab does the same and shuts the reduce down.`
-      : `This session is elastic (lab-only, WIRE.md 7.2): the lab closes ${host}'s connection instead and declares ` +
-        `its ranks dead; the relay's ranks then lose their upstream and exit with code 1, and the survivors go on.`;
+    policy === null
+      ? `This run had no topology (one connection driven directly, no cluster behind it): the reader reported the ` +
+        `error and no host or rank was lost.`
+      : policy === 'strict'
+        ? `This session is strict: the lab does the same and shuts the reduce down.`
+        : `This session is elastic (lab-only, WIRE.md 7.2): the lab closes ${host}'s connection instead and declares ` +
+          `its ranks dead; the relay's ranks then lose their upstream and exit with code 1, and the survivors go on.`;
   return `${flodl} ${lab}`;
 }

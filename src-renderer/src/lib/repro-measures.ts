@@ -13,8 +13,12 @@ export interface MeasureRow {
   differs: boolean;
 }
 
-/** Lists shown in the pictures instead (per-round rows, finding lines). */
-const SKIP = new Set(['rounds', 'findings', 'roundMs']);
+/**
+ * Lists shown in the pictures instead (per-round rows, finding lines), and `ms`: a scenario's
+ * own clock of its run, which would be a second duration beside the one each picture shows
+ * (its trace's span); it decides no verdict.
+ */
+const SKIP = new Set(['rounds', 'findings', 'roundMs', 'ms']);
 
 const MEANINGS: Record<string, string> = {
   recordsSent: 'records the writer sent',
@@ -75,7 +79,6 @@ const MEANINGS: Record<string, string> = {
   medianRoundMs: 'median round time',
   extraMsPerRound: 'what Nagle adds per round',
   refusal: "the controller's refusal",
-  ms: 'wall time of the run',
   frameLen: 'length of the frame the peer began',
   error: 'the error raised',
   modelBytes: 'model size per rank',

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { RecordBytes } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
+import { hasTopology } from '@shared/lab/topology';
 import {
   CONTROL_INDEX_TABLE_LABELS,
   DEFAULT_CONTROL_INDEX_TABLE,
@@ -54,7 +55,10 @@ export function InspectorView() {
   const [error, setError] = useState<string | null>(null);
   const [expanded, setExpanded] = useState<Set<string>>(new Set());
   const [showSent, setShowSent] = useState(false);
-  const policy = useLab((s) => s.snapshot?.config.policy);
+  // A trace without a topology carries the default policy, which is not the run's: say there was none.
+  const policy = useLab((s) =>
+    s.snapshot && !hasTopology(s.snapshot.config) ? null : s.snapshot?.config.policy,
+  );
   useEffect(() => setShowSent(false), [selectedSeq]);
 
   const layer = record?.layer;

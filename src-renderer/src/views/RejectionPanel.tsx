@@ -15,7 +15,8 @@ export function RejectionPanel({
   onShowSent,
 }: {
   record: UnitRecord;
-  policy: LossPolicy | undefined;
+  /** null: the run had no topology (see hostLossExplained). */
+  policy: LossPolicy | null | undefined;
   showSent: boolean;
   onShowSent: (sent: boolean) => void;
 }) {

@@ -148,8 +148,8 @@ function ReproRunResult({ run }: { run: ReproRunView }) {
           {run.held ? `All ${run.results.length} expectations hold` : `${failed.length} expectation(s) fail`}
         </strong>{' '}
         <span className="muted small">
-          {run.name} · run verdict {run.verdict} · dead [{run.dead.join(', ')}] · {(run.ms / 1000).toFixed(1)}{' '}
-          s
+          {/* Its duration is the picture's (the trace's span), shown once below. */}
+          {run.name} · run verdict {run.verdict} · dead [{run.dead.join(', ')}]
         </span>
       </p>
       <RunPictureView picture={run.picture} label="replay" />

@@ -4,6 +4,7 @@
 // opens the run's trace in the main window at that unit.
 import type { RunPicture } from '@shared/repro/picture';
 import { inspectRun, useRepro } from '../store/repro-store';
+import { formatDuration, plural } from '../lib/format';
 import './repro.css';
 
 const W = 520;
@@ -87,8 +88,12 @@ export function RunPictureView({ picture: p, label }: { picture: RunPicture; lab
           </button>
         </figcaption>
       )}
-      <p className="muted small">
-        {p.records} units · {(p.durationMs / 1000).toFixed(2)} s · {p.lanes.length} links
+      {/* The run's one duration in the dialog: its trace's span, the time the timeline draws. */}
+      <p className="muted small" aria-label={`${label} duration`}>
+        {plural(p.records, 'unit')} on {plural(p.lanes.length, 'link')} ·{' '}
+        <span title="from the start of the run's trace to its last event: the span the timeline draws">
+          traced for {formatDuration(p.durationMs)}
+        </span>
         {p.units.length < p.records ? ` · ${p.units.length} drawn` : ''}
       </p>
     </figure>

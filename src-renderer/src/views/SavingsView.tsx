@@ -8,7 +8,7 @@ import { useThrottled } from '../lib/use-throttled';
 import { useUi } from '../store/ui-store';
 import { recentSavings, type HostSavings } from '../store/apply-batch';
 import type { UplinkMode } from '@shared/lab/topology';
-import { formatBytes, formatRatio } from '../lib/format';
+import { formatBytes, formatRatio, plural } from '../lib/format';
 import { SavingsChart } from './SavingsChart';
 
 /** What the table means in each mode, in one sentence. */
@@ -65,7 +65,7 @@ export function SavingsView() {
         <h2>Byte savings</h2>
         <span className="muted small">
           {savings.length
-            ? `mean of the last ${Math.min(20, savings.length)} rounds`
+            ? `mean of the last ${savings.length === 1 ? 'round' : plural(Math.min(20, savings.length), 'round')}`
             : 'no round measured yet'}
         </span>
         <button

@@ -9,6 +9,7 @@ import { FILES_TAB } from '../store/repro-store';
 import { measureRows, SCENARIO_NOTES } from '../lib/repro-measures';
 import { ReproFilesPanel } from './ReproFilesPanel';
 import { RunPictureView } from './RunPictureView';
+import { formatDuration } from '../lib/format';
 
 export function ScenariosDialog() {
   const { list, picked, running, result, error } = useScenarios();
@@ -126,8 +127,10 @@ function ScenarioResultView({
                 : 'the reproduction could not run'}
         </span>
         <span className="muted small">
-          {' '}
-          · historical {r.timings.historicalMs.toFixed(0)} ms · flodl 0.7 {r.timings.currentMs.toFixed(0)} ms
+          {/* A run's duration is shown once, under its picture (its trace's span); without
+              pictures, the side's wall time is the only one there is. */}
+          {!r.pictures &&
+            ` · wall time: historical ${formatDuration(r.timings.historicalMs)}, flodl 0.7 ${formatDuration(r.timings.currentMs)}`}{' '}
           · processes left alive {r.processes.leftAlive.length}
         </span>
       </p>

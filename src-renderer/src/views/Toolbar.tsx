@@ -77,8 +77,13 @@ export function runStateText(
   stall: Finding | null = null,
 ): string {
   if (viewingTrace) {
+    // A socket-level reproduction's trace: one connection, no cluster (hasTopology).
+    if (s.ranks.length === 0) return 'trace: no topology, one connection';
     const live = s.ranks.filter((r) => r.state === 'alive' || r.state === 'paused').length;
-    if (live === 0) return 'trace: no rank live at this point';
+    if (live === 0)
+      return s.ranks.every((r) => r.state === 'exited')
+        ? 'trace: every rank has exited'
+        : 'trace: no rank live at this point';
     const rounds = s.roundsPaused ? ', rounds paused' : '';
     return `trace: ${live} of ${s.ranks.length} ranks live${rounds}`;
   }

@@ -12,6 +12,8 @@ import { INDEX_TABLE_HELP, NewTopologyForm } from './NewTopologyForm';
 import { DEFAULT_CONTROL_INDEX_TABLE } from '@shared/wire/control-msg-tables';
 import { FaultControls } from './FaultControls';
 import { liveActionBlocker } from '../lib/source';
+import { NoTopology } from './NoTopology';
+import { hasTopology } from '@shared/lab/topology';
 
 /** The three states people act on; an exited rank is shown as dead. */
 export function rankDataState(state: RankView['state']): string {
@@ -64,7 +66,8 @@ export function TopologyView() {
     <section aria-label="Topology" className="panel topology">
       <header className="panel-head">
         <h2>Topology</h2>
-        {cfg && (
+        {cfg && !hasTopology(cfg) && <span className="muted">no topology: one connection</span>}
+        {cfg && hasTopology(cfg) && (
           <span className="muted mono">
             {cfg.mode} · {cfg.policy} · {formatBytes(cfg.modelBytes)} {cfg.dtype} ·{' '}
             <span title={INDEX_TABLE_HELP} aria-label={`control index table ${indexTable}`}>
@@ -76,6 +79,8 @@ export function TopologyView() {
       <div className="panel-body topo-body">
         {!snapshot ? (
           <p className="muted">No topology yet.</p>
+        ) : !hasTopology(snapshot.config) ? (
+          <NoTopology links={links} />
         ) : (
           <>
             <div className="node controller" aria-label="controller">

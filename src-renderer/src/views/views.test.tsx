@@ -45,6 +45,19 @@ describe('views', () => {
     expect(html.match(/aria-label="rank \d+"/g)).toHaveLength(8);
   });
 
+  it('a trace with no topology says so instead of showing the default one', () => {
+    const snap = snapshot({ running: false, hosts: [], ranks: [] });
+    snap.config = { ...snap.config, ranksPerHost: [], rounds: 0 };
+    setLab({ snapshot: snap, links: snap.links.slice(0, 1) });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(html).toContain('no topology: one connection');
+    expect(html).toContain('aria-label="No topology"');
+    expect(html).toContain(snap.links[0]!.id);
+    // Not the lab's defaults as if they were the trace's (fold · elastic · 4.00 MiB f32).
+    expect(html).not.toMatch(/fold · elastic/);
+    expect(html).not.toContain('aria-label="controller"');
+  });
+
   it("shows the session's control index table with what it means, and the form sets the next one", () => {
     const snap = snapshot();
     setLab({ snapshot: { ...snap, config: { ...snap.config, controlIndexTable: 'v2-late' } } });

@@ -49,6 +49,14 @@ describe('window states', () => {
     const gone = snapshot({ running: false });
     gone.ranks = gone.ranks.map((r) => ({ ...r, state: 'dead' as const }));
     expect(runStateText(gone, true)).toBe('trace: no rank live at this point');
+    // The end of a reproduction's run: every rank said RankExit (the replay derives it from the units).
+    const exited = snapshot({ running: false });
+    exited.ranks = exited.ranks.map((r) => ({ ...r, state: 'exited' as const }));
+    expect(runStateText(exited, true)).toBe('trace: every rank has exited');
+    // A socket-level reproduction's trace has no ranks at all.
+    const socket = snapshot({ running: false, hosts: [], ranks: [] });
+    socket.config = { ...socket.config, ranksPerHost: [] };
+    expect(runStateText(socket, true)).toBe('trace: no topology, one connection');
   });
 
   it('Start is the primary action only when nothing runs; a pending Start asks Save / Replace / Cancel', () => {
