@@ -3,6 +3,7 @@
 // cases as a table and two charts (theory as lines), and one sentence on the
 // fold's time benefit. A click on a case opens its trace; results save as
 // JSON and CSV and a saved sweep opens again here.
+import { Modal } from './Modal';
 import type { UplinkMode } from '@shared/lab/topology';
 import { foldBenefit } from '@shared/sweep/summary';
 import type { SweepCase, SweepResult } from '@shared/sweep/types';
@@ -47,210 +48,202 @@ export function ExploreView() {
   const sentence = shown ? foldBenefit(shown) : null;
 
   return (
-    <div className="overlay" onClick={close}>
-      <div
-        className="help explore"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Explore topologies"
-        onClick={(e) => e.stopPropagation()}
+    <Modal label="Explore topologies" className="help explore" onClose={close}>
+      <header className="scenarios-head">
+        <h2>Explore topologies</h2>
+        <span className="muted small">
+          every topology x mode runs for real, one after another, on its own processes and sockets
+        </span>
+        <button type="button" className="push-right" onClick={close}>
+          Close
+        </button>
+      </header>
+      <form
+        className="explore-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void startSweep();
+        }}
       >
-        <header className="scenarios-head">
-          <h2>Explore topologies</h2>
-          <span className="muted small">
-            every topology x mode runs for real, one after another, on its own processes and sockets
-          </span>
-          <button type="button" className="push-right" onClick={close}>
-            Close
-          </button>
-        </header>
-        <form
-          className="explore-form"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void startSweep();
-          }}
-        >
-          <label>
-            Topologies
-            <input
-              aria-label="Topologies"
-              value={s.form.topologies}
-              onChange={(e) => setForm({ topologies: e.target.value })}
-              title="hosts x ranks (2x4) or ranks of each host (4+2+1), comma-separated"
-            />
-          </label>
+        <label>
+          Topologies
+          <input
+            aria-label="Topologies"
+            value={s.form.topologies}
+            onChange={(e) => setForm({ topologies: e.target.value })}
+            title="hosts x ranks (2x4) or ranks of each host (4+2+1), comma-separated"
+          />
+        </label>
+        <fieldset>
+          <legend>Modes</legend>
+          {MODES.map((m) => (
+            <label key={m} className="check">
+              <input
+                type="checkbox"
+                aria-label={`mode ${m}`}
+                checked={s.form.modes[m]}
+                onChange={(e) => setForm({ modes: { ...s.form.modes, [m]: e.target.checked } })}
+              />
+              {m}
+              {m !== 'fold' && <span className="tag">lab-only</span>}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Model
+          <input
+            aria-label="Model size"
+            value={s.form.modelBytes}
+            onChange={(e) => setForm({ modelBytes: e.target.value })}
+          />
+        </label>
+        <label>
+          Dtype
+          <select
+            aria-label="Dtype"
+            value={s.form.dtype}
+            onChange={(e) => setForm({ dtype: e.target.value as ExploreForm['dtype'] })}
+          >
+            <option value="f32">f32</option>
+            <option value="bf16">bf16</option>
+          </select>
+        </label>
+        <label>
+          Rounds
+          <input
+            aria-label="Rounds"
+            inputMode="numeric"
+            value={s.form.rounds}
+            onChange={(e) => setForm({ rounds: e.target.value })}
+          />
+        </label>
+        <label>
+          Warm-up
+          <input
+            aria-label="Warm-up rounds"
+            inputMode="numeric"
+            value={s.form.warmupRounds}
+            onChange={(e) => setForm({ warmupRounds: e.target.value })}
+            title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower)"
+          />
+        </label>
+        <label>
+          Uplink MB/s
+          <input
+            aria-label="Uplink bandwidth MB/s"
+            placeholder="unshaped"
+            value={s.form.bandwidthMBps}
+            onChange={(e) => setForm({ bandwidthMBps: e.target.value })}
+            title="each host uplink, each direction, one rate shared by the host's connections (empty: loopback speed)"
+          />
+        </label>
+        <label>
+          Latency ms
+          <input
+            aria-label="Uplink latency ms"
+            placeholder="0"
+            value={s.form.latencyMs}
+            onChange={(e) => setForm({ latencyMs: e.target.value })}
+          />
+        </label>
+        {liveRunning && (
           <fieldset>
-            <legend>Modes</legend>
-            {MODES.map((m) => (
-              <label key={m} className="check">
-                <input
-                  type="checkbox"
-                  aria-label={`mode ${m}`}
-                  checked={s.form.modes[m]}
-                  onChange={(e) => setForm({ modes: { ...s.form.modes, [m]: e.target.checked } })}
-                />
-                {m}
-                {m !== 'fold' && <span className="tag">lab-only</span>}
-              </label>
-            ))}
+            <legend>Live topology</legend>
+            <label className="check">
+              <input
+                type="radio"
+                name="live"
+                aria-label="Save the live session, then stop it"
+                checked={s.live === 'save-and-stop'}
+                onChange={() => useExplore.setState({ live: 'save-and-stop' })}
+              />
+              save its trace, then stop it
+            </label>
+            <label className="check">
+              <input
+                type="radio"
+                name="live"
+                aria-label="Keep the live session running"
+                checked={s.live === 'keep'}
+                onChange={() => useExplore.setState({ live: 'keep' })}
+              />
+              keep it running (it shares the cores: round times skew)
+            </label>
           </fieldset>
-          <label>
-            Model
-            <input
-              aria-label="Model size"
-              value={s.form.modelBytes}
-              onChange={(e) => setForm({ modelBytes: e.target.value })}
-            />
-          </label>
-          <label>
-            Dtype
-            <select
-              aria-label="Dtype"
-              value={s.form.dtype}
-              onChange={(e) => setForm({ dtype: e.target.value as ExploreForm['dtype'] })}
-            >
-              <option value="f32">f32</option>
-              <option value="bf16">bf16</option>
-            </select>
-          </label>
-          <label>
-            Rounds
-            <input
-              aria-label="Rounds"
-              inputMode="numeric"
-              value={s.form.rounds}
-              onChange={(e) => setForm({ rounds: e.target.value })}
-            />
-          </label>
-          <label>
-            Warm-up
-            <input
-              aria-label="Warm-up rounds"
-              inputMode="numeric"
-              value={s.form.warmupRounds}
-              onChange={(e) => setForm({ warmupRounds: e.target.value })}
-              title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower)"
-            />
-          </label>
-          <label>
-            Uplink MB/s
-            <input
-              aria-label="Uplink bandwidth MB/s"
-              placeholder="unshaped"
-              value={s.form.bandwidthMBps}
-              onChange={(e) => setForm({ bandwidthMBps: e.target.value })}
-              title="each host uplink, each direction, one rate shared by the host's connections (empty: loopback speed)"
-            />
-          </label>
-          <label>
-            Latency ms
-            <input
-              aria-label="Uplink latency ms"
-              placeholder="0"
-              value={s.form.latencyMs}
-              onChange={(e) => setForm({ latencyMs: e.target.value })}
-            />
-          </label>
-          {liveRunning && (
-            <fieldset>
-              <legend>Live topology</legend>
-              <label className="check">
-                <input
-                  type="radio"
-                  name="live"
-                  aria-label="Save the live session, then stop it"
-                  checked={s.live === 'save-and-stop'}
-                  onChange={() => useExplore.setState({ live: 'save-and-stop' })}
-                />
-                save its trace, then stop it
-              </label>
-              <label className="check">
-                <input
-                  type="radio"
-                  name="live"
-                  aria-label="Keep the live session running"
-                  checked={s.live === 'keep'}
-                  onChange={() => useExplore.setState({ live: 'keep' })}
-                />
-                keep it running (it shares the cores: round times skew)
-              </label>
-            </fieldset>
-          )}
-          <div className="explore-actions">
-            <button type="submit" className="primary" disabled={s.running}>
-              {s.savingLive ? 'Saving…' : s.running ? 'Running…' : 'Run sweep'}
-            </button>
-            {/* Cancel stops a sweep; while the live session is still being saved there is none yet. */}
-            <button type="button" onClick={() => void cancelSweep()} disabled={!s.running || s.savingLive}>
-              Cancel
-            </button>
-            <button type="button" onClick={() => void saveSweep('json')} disabled={s.running || !s.result}>
-              Save JSON
-            </button>
-            <button type="button" onClick={() => void saveSweep('csv')} disabled={s.running || !s.result}>
-              Save CSV
-            </button>
-            <select
-              aria-label="Open a saved sweep"
-              value=""
-              disabled={s.running || s.saved.length === 0}
-              onChange={(e) => e.target.value && void openSavedSweep(e.target.value)}
-            >
-              <option value="">{s.saved.length ? 'Open a saved sweep…' : 'no saved sweeps'}</option>
-              {s.saved.map((f) => (
-                <option key={f.name} value={f.name}>
-                  {f.name}
-                </option>
-              ))}
-            </select>
+        )}
+        <div className="explore-actions">
+          <button type="submit" className="primary" disabled={s.running}>
+            {s.savingLive ? 'Saving…' : s.running ? 'Running…' : 'Run sweep'}
+          </button>
+          {/* Cancel stops a sweep; while the live session is still being saved there is none yet. */}
+          <button type="button" onClick={() => void cancelSweep()} disabled={!s.running || s.savingLive}>
+            Cancel
+          </button>
+          <button type="button" onClick={() => void saveSweep('json')} disabled={s.running || !s.result}>
+            Save JSON
+          </button>
+          <button type="button" onClick={() => void saveSweep('csv')} disabled={s.running || !s.result}>
+            Save CSV
+          </button>
+          <select
+            aria-label="Open a saved sweep"
+            value=""
+            disabled={s.running || s.saved.length === 0}
+            onChange={(e) => e.target.value && void openSavedSweep(e.target.value)}
+          >
+            <option value="">{s.saved.length ? 'Open a saved sweep…' : 'no saved sweeps'}</option>
+            {s.saved.map((f) => (
+              <option key={f.name} value={f.name}>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      </form>
+      {s.progress && (s.running || s.progress.state !== 'done') && (
+        <div className="explore-progress" aria-label="Sweep progress">
+          <progress max={100} value={pct} aria-label="Cases done" />
+          <span className="small mono">
+            {s.progress.done}/{s.progress.total} cases
+            {s.progress.current ? ` · running ${s.progress.current}` : ''}
+            {s.progress.state === 'cancelled' ? ' · cancelled, finished cases kept' : ''}
+          </span>
+        </div>
+      )}
+      {s.error && (
+        <p className="bad" role="alert">
+          {s.error}
+        </p>
+      )}
+      {s.savingLive && (
+        <p className="muted" role="status" aria-label="Saving the live session">
+          Saving the live session before the sweep stops it…
+        </p>
+      )}
+      {s.liveNotice && <p className="muted small">{s.liveNotice.text}</p>}
+      {s.notice && <p className="muted small">{s.notice}</p>}
+      {s.savedAs && !s.running && <p className="muted small">Sweep saved as {s.savedAs}</p>}
+      {shown && (
+        <>
+          <div className="explore-charts">
+            <figure>
+              <figcaption>Data bytes per host uplink per round (busiest host)</figcaption>
+              <ExploreChart spec={shown.spec} cases={shown.cases} kind="bytes" theme={theme} />
+            </figure>
+            <figure>
+              <figcaption>Median round time</figcaption>
+              <ExploreChart spec={shown.spec} cases={shown.cases} kind="time" theme={theme} />
+            </figure>
+            {sentence && (
+              <p className="explore-sentence" aria-label="Fold time benefit">
+                {sentence}
+              </p>
+            )}
           </div>
-        </form>
-        {s.progress && (s.running || s.progress.state !== 'done') && (
-          <div className="explore-progress" aria-label="Sweep progress">
-            <progress max={100} value={pct} aria-label="Cases done" />
-            <span className="small mono">
-              {s.progress.done}/{s.progress.total} cases
-              {s.progress.current ? ` · running ${s.progress.current}` : ''}
-              {s.progress.state === 'cancelled' ? ' · cancelled, finished cases kept' : ''}
-            </span>
-          </div>
-        )}
-        {s.error && (
-          <p className="bad" role="alert">
-            {s.error}
-          </p>
-        )}
-        {s.savingLive && (
-          <p className="muted" role="status" aria-label="Saving the live session">
-            Saving the live session before the sweep stops it…
-          </p>
-        )}
-        {s.liveNotice && <p className="muted small">{s.liveNotice.text}</p>}
-        {s.notice && <p className="muted small">{s.notice}</p>}
-        {s.savedAs && !s.running && <p className="muted small">Sweep saved as {s.savedAs}</p>}
-        {shown && (
-          <>
-            <div className="explore-charts">
-              <figure>
-                <figcaption>Data bytes per host uplink per round (busiest host)</figcaption>
-                <ExploreChart spec={shown.spec} cases={shown.cases} kind="bytes" theme={theme} />
-              </figure>
-              <figure>
-                <figcaption>Median round time</figcaption>
-                <ExploreChart spec={shown.spec} cases={shown.cases} kind="time" theme={theme} />
-              </figure>
-              {sentence && (
-                <p className="explore-sentence" aria-label="Fold time benefit">
-                  {sentence}
-                </p>
-              )}
-            </div>
-            <CaseTable cases={shown.cases} />
-          </>
-        )}
-      </div>
-    </div>
+          <CaseTable cases={shown.cases} />
+        </>
+      )}
+    </Modal>
   );
 }
 

@@ -3,6 +3,7 @@
 // session and shows both runs as pictures with their decisive units, the
 // measures that decide the verdict, and what broke. "Your reproductions":
 // Record, Save and Open reproduction files (ReproFilesPanel).
+import { Modal } from './Modal';
 import { useLab } from '../store/lab-store';
 import { useScenarios, runPickedScenario } from '../store/scenario-store';
 import { FILES_TAB } from '../store/repro-store';
@@ -20,89 +21,81 @@ export function ScenariosDialog() {
   const shownResult = result && result.name === picked ? result : null;
 
   return (
-    <div className="overlay" onClick={close}>
-      <div
-        className="help scenarios"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Reproductions"
-        onClick={(e) => e.stopPropagation()}
-      >
-        <header className="scenarios-head">
-          <h2>Reproductions</h2>
-          <span className="muted small">
-            each runs twice: the historical behaviour, then flodl 0.7&apos;s, on its own processes; the live
-            session&apos;s rounds pause meanwhile and resume after
-          </span>
-          <button type="button" className="push-right" onClick={close}>
-            Close
-          </button>
-        </header>
-        <div className="scenarios-body">
-          <ul className="scenario-list" aria-label="Scenarios">
-            <li>
+    <Modal label="Reproductions" className="help scenarios" onClose={close}>
+      <header className="scenarios-head">
+        <h2>Reproductions</h2>
+        <span className="muted small">
+          each runs twice: the historical behaviour, then flodl 0.7&apos;s, on its own processes; the live
+          session&apos;s rounds pause meanwhile and resume after
+        </span>
+        <button type="button" className="push-right" onClick={close}>
+          Close
+        </button>
+      </header>
+      <div className="scenarios-body">
+        <ul className="scenario-list" aria-label="Scenarios">
+          <li>
+            <button
+              type="button"
+              aria-pressed={picked === FILES_TAB}
+              aria-label="Your reproductions"
+              disabled={running !== null}
+              onClick={() => useScenarios.setState({ picked: FILES_TAB })}
+            >
+              Your reproductions: Record, Save, Open
+            </button>
+          </li>
+          {!list && !error && <li className="muted">Loading…</li>}
+          {list?.map((s) => (
+            <li key={s.name}>
               <button
                 type="button"
-                aria-pressed={picked === FILES_TAB}
-                aria-label="Your reproductions"
+                aria-pressed={s.name === picked}
+                aria-label={`scenario ${s.name}`}
                 disabled={running !== null}
-                onClick={() => useScenarios.setState({ picked: FILES_TAB })}
+                onClick={() => useScenarios.setState({ picked: s.name })}
               >
-                Your reproductions: Record, Save, Open
+                <span className="mono muted">{s.number}.</span> {s.title}
               </button>
             </li>
-            {!list && !error && <li className="muted">Loading…</li>}
-            {list?.map((s) => (
-              <li key={s.name}>
-                <button
-                  type="button"
-                  aria-pressed={s.name === picked}
-                  aria-label={`scenario ${s.name}`}
-                  disabled={running !== null}
-                  onClick={() => useScenarios.setState({ picked: s.name })}
-                >
-                  <span className="mono muted">{s.number}.</span> {s.title}
-                </button>
-              </li>
-            ))}
-          </ul>
-          <div className="scenario-detail">
-            {error && (
-              <p className="bad" role="alert">
-                {error}
-              </p>
-            )}
-            {picked === FILES_TAB && <ReproFilesPanel />}
-            {info && (
-              <>
-                <h3>
-                  {info.title} <span className="tag">{info.incident}</span>
-                </h3>
-                <p>{info.narrative}</p>
-                {/* Lab-only behaviours are labelled wherever they appear (WIRE.md 7.5). */}
-                <p className="small">Historical run: {info.historicalBehaviour}</p>
-                <button
-                  type="button"
-                  className="primary"
-                  disabled={running !== null}
-                  onClick={() => void runPickedScenario()}
-                >
-                  {running === info.name ? 'Running…' : 'Run reproduction'}
-                </button>
-              </>
-            )}
-            {progress.length > 0 && (
-              <ul className="scenario-progress mono small" aria-label="Progress">
-                {progress.map((l, i) => (
-                  <li key={i}>{l.message.replace(/^scenario \S+ /, '')}</li>
-                ))}
-              </ul>
-            )}
-            {shownResult && <ScenarioResultView result={shownResult} />}
-          </div>
+          ))}
+        </ul>
+        <div className="scenario-detail">
+          {error && (
+            <p className="bad" role="alert">
+              {error}
+            </p>
+          )}
+          {picked === FILES_TAB && <ReproFilesPanel />}
+          {info && (
+            <>
+              <h3>
+                {info.title} <span className="tag">{info.incident}</span>
+              </h3>
+              <p>{info.narrative}</p>
+              {/* Lab-only behaviours are labelled wherever they appear (WIRE.md 7.5). */}
+              <p className="small">Historical run: {info.historicalBehaviour}</p>
+              <button
+                type="button"
+                className="primary"
+                disabled={running !== null}
+                onClick={() => void runPickedScenario()}
+              >
+                {running === info.name ? 'Running…' : 'Run reproduction'}
+              </button>
+            </>
+          )}
+          {progress.length > 0 && (
+            <ul className="scenario-progress mono small" aria-label="Progress">
+              {progress.map((l, i) => (
+                <li key={i}>{l.message.replace(/^scenario \S+ /, '')}</li>
+              ))}
+            </ul>
+          )}
+          {shownResult && <ScenarioResultView result={shownResult} />}
         </div>
       </div>
-    </div>
+    </Modal>
   );
 }
 

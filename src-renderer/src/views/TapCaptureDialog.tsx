@@ -2,6 +2,7 @@
 // and "Open capture" buttons, the two dialogs, and, while the view shows
 // taps, the banner that says so with the way back to the lab's own topology
 // (which keeps running meanwhile).
+import { Modal } from './Modal';
 import { useEffect, useRef, useState } from 'react';
 import { currentLab, useLab } from '../store/lab-store';
 import { canUpload } from '../store/trace-store';
@@ -99,14 +100,6 @@ function CaptureNotice() {
   );
 }
 
-function useEscapeCloses(): void {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && closeTapDialogs();
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
-}
-
 function Field({ label, field, placeholder }: { label: string; field: keyof TapForm; placeholder: string }) {
   const value = useTaps((s) => s.form[field]);
   return (
@@ -128,119 +121,110 @@ function Field({ label, field, placeholder }: { label: string; field: keyof TapF
 function TapDialog() {
   const { taps, busy, error } = useTaps();
   const viewingTaps = useLab((s) => s.view.kind === 'tap');
-  useEscapeCloses();
   // Counters move while the dialog is open.
   useEffect(() => {
     const id = setInterval(() => void refreshTaps(), 1000);
     return () => clearInterval(id);
   }, []);
   return (
-    <div className="overlay" onClick={closeTapDialogs}>
-      <div
-        className="help traces-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Tap a cluster"
-        onClick={(e) => e.stopPropagation()}
+    <Modal label="Tap a cluster" className="help traces-dialog" onClose={closeTapDialogs} closeOnEscape>
+      <header className="scenarios-head">
+        <h2>Tap a cluster</h2>
+        <span className="muted small">
+          point a relay (or rank) at Listen instead of its upstream; every byte is forwarded unchanged
+        </span>
+        <button type="button" className="push-right" onClick={closeTapDialogs}>
+          Close
+        </button>
+      </header>
+      {error && (
+        <p className="bad" role="alert">
+          {error}
+        </p>
+      )}
+      <form
+        className="tap-form"
+        aria-label="New tap"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void startTap();
+        }}
       >
-        <header className="scenarios-head">
-          <h2>Tap a cluster</h2>
-          <span className="muted small">
-            point a relay (or rank) at Listen instead of its upstream; every byte is forwarded unchanged
-          </span>
-          <button type="button" className="push-right" onClick={closeTapDialogs}>
-            Close
-          </button>
-        </header>
-        {error && (
-          <p className="bad" role="alert">
-            {error}
-          </p>
-        )}
-        <form
-          className="tap-form"
-          aria-label="New tap"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void startTap();
-          }}
-        >
-          <Field label="Listen" field="listen" placeholder="[ADDR:]PORT, e.g. 127.0.0.1:7001" />
-          <Field label="Upstream" field="upstream" placeholder="HOST:PORT of the controller (or relay)" />
-          <Field label="Salt" field="saltHex" placeholder="the cluster's session salt, 32 hex digits" />
-          <Field label="Name" field="name" placeholder="optional link prefix, e.g. h0.uplink" />
-          <button type="submit" className="primary" disabled={busy !== null}>
-            Add tap
-          </button>
-        </form>
-        {busy && <p className="muted">{busy}</p>}
-        <table className="tap-table" aria-label="Taps">
-          <thead>
+        <Field label="Listen" field="listen" placeholder="[ADDR:]PORT, e.g. 127.0.0.1:7001" />
+        <Field label="Upstream" field="upstream" placeholder="HOST:PORT of the controller (or relay)" />
+        <Field label="Salt" field="saltHex" placeholder="the cluster's session salt, 32 hex digits" />
+        <Field label="Name" field="name" placeholder="optional link prefix, e.g. h0.uplink" />
+        <button type="submit" className="primary" disabled={busy !== null}>
+          Add tap
+        </button>
+      </form>
+      {busy && <p className="muted">{busy}</p>}
+      <table className="tap-table" aria-label="Taps">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>name</th>
+            <th>listen</th>
+            <th>upstream</th>
+            <th>state</th>
+            <th>conns</th>
+            <th>units</th>
+            <th>undecodable</th>
+            <th>gaps</th>
+            <th>bytes</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {taps.length === 0 && (
             <tr>
-              <th>#</th>
-              <th>name</th>
-              <th>listen</th>
-              <th>upstream</th>
-              <th>state</th>
-              <th>conns</th>
-              <th>units</th>
-              <th>undecodable</th>
-              <th>gaps</th>
-              <th>bytes</th>
-              <th />
+              <td colSpan={11} className="muted">
+                No taps yet.
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {taps.length === 0 && (
-              <tr>
-                <td colSpan={11} className="muted">
-                  No taps yet.
-                </td>
-              </tr>
-            )}
-            {taps.map((t) => (
-              <tr key={t.id} aria-label={`tap ${t.id}`}>
-                <td>{t.id}</td>
-                <td className="mono">{t.name ?? '(from Hello)'}</td>
-                <td className="mono">
-                  {t.listenHost}:{t.boundPort}
-                </td>
-                <td className="mono">
-                  {t.upstreamHost}:{t.upstreamPort}
-                </td>
-                <td>{t.state}</td>
-                <td>{t.connections}</td>
-                <td>{formatInt(t.units)}</td>
-                <td className={t.undecodable ? 'bad' : undefined}>{t.undecodable}</td>
-                <td>{t.gaps}</td>
-                <td>{formatBytes(t.bytes)}</td>
-                <td>
-                  <button
-                    type="button"
-                    disabled={t.state !== 'listening'}
-                    title="Close the listener; open connections are forwarded until they end"
-                    onClick={() => void stopTap(t.id)}
-                  >
-                    Stop
-                  </button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        <footer className="trace-dialog-foot">
-          {viewingTaps ? (
-            <button type="button" onClick={() => void backToLab()}>
-              Back to the lab
-            </button>
-          ) : (
-            <button type="button" disabled={taps.length === 0} onClick={() => void showTaps()}>
-              Show taps
-            </button>
           )}
-        </footer>
-      </div>
-    </div>
+          {taps.map((t) => (
+            <tr key={t.id} aria-label={`tap ${t.id}`}>
+              <td>{t.id}</td>
+              <td className="mono">{t.name ?? '(from Hello)'}</td>
+              <td className="mono">
+                {t.listenHost}:{t.boundPort}
+              </td>
+              <td className="mono">
+                {t.upstreamHost}:{t.upstreamPort}
+              </td>
+              <td>{t.state}</td>
+              <td>{t.connections}</td>
+              <td>{formatInt(t.units)}</td>
+              <td className={t.undecodable ? 'bad' : undefined}>{t.undecodable}</td>
+              <td>{t.gaps}</td>
+              <td>{formatBytes(t.bytes)}</td>
+              <td>
+                <button
+                  type="button"
+                  disabled={t.state !== 'listening'}
+                  title="Close the listener; open connections are forwarded until they end"
+                  onClick={() => void stopTap(t.id)}
+                >
+                  Stop
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <footer className="trace-dialog-foot">
+        {viewingTaps ? (
+          <button type="button" onClick={() => void backToLab()}>
+            Back to the lab
+          </button>
+        ) : (
+          <button type="button" disabled={taps.length === 0} onClick={() => void showTaps()}>
+            Show taps
+          </button>
+        )}
+      </footer>
+    </Modal>
   );
 }
 
@@ -251,58 +235,48 @@ function CaptureDialog() {
   const fileInput = useRef<HTMLInputElement>(null);
   const api = currentLab();
   const upload = canUpload(api);
-  useEscapeCloses();
   return (
-    <div className="overlay" onClick={closeTapDialogs}>
-      <div
-        className="help traces-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Open capture"
-        onClick={(e) => e.stopPropagation()}
+    <Modal label="Open capture" className="help traces-dialog" onClose={closeTapDialogs} closeOnEscape>
+      <header className="scenarios-head">
+        <h2>Open capture</h2>
+        <span className="muted small">
+          a pcap or pcapng of a flodl cluster (tcpdump, Wireshark); units the capture missed are named as gaps
+        </span>
+        <button type="button" className="push-right" onClick={closeTapDialogs}>
+          Close
+        </button>
+      </header>
+      {error && (
+        <p className="bad" role="alert">
+          {error}
+        </p>
+      )}
+      <form
+        className="tap-form"
+        aria-label="Capture"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void openCapture(api, file, salt);
+        }}
       >
-        <header className="scenarios-head">
-          <h2>Open capture</h2>
-          <span className="muted small">
-            a pcap or pcapng of a flodl cluster (tcpdump, Wireshark); units the capture missed are named as
-            gaps
-          </span>
-          <button type="button" className="push-right" onClick={closeTapDialogs}>
-            Close
-          </button>
-        </header>
-        {error && (
-          <p className="bad" role="alert">
-            {error}
-          </p>
+        <Field label="Salt" field="saltHex" placeholder="the cluster's session salt, 32 hex digits" />
+        {upload && (
+          <label className="tap-field">
+            Capture file
+            <input
+              ref={fileInput}
+              type="file"
+              aria-label="Capture file"
+              accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap"
+              onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+            />
+          </label>
         )}
-        <form
-          className="tap-form"
-          aria-label="Capture"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void openCapture(api, file, salt);
-          }}
-        >
-          <Field label="Salt" field="saltHex" placeholder="the cluster's session salt, 32 hex digits" />
-          {upload && (
-            <label className="tap-field">
-              Capture file
-              <input
-                ref={fileInput}
-                type="file"
-                aria-label="Capture file"
-                accept=".pcap,.pcapng,.cap,application/vnd.tcpdump.pcap"
-                onChange={(e) => setFile(e.target.files?.[0] ?? null)}
-              />
-            </label>
-          )}
-          <button type="submit" className="primary" disabled={busy !== null || (upload && !file)}>
-            {upload ? 'Open' : 'Choose a file…'}
-          </button>
-        </form>
-        {busy && <p className="muted">{busy}</p>}
-      </div>
-    </div>
+        <button type="submit" className="primary" disabled={busy !== null || (upload && !file)}>
+          {upload ? 'Open' : 'Choose a file…'}
+        </button>
+      </form>
+      {busy && <p className="muted">{busy}</p>}
+    </Modal>
   );
 }

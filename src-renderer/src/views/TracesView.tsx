@@ -2,7 +2,8 @@
 // toolbar, the dialog that lists the traces folder (and takes an upload
 // where the transport can carry one), and, while a saved trace is open, the
 // banner that says so with its timeline to scrub and the way back to live.
-import { useEffect, useRef, useState } from 'react';
+import { Modal } from './Modal';
+import { useRef, useState } from 'react';
 import type { LabView, TraceStep } from '@shared/lab/contract';
 import { currentLab, useLab } from '../store/lab-store';
 import {
@@ -209,76 +210,63 @@ export function OpenTraceDialog() {
   const close = () => useTraces.setState({ dialogOpen: false, error: null });
   const api = currentLab();
   const fileInput = useRef<HTMLInputElement>(null);
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close();
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, []);
   return (
-    <div className="overlay" onClick={close}>
-      <div
-        className="help traces-dialog"
-        role="dialog"
-        aria-modal="true"
-        aria-label="Open trace"
-        onClick={(e) => e.stopPropagation()}
-      >
-        <header className="scenarios-head">
-          <h2>Open trace</h2>
-          <span className="muted small">the traces folder, newest first</span>
-          <button type="button" className="push-right" onClick={close}>
-            Close
-          </button>
-        </header>
-        {error && (
-          <p className="bad" role="alert">
-            {error}
-          </p>
-        )}
-        {busy && <p className="muted">{busy}</p>}
-        <ul className="trace-list" aria-label="Saved traces">
-          {list === null && <li className="muted">Loading…</li>}
-          {list?.length === 0 && <li className="muted">No saved traces yet.</li>}
-          {list?.map((t) => (
-            <li key={t.name}>
-              <button
-                type="button"
-                aria-label={`trace ${t.name}`}
-                disabled={busy !== null}
-                onClick={() => void openTrace(t.name)}
-              >
-                <span className="mono">{t.name}</span>
-                <span className="muted small">
-                  {' '}
-                  {formatBytes(t.bytes)} · {new Date(t.modifiedAt).toLocaleString()}
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
-        <footer className="trace-dialog-foot">
-          {canUpload(api) ? (
-            <label>
-              Upload a trace file{' '}
-              <input
-                ref={fileInput}
-                type="file"
-                accept=".ndjson,application/x-ndjson"
-                aria-label="Upload a trace file"
-                onChange={(e) => {
-                  const f = e.target.files?.[0];
-                  if (f) void uploadAndOpen(api, f);
-                }}
-              />
-            </label>
-          ) : (
-            <button type="button" onClick={() => void openTrace()}>
-              Choose a file…
+    <Modal label="Open trace" className="help traces-dialog" onClose={close} closeOnEscape>
+      <header className="scenarios-head">
+        <h2>Open trace</h2>
+        <span className="muted small">the traces folder, newest first</span>
+        <button type="button" className="push-right" onClick={close}>
+          Close
+        </button>
+      </header>
+      {error && (
+        <p className="bad" role="alert">
+          {error}
+        </p>
+      )}
+      {busy && <p className="muted">{busy}</p>}
+      <ul className="trace-list" aria-label="Saved traces">
+        {list === null && <li className="muted">Loading…</li>}
+        {list?.length === 0 && <li className="muted">No saved traces yet.</li>}
+        {list?.map((t) => (
+          <li key={t.name}>
+            <button
+              type="button"
+              aria-label={`trace ${t.name}`}
+              disabled={busy !== null}
+              onClick={() => void openTrace(t.name)}
+            >
+              <span className="mono">{t.name}</span>
+              <span className="muted small">
+                {' '}
+                {formatBytes(t.bytes)} · {new Date(t.modifiedAt).toLocaleString()}
+              </span>
             </button>
-          )}
-        </footer>
-      </div>
-    </div>
+          </li>
+        ))}
+      </ul>
+      <footer className="trace-dialog-foot">
+        {canUpload(api) ? (
+          <label>
+            Upload a trace file{' '}
+            <input
+              ref={fileInput}
+              type="file"
+              accept=".ndjson,application/x-ndjson"
+              aria-label="Upload a trace file"
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) void uploadAndOpen(api, f);
+              }}
+            />
+          </label>
+        ) : (
+          <button type="button" onClick={() => void openTrace()}>
+            Choose a file…
+          </button>
+        )}
+      </footer>
+    </Modal>
   );
 }
 
