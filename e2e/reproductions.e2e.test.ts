@@ -250,15 +250,13 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
               throw e;
             });
         if (name === 'idle-nan') {
-          // At the end of the run: every rank exited, and the savings measured the rounds the header counts.
+          // At the end of the run: every rank exited.
+          // (The savings a replay measures per round are checked in replay-derive.test.ts: how many
+          // rounds this run completes, and so measures, varies with the machine's load.)
           await page.getByRole('slider', { name: 'Trace timeline' }).press('End');
           await expect
             .poll(() => page.locator('[data-run-state="trace"]').textContent(), WAIT)
             .toMatch(/every rank has exited/);
-          const savings = page.getByRole('region', { name: 'Byte savings' });
-          await expect
-            .poll(() => savings.locator('.panel-head').textContent(), WAIT)
-            .toMatch(/mean of the last/);
         }
         inspected.push(`${name} ${side}`);
         if (inspected.length === 1)

@@ -26,6 +26,30 @@ function finsIn(file: string): number {
   return tsharkFieldLines(file, 'frame.number', ['-Y', 'tcp.flags.fin==1']).length;
 }
 
+/**
+ * Opens and closes a payload-free connection to `port` until the capture file
+ * holds its FINs (it decodes to no unit); returns the FINs captured by then.
+ */
+async function probeUntilCaptured(port: number, file: string): Promise<number> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const server = net.createServer((s) => s.end());
+    server.listen(port, '127.0.0.1');
+    await once(server, 'listening');
+    const sock = net.connect(port, '127.0.0.1');
+    sock.on('data', () => {});
+    await once(sock, 'connect');
+    sock.end();
+    await once(sock, 'close');
+    await new Promise((r) => server.close(r));
+    for (let polls = 0; polls < 4; polls++) {
+      const fins = finsIn(file);
+      if (fins >= 2) return fins;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error('the capture never saw a probe connection on its port');
+}
+
 /** Writes each piece as its own write, waiting for the peer to have read the bytes so far. */
 async function send(sock: net.Socket, peerRead: () => number, pieces: Uint8Array[]): Promise<void> {
   let total = peerRead();
@@ -115,9 +139,12 @@ describe.skipIf(!hasDumpcap())(
         await new Promise((r) => setTimeout(r, 20));
       }
       try {
+        // "Capturing on" can come before the filter sees packets (a loaded machine missed the
+        // first units): a bare connection to the port, repeated until the file holds it, first.
+        const probed = await probeUntilCaptured(port, file);
         await talk(port);
         // Stop once the capture holds the last packets: the four FINs that close both connections.
-        for (let polls = 0; polls < 100 && finsIn(file) < 4; polls++)
+        for (let polls = 0; polls < 100 && finsIn(file) < probed + 4; polls++)
           await new Promise((r) => setTimeout(r, 50));
       } finally {
         cap.kill('SIGINT');
