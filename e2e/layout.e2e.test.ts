@@ -93,7 +93,6 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       const plotPx = async () => (await plot.boundingBox())!.height;
       // Readable (byte-axis.ts MIN_CHART_PX less the round axis) however small the pane, where it was 15-40 px.
       expect(await plotPx()).toBeGreaterThanOrEqual(130);
-      const before = await plotPx();
       // A tall window and a taller bottom pane (Shift+ArrowUp on its splitter: 64 px a press).
       await page.setViewportSize({ width: vp.width, height: 1500 });
       const splitter = page.getByRole('separator', { name: 'Resize bottom panels' });
@@ -112,7 +111,9 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       // The chart takes the room the table leaves (nothing empty under it), and uPlot fills the box.
       await expect.poll(async () => (await fit()).unused, WAIT).toBeLessThanOrEqual(1);
       await expect.poll(async () => Math.abs((await fit()).empty), WAIT).toBeLessThanOrEqual(6);
-      expect(await plotPx()).toBeGreaterThanOrEqual(before);
+      // Still readable. Not compared with the first height: the live table above it gains rows and
+      // wrapped lines as rounds are measured, which can take more of the pane than the splitter gave.
+      expect(await plotPx()).toBeGreaterThanOrEqual(130);
       for (let k = 0; k < 6; k++) await page.keyboard.press('Shift+ArrowDown');
       await page.setViewportSize(vp);
     });
