@@ -48,16 +48,12 @@ export function ExploreView() {
   const sentence = shown ? foldBenefit(shown) : null;
 
   return (
-    <Modal label="Explore topologies" className="help explore" onClose={close}>
-      <header className="scenarios-head">
-        <h2>Explore topologies</h2>
-        <span className="muted small">
-          every topology x mode runs for real, one after another, on its own processes and sockets
-        </span>
-        <button type="button" className="push-right" onClick={close}>
-          Close
-        </button>
-      </header>
+    <Modal
+      label="Explore topologies"
+      className="help explore"
+      onClose={close}
+      subtitle="every topology x mode runs for real, one after another, on its own processes and sockets"
+    >
       <form
         className="explore-form"
         onSubmit={(e) => {

@@ -1,6 +1,7 @@
 // One shell for every modal dialog: the overlay that closes the dialog on a
-// click outside it, the box that keeps its own clicks, and (where the dialog
-// asks for it) Escape. Each dialog used to write these itself.
+// click outside it, the box that keeps its own clicks, (where the dialog asks
+// for it) Escape, and the standard head (title, one line of what the dialog
+// does, Close) with the error line under it. Each dialog used to write these itself.
 import { useEffect, useRef, type ReactNode } from 'react';
 
 export interface ModalProps {
@@ -13,6 +14,10 @@ export interface ModalProps {
   closeOnEscape?: boolean;
   /** alertdialog for a question that must be answered (it interrupts an action). */
   role?: 'dialog' | 'alertdialog';
+  /** With it, the standard head: the label as its title, this line, and Close. */
+  subtitle?: ReactNode;
+  /** Shown as an alert under the head. */
+  error?: string | null;
   children: ReactNode;
 }
 
@@ -22,6 +27,8 @@ export function Modal({
   onClose,
   closeOnEscape = false,
   role = 'dialog',
+  subtitle,
+  error,
   children,
 }: ModalProps) {
   // The latest close, so the Escape listener is added once and never calls a stale one.
@@ -42,6 +49,20 @@ export function Modal({
         aria-label={label}
         onClick={(e) => e.stopPropagation()}
       >
+        {subtitle !== undefined && (
+          <header className="scenarios-head">
+            <h2>{label}</h2>
+            <span className="muted small">{subtitle}</span>
+            <button type="button" className="push-right" onClick={() => close.current()}>
+              Close
+            </button>
+          </header>
+        )}
+        {error && (
+          <p className="bad" role="alert">
+            {error}
+          </p>
+        )}
         {children}
       </div>
     </div>

@@ -21,17 +21,12 @@ export function ScenariosDialog() {
   const shownResult = result && result.name === picked ? result : null;
 
   return (
-    <Modal label="Reproductions" className="help scenarios" onClose={close}>
-      <header className="scenarios-head">
-        <h2>Reproductions</h2>
-        <span className="muted small">
-          each runs twice: the historical behaviour, then flodl 0.7&apos;s, on its own processes; the live
-          session&apos;s rounds pause meanwhile and resume after
-        </span>
-        <button type="button" className="push-right" onClick={close}>
-          Close
-        </button>
-      </header>
+    <Modal
+      label="Reproductions"
+      className="help scenarios"
+      onClose={close}
+      subtitle="each runs twice: the historical behaviour, then flodl 0.7's, on its own processes; the live session's rounds pause meanwhile and resume after"
+    >
       <div className="scenarios-body">
         <ul className="scenario-list" aria-label="Scenarios">
           <li>

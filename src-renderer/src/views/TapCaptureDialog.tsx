@@ -127,21 +127,14 @@ function TapDialog() {
     return () => clearInterval(id);
   }, []);
   return (
-    <Modal label="Tap a cluster" className="help traces-dialog" onClose={closeTapDialogs} closeOnEscape>
-      <header className="scenarios-head">
-        <h2>Tap a cluster</h2>
-        <span className="muted small">
-          point a relay (or rank) at Listen instead of its upstream; every byte is forwarded unchanged
-        </span>
-        <button type="button" className="push-right" onClick={closeTapDialogs}>
-          Close
-        </button>
-      </header>
-      {error && (
-        <p className="bad" role="alert">
-          {error}
-        </p>
-      )}
+    <Modal
+      label="Tap a cluster"
+      className="help traces-dialog"
+      onClose={closeTapDialogs}
+      closeOnEscape
+      subtitle="point a relay (or rank) at Listen instead of its upstream; every byte is forwarded unchanged"
+      error={error}
+    >
       <form
         className="tap-form"
         aria-label="New tap"
@@ -236,21 +229,14 @@ function CaptureDialog() {
   const api = currentLab();
   const upload = canUpload(api);
   return (
-    <Modal label="Open capture" className="help traces-dialog" onClose={closeTapDialogs} closeOnEscape>
-      <header className="scenarios-head">
-        <h2>Open capture</h2>
-        <span className="muted small">
-          a pcap or pcapng of a flodl cluster (tcpdump, Wireshark); units the capture missed are named as gaps
-        </span>
-        <button type="button" className="push-right" onClick={closeTapDialogs}>
-          Close
-        </button>
-      </header>
-      {error && (
-        <p className="bad" role="alert">
-          {error}
-        </p>
-      )}
+    <Modal
+      label="Open capture"
+      className="help traces-dialog"
+      onClose={closeTapDialogs}
+      closeOnEscape
+      subtitle="a pcap or pcapng of a flodl cluster (tcpdump, Wireshark); units the capture missed are named as gaps"
+      error={error}
+    >
       <form
         className="tap-form"
         aria-label="Capture"

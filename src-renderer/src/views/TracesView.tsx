@@ -211,19 +211,14 @@ export function OpenTraceDialog() {
   const api = currentLab();
   const fileInput = useRef<HTMLInputElement>(null);
   return (
-    <Modal label="Open trace" className="help traces-dialog" onClose={close} closeOnEscape>
-      <header className="scenarios-head">
-        <h2>Open trace</h2>
-        <span className="muted small">the traces folder, newest first</span>
-        <button type="button" className="push-right" onClick={close}>
-          Close
-        </button>
-      </header>
-      {error && (
-        <p className="bad" role="alert">
-          {error}
-        </p>
-      )}
+    <Modal
+      label="Open trace"
+      className="help traces-dialog"
+      onClose={close}
+      closeOnEscape
+      subtitle="the traces folder, newest first"
+      error={error}
+    >
       {busy && <p className="muted">{busy}</p>}
       <ul className="trace-list" aria-label="Saved traces">
         {list === null && <li className="muted">Loading…</li>}
