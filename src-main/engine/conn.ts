@@ -16,6 +16,8 @@ import {
   type LinkFault,
 } from './link-fault';
 import { PendingBytes } from './tap';
+import type { ReceiveArena } from '@shared/fold/receive-arena';
+import { readIntoArena } from './arena-reads';
 
 export type Consumer = (chunk: Uint8Array) => void;
 
@@ -90,6 +92,8 @@ export class Conn implements FaultTarget {
   private inQueue: { at: number; bytes: Uint8Array }[] = [];
   private inTimer: NodeJS.Timeout | null = null;
   private destroyed = false;
+  /** Set once reads go into the receive arena (readIntoArena). */
+  private arena: ReceiveArena | null = null;
   /** The socket closed while a fault still held bytes back: the close is seen after them. */
   private closeHeld: boolean | null = null;
   /** Bytes that arrived on this connection so far (the stream offset of the next chunk). */
@@ -111,14 +115,7 @@ export class Conn implements FaultTarget {
       stallMs: opts.stallMs,
       bound: opts.queueBound,
     });
-    socket.on('data', (chunk: Buffer) => {
-      this.counter.add(opts.readDir, chunk.length);
-      const at = this.arrived;
-      this.arrived += chunk.length;
-      if (this.inFault) this.faultedIn(chunk, at);
-      else this.deliverInOrder(chunk);
-      spendTurnBudget(this, chunk.length);
-    });
+    socket.on('data', (chunk: Buffer) => this.arrive(chunk));
     // Errors end in 'close'; they are reported there.
     socket.on('error', () => {});
     // net.Socket says whether the close followed an error; other Duplexes say nothing.
@@ -131,9 +128,38 @@ export class Conn implements FaultTarget {
     });
   }
 
+  private arrive(chunk: Uint8Array): void {
+    this.counter.add(this.opts.readDir, chunk.length);
+    const at = this.arrived;
+    this.arrived += chunk.length;
+    if (this.inFault) this.faultedIn(this.keepable(chunk), at);
+    else this.deliverInOrder(chunk);
+    spendTurnBudget(this, chunk.length);
+  }
+
+  /**
+   * Reads straight into the fold kernel's receive arena from now on
+   * (arena-reads.ts): the consumer then gets views of arena blocks, valid
+   * only during its call unless it holds their block (a deposit's staging
+   * does). Returns false, changing nothing, where the socket cannot.
+   */
+  readIntoArena(arena: ReceiveArena): boolean {
+    if (!(this.socket instanceof net.Socket) || this.arena) return false;
+    const letGo = readIntoArena(this.socket, arena, (chunk) => this.arrive(chunk));
+    if (!letGo) return false;
+    this.arena = arena;
+    this.socket.once('close', letGo);
+    return true;
+  }
+
+  /** `chunk`, or a copy of it when it is an arena view that must outlive the consumer's call. */
+  private keepable(chunk: Uint8Array): Uint8Array {
+    return this.arena?.contains(chunk) ? chunk.slice() : chunk;
+  }
+
   private deliver(chunk: Uint8Array): void {
     if (this.consumer) this.consumer(chunk);
-    else this.held.push(chunk);
+    else this.held.push(this.keepable(chunk));
   }
 
   /** What this end reads, through the link fault: dropped, corrupted, delayed, sliced. */
@@ -167,7 +193,7 @@ export class Conn implements FaultTarget {
   /** Delivers now, unless earlier bytes are still held back by a fault (then after them). */
   private deliverInOrder(chunk: Uint8Array): void {
     if (this.inQueue.length === 0) return this.deliver(chunk);
-    this.inQueue.push({ at: 0, bytes: chunk });
+    this.inQueue.push({ at: 0, bytes: this.keepable(chunk) });
   }
 
   /** Delivers every held-back piece that is due, in order, and waits for the next one. */
@@ -254,7 +280,7 @@ export class Conn implements FaultTarget {
   unshift(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
     if (this.consumer) this.consumer(bytes);
-    else this.held.unshift(bytes);
+    else this.held.unshift(this.keepable(bytes));
   }
 
   onClose(listener: (hadError: boolean) => void): void {

@@ -45,6 +45,12 @@ export class FoldUplink extends DataUplink {
     };
   }
 
+  // The rank sockets read into the receive arena: the parser and the tap copy what they keep, and the
+  // deposit's staging holds the blocks its payload lies in until the round is done with them.
+  protected override readsIntoArena(): boolean {
+    return true;
+  }
+
   protected afterDeath(rank: number): void {
     // Its staged, unverified deposit goes; a deposit it committed before dying stays (flodl's merge-time rule).
     this.acc.dropPending(rank);

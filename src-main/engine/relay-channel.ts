@@ -18,6 +18,7 @@ import { isWireError } from '@shared/wire/errors';
 import { LenFrameReader } from '@shared/wire/len-frame-reader';
 import { encodeMuxRecord } from '@shared/wire/mux';
 import type { FrameSink } from '@shared/wire/reader-core';
+import { receiveArena } from '@shared/fold';
 import { Conn, connectWithRetry } from './conn';
 import { FrameRejected, rejectingOnThrow } from './frame-rejection';
 import { MuxRecordStream, upstreamRecord, type UpstreamRecord } from './mux-stream';
@@ -132,6 +133,19 @@ export abstract class RelayChannel {
     );
     this.ranks.set(rank, rs);
     if (rest.length > 0) conn.unshift(rest);
+    if (this.readsIntoArena()) {
+      const arena = receiveArena();
+      if (arena) conn.readIntoArena(arena);
+    }
+  }
+
+  /**
+   * True for a role whose reader keeps nothing of a rank's bytes past its
+   * call except through a staging that holds arena blocks (the fold): its
+   * rank sockets then read into the fold kernel's receive arena.
+   */
+  protected readsIntoArena(): boolean {
+    return false;
   }
 
   // ---- reading the ranks ----

@@ -2,7 +2,10 @@
 // sockets (WIRE.md 5.2): tagging and routing on the control channel, the fold
 // on the data channel, deaths, DeclareDead, validation failures.
 import type net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getFoldKernel, setFoldKernel } from '@shared/fold';
+import { createWasmFoldKernel } from '@shared/fold/kernel-wasm';
+import { hostFoldReference } from '@shared/fold/testing/flodl-reference';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import {
   encodeControlHandshake,
@@ -347,5 +350,52 @@ describe('relay data channel (first fold tier)', () => {
     cleanups.push(() => q.destroy());
     q.write(encodeDataHandshake({ version: 3, rank: 5, worldSize: 2 }));
     await expect(b.started).rejects.toThrow(/not one of host h0's ranks/);
+  });
+});
+
+describe('relay data channel reading into the receive arena (WebAssembly kernel)', () => {
+  const kernel = createWasmFoldKernel({ arenaBytes: 24 << 20 })!;
+  let before = getFoldKernel();
+  beforeAll(() => {
+    before = getFoldKernel();
+    setFoldKernel(kernel);
+  });
+  afterAll(() => setFoldKernel(before));
+
+  it('sums model-sized deposits read in place, as flodl does byte for byte, round after round', async () => {
+    const arena = kernel.receiveArena!()!;
+    let retained = 0;
+    const retain = arena.retain.bind(arena);
+    arena.retain = (v) => {
+      const held = retain(v);
+      if (held) retained++;
+      return held;
+    };
+    const { events, r0, r1, peer } = await twoRankFoldRelay();
+    const n = 700_001; // 2.8 MiB per deposit: several blocks, an element split at most block edges
+    for (let round = 0; round < 3; round++) {
+      const frames = [0, 1].map((r) => ({
+        roundKind: 0,
+        weight: r + 1,
+        tensors: [
+          tensorFromValues(
+            0,
+            [n],
+            Array.from({ length: n }, (_, i) => Math.sin(i * (r + 1) + round) * 10 ** ((i % 7) - 3)),
+          ),
+        ],
+      }));
+      r0.write(encodeLenFrame(encodeRoundFrame(frames[0], mac)));
+      r1.write(encodeLenFrame(encodeRoundFrame(frames[1], mac)));
+      const rec = (await next(peer)) as { kind: string; payload: Uint8Array };
+      expect(rec.kind).toBe('HostFrame');
+      const folded = events.filter((e) => e.type === 'folded')[round] as { order: number[] };
+      const want = encodeRoundFrame(hostFoldReference(folded.order.map((r) => frames[r])), mac);
+      expect(Buffer.from(rec.payload).equals(Buffer.from(want))).toBe(true);
+      const consensus = frame([round], 1);
+      peer.write(encodeMuxHeader(REC_BROADCAST, 0, consensus, mac), consensus);
+      for (const r of [r0, r1]) await r.readLenFramed();
+    }
+    expect(retained).toBeGreaterThan(0);
   });
 });

@@ -4,19 +4,19 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import net from 'node:net';
-import { FoldAccumulator, FoldRounds, getFoldKernel } from '@shared/fold';
-import { DTYPE_BF16, DTYPE_F32, deriveFrameCeiling } from '@shared/wire/constants';
-import { encodeRoundFrame, type RoundFrame } from '@shared/wire/round-frame';
+import { DTYPE_BF16, deriveFrameCeiling } from '@shared/wire/constants';
+import { encodeRoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { saltFromHex } from '@shared/wire/salt';
-import { tensorFromValues } from '@shared/wire/tensor';
 import { nodeMac } from '../crypto/node-mac';
 import { closeServer, listen, serverPort } from '../engine/conn';
-import { fillValues, modelLayout } from '@shared/synthetic';
+import { modelLayout } from '@shared/synthetic';
 import { benchTap } from '../capture/tap-bench';
 import { benchRounds } from './bench/rounds';
 import { roundFloor, type MachineRates } from './bench/floor';
 import { benchScale, type ScaleOptions } from './bench/scale';
+import { benchFold } from './bench/fold';
+import { modelFrame } from './bench/model-frame';
 import { median } from './bench/stages';
 
 const MiB = 1024 * 1024;
@@ -51,19 +51,6 @@ function best(n: number, f: () => void): number {
   return min;
 }
 
-function modelFrame(bytes: number, seed: number, rank: number, dtype = DTYPE_F32): RoundFrame {
-  const { shapes } = modelLayout(bytes);
-  let start = 0;
-  const tensors = shapes.map((dims) => {
-    const n = dims.reduce((a, b) => a * b, 1);
-    const v = new Float32Array(n);
-    fillValues(seed, rank, 0, start, v);
-    start += n;
-    return tensorFromValues(dtype, dims, v);
-  });
-  return { roundKind: 0, weight: 1, tensors };
-}
-
 /** 1. Verify a model-sized HostFrame payload (streamed parse + footer MAC, 64 KiB chunks) vs one node:crypto HMAC over the same bytes. */
 export function benchVerify(bytes: number) {
   const mac = nodeMac(SALT);
@@ -79,157 +66,7 @@ export function benchVerify(bytes: number) {
   return { frameBytes: frame.length, hmacMs, verifyMs, ratio: hmacMs / verifyMs, target: 0.9 };
 }
 
-/**
- * Best-of-n timings of several functions measured in alternation (a, b, c,
- * a, b, c, ...), so that load from other processes on a shared machine hits
- * every figure alike instead of whichever ran during a busy second.
- */
-function bestAlternating(n: number, fs: Record<string, () => void>): Record<string, number> {
-  const min: Record<string, number> = {};
-  for (const k of Object.keys(fs)) min[k] = Infinity;
-  for (let i = 0; i < n; i++) {
-    for (const [k, f] of Object.entries(fs)) {
-      const t0 = performance.now();
-      f();
-      min[k] = Math.min(min[k], performance.now() - t0);
-    }
-  }
-  return min;
-}
-
-/** Feeds whole tensors of `frames` into `acc` as streamed deposits, the K deposits' chunks interleaved round-robin as K sockets deliver them. */
-export function foldInterleaved(acc: FoldAccumulator, frames: RoundFrame[], chunk: number): void {
-  const sinks = frames.map((f, r) => {
-    // Staged by reference, as the relay stages its sockets' chunks.
-    const sink = acc.beginDeposit(r, { byReference: true });
-    sink.onHeader!({ roundKind: f.roundKind, weight: f.weight, numTensors: f.tensors.length });
-    return { sink, f, t: -1, o: 0 };
-  });
-  let open = sinks.length;
-  while (open > 0) {
-    open = 0;
-    for (const d of sinks) {
-      const { sink, f } = d;
-      if (d.t >= f.tensors.length) continue;
-      const cur = d.t >= 0 ? f.tensors[d.t].data : null;
-      if (d.t < 0 || !cur || d.o >= cur.length) {
-        d.t++;
-        d.o = 0;
-        if (d.t === f.tensors.length) {
-          sink.onComplete!({ tag: new Uint8Array(8), wireLen: 0 });
-          continue;
-        }
-        const t = f.tensors[d.t];
-        sink.onTensor!({ index: d.t, dtype: t.dtype, dims: t.dims, nbytes: t.data?.length ?? 0 });
-      } else {
-        sink.onData!(d.t, d.o, cur.subarray(d.o, Math.min(cur.length, d.o + chunk)));
-        d.o += chunk;
-      }
-      open++;
-    }
-  }
-}
-
-/**
- * 2. Fold N frames vs Buffer.copy of the same bytes. The fold runs as in the
- * relay's steady state: accumulators recycled across rounds (FoldRounds), so
- * the sums' memory is warm like Buffer.copy's destination; the figure with a
- * fresh accumulator every round (page faults on first touch) is kept beside it.
- */
-export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype = DTYPE_F32) {
-  const mac = nodeMac(SALT);
-  const encoded = Array.from({ length: frames }, (_, r) =>
-    encodeRoundFrame(modelFrame(bytesPerFrame, 1, r, dtype), mac),
-  );
-  const ceiling = deriveFrameCeiling(bytesPerFrame);
-  const total = encoded.reduce((a, f) => a + f.length, 0);
-  const dst = Buffer.allocUnsafe(Math.max(...encoded.map((f) => f.length)));
-  // The deposits' tensors as the parser hands them over (data at the frame's own, unaligned offsets).
-  const decoded = encoded.map((f) => {
-    const parts: { dtype: number; dims: number[]; pieces: Uint8Array[] }[] = [];
-    const p = new RoundFrameStreamParser(mac, {
-      ceiling,
-      sink: {
-        onTensor: (t) => void parts.push({ dtype: t.dtype, dims: t.dims, pieces: [] }),
-        onData: (i, _o, b) => void parts[i].pieces.push(b),
-      },
-    });
-    p.push(f);
-    p.end();
-    const tensors = parts.map(({ dtype, dims, pieces }) => ({
-      dtype,
-      dims,
-      data:
-        pieces.length === 0 ? null : pieces.length === 1 ? pieces[0] : Uint8Array.from(Buffer.concat(pieces)),
-    }));
-    return { roundKind: 0, weight: 1, tensors } as RoundFrame;
-  });
-  const rounds = new FoldRounds();
-  const relayRounds = new FoldRounds();
-  const macRounds = new FoldRounds();
-  const t = bestAlternating(reps, {
-    copy: () => {
-      for (const f of encoded) Buffer.from(f.buffer, f.byteOffset, f.length).copy(dst);
-    },
-    // The accumulator alone on whole deposits, memory recycled as in the relay.
-    fold: () => {
-      const acc = rounds.next();
-      decoded.forEach((f, i) => acc.deposit(i, f, { byReference: true }));
-      acc.result();
-    },
-    // The relay's fold alone: the deposits in 64 KiB socket-sized chunks, interleaved across ranks (no MAC).
-    relayFold: () => {
-      const acc = relayRounds.next();
-      foldInterleaved(acc, decoded, 64 * 1024);
-      acc.result();
-    },
-    // A fresh accumulator every round: what the fold cost before the relay recycled its memory.
-    freshFold: () => {
-      const acc = new FoldAccumulator();
-      decoded.forEach((f, i) => acc.deposit(i, f));
-      acc.result();
-    },
-    hmac: () => {
-      for (const f of encoded) createHmac('sha256', SALT).update(f).digest();
-    },
-    // The relay's own path: every deposit streamed in 64 KiB chunks through the parser (MAC included), interleaved.
-    relayWithMac: () => {
-      const acc = macRounds.next();
-      const ps = encoded.map(
-        (f, r) =>
-          new RoundFrameStreamParser(mac, {
-            ceiling,
-            totalLen: f.length,
-            sink: acc.beginDeposit(r, { byReference: true }),
-          }),
-      );
-      for (let o = 0; o < encoded[0].length; o += 64 * 1024) {
-        encoded.forEach((f, r) => {
-          if (o < f.length) ps[r].push(f.subarray(o, Math.min(f.length, o + 64 * 1024)));
-        });
-      }
-      ps.forEach((p) => p.end());
-      acc.result();
-    },
-  });
-  return {
-    frames,
-    bytesPerFrame,
-    dtype: dtype === DTYPE_BF16 ? 'bf16' : 'f32',
-    totalBytes: total,
-    kernel: getFoldKernel().name,
-    copyMs: t.copy,
-    foldMs: t.fold,
-    ratio: t.copy / t.fold,
-    target: 0.5,
-    relayFoldMs: t.relayFold,
-    relayFoldRatio: t.copy / t.relayFold,
-    freshAccumulatorFoldMs: t.freshFold,
-    freshAccumulatorRatio: t.copy / t.freshFold,
-    relayStreamedWithMacMs: t.relayWithMac,
-    relayStreamedRatioToCopyPlusHmac: (t.copy + t.hmac) / t.relayWithMac,
-  };
-}
+export { benchFold, foldInterleaved } from './bench/fold';
 
 /** Raw loopback TCP: how fast this machine moves bytes through one socket pair. */
 export async function benchLoopback(bytes: number) {

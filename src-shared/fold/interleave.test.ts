@@ -16,11 +16,16 @@ import { RoundFrameStreamParser } from '../wire/round-frame-stream';
 import { elidedTensor, tensorFromValues } from '../wire/tensor';
 import { FoldAccumulator, getFoldKernel, setFoldKernel } from './index';
 import { jsFoldKernel, type FoldKernel } from './kernel';
-import { bestFoldKernel } from './kernel-wasm';
+import { bestFoldKernel, createWasmFoldKernel } from './kernel-wasm';
+import { ArenaReader } from './receive-arena';
 import { setMinReferencedBytes } from './staging';
 import { hostFoldReference } from './testing/flodl-reference';
 
 const KERNELS: FoldKernel[] = [jsFoldKernel, bestFoldKernel()];
+// A kernel whose receive arena has 3 blocks: deposits read into it (as a relay's sockets read) are
+// merged in place, and once the blocks are all lent, reads fall back to ordinary buffers (mixed).
+const arenaKernel = createWasmFoldKernel({ arenaBytes: 6 << 20 })!;
+const arena = arenaKernel.receiveArena!()!;
 function withKernel<T>(k: FoldKernel, f: () => T): T {
   const before = getFoldKernel();
   setFoldKernel(k);
@@ -106,10 +111,21 @@ function scenario(seed: number): Scenario {
  * Streams the live ranks' frames into one accumulator, interleaved at random.
  * Returns the result and the ranks in completion order.
  */
-function runStreamed(seed: number, s: Scenario, acc = new FoldAccumulator(), byReference = false) {
+function runStreamed(
+  seed: number,
+  s: Scenario,
+  acc = new FoldAccumulator(),
+  byReference = false,
+  intoArena = false,
+) {
   const r = prng(seed ^ 0x5bd1e995);
   const streams = s.frames
-    .map((f, rank) => ({ rank, bytes: encodeRoundFrame(f, mac), off: 0 }))
+    .map((f, rank) => ({
+      rank,
+      bytes: encodeRoundFrame(f, mac),
+      off: 0,
+      reader: intoArena ? new ArenaReader(arena) : null,
+    }))
     .filter((x) => !s.deadBefore.has(x.rank))
     .map((x) => ({
       ...x,
@@ -124,9 +140,16 @@ function runStreamed(seed: number, s: Scenario, acc = new FoldAccumulator(), byR
     const st = open[r.int(open.length)];
     const n = 1 + r.int(s.maxChunk[st.rank]);
     const dieAt = s.dieAt.get(st.rank);
-    const end = Math.min(st.bytes.length, st.off + n, dieAt ?? Infinity);
-    st.parser.push(st.bytes.subarray(st.off, end));
+    let end = Math.min(st.bytes.length, st.off + n, dieAt ?? Infinity);
+    if (st.reader) {
+      // A socket read into the arena: as much as the reader's space holds, a view valid during the push.
+      const space = st.reader.space();
+      end = Math.min(end, st.off + space.length);
+      space.set(st.bytes.subarray(st.off, end));
+      st.parser.push(st.reader.filled(space, end - st.off));
+    } else st.parser.push(st.bytes.subarray(st.off, end));
     st.off = end;
+    if (st.off === end && (st.off === dieAt || st.off === st.bytes.length)) st.reader?.close();
     if (st.off === dieAt) {
       acc.dropPending(st.rank); // died mid-frame: nothing of it may reach the sums
       open = open.filter((x) => x !== st);
@@ -170,6 +193,17 @@ function check(seed: number): string | null {
         setMinReferencedBytes(was);
       }
     }
+  }
+  // Read into the arena, staged by reference (every piece of 2 bytes or more kept as a view of its block).
+  const was = setMinReferencedBytes(2);
+  try {
+    const { result, order, acc } = withKernel(arenaKernel, () => runStreamed(seed, s, undefined, true, true));
+    const d = difference(s, result, order, acc);
+    if (d) return `receive arena: ${d}`;
+    acc.reset();
+    if (arena.blocksInUse !== 0) return `receive arena: ${arena.blocksInUse} blocks still lent after reset()`;
+  } finally {
+    setMinReferencedBytes(was);
   }
   return null;
 }

@@ -173,12 +173,69 @@ const sumBf16Body = kWayBody(
   [...V128_CONST_ZERO, SET, 8, ...V128_CONST_ZERO, SET, 9],
 );
 
+/* The merge's k-way sums over a table of source addresses, type 2: (param $dst i32) (param $table i32) (param $k i32) (param $n i32).
+ * Source j's elements start at the i32 address table[j] (any alignment): a source read in place where
+ * the socket put it (the receive arena), or a slot it was copied into. Otherwise as sum_f32 / sum_bf16. */
+const I32_LOAD = [0x28, 0x02, 0x00]; // align 4, offset 0
+function tableBody(
+  perSource: number[],
+  store: number[],
+  outShift: number,
+  v128Locals: number,
+  zeros: number[],
+): number[] {
+  // locals: $end 4, $off 5, $t 6, $j 7, $a 8 (i32), then the v128 accumulators from 9
+  // prettier-ignore
+  const code = [
+    0x02, 0x05, I32, v128Locals, 0x7b,
+    GET, 0, GET, 3, CONST, outShift, 0x74 /* i32.shl */, ADD, SET, 4, // end = dst + n << outShift
+    CONST, 0, SET, 5,
+    0x02, 0x40, 0x03, 0x40, // block, loop (one group of lanes per turn)
+    GET, 0, GET, 4, 0x4f /* i32.ge_u */, 0x0d, 1,
+    ...zeros,
+    GET, 1, SET, 6, GET, 2, SET, 7,
+    0x02, 0x40, 0x03, 0x40, // block, loop (the k sources, in order)
+    GET, 7, I32_EQZ, 0x0d, 1,
+    GET, 6, ...I32_LOAD, GET, 5, ADD, SET, 8, // a = table[j] + off
+    ...perSource,
+    GET, 6, CONST, 4, ADD, SET, 6,
+    GET, 7, CONST, 1, I32_SUB, SET, 7,
+    0x0c, 0,
+    0x0b, 0x0b,
+    GET, 0, ...store, ...V128_STORE,
+    GET, 0, CONST, 16, ADD, SET, 0,
+    GET, 5, CONST, 16, ADD, SET, 5, // 16 source bytes per turn (4 f32 or 8 bf16)
+    0x0c, 0,
+    0x0b, 0x0b, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
+}
+// prettier-ignore
+const sumF32TableBody = tableBody(
+  [GET, 9, GET, 8, ...V128_LOAD, ...F32X4_ADD, SET, 9],
+  [GET, 9],
+  2,
+  1,
+  [...V128_CONST_ZERO, SET, 9],
+);
+// prettier-ignore
+const sumBf16TableBody = tableBody(
+  [
+    GET, 9, GET, 8, ...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 9,
+    GET, 10, GET, 8, ...V128_LOAD16X4_U_AT8, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 10,
+  ],
+  [GET, 9, ...rneLanesOf(11), GET, 10, ...rneLanesOf(11), ...I16X8_NARROW_I32X4_U],
+  1,
+  3,
+  [...V128_CONST_ZERO, SET, 9, ...V128_CONST_ZERO, SET, 10],
+);
+
 // prettier-ignore
 export const FOLD_WASM_BYTES = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  ...section(1, [0x02, 0x60, 0x03, I32, I32, I32, 0x00, 0x60, 0x05, I32, I32, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> (), type 1: (i32 x 5) -> ()
+  ...section(1, [0x03, 0x60, 0x03, I32, I32, I32, 0x00, 0x60, 0x05, I32, I32, I32, I32, I32, 0x00, 0x60, 0x04, I32, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> (), type 1: (i32 x 5) -> (), type 2: (i32 x 4) -> ()
   ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
-  ...section(3, [0x06, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01]), // four functions of type 0, two of type 1
-  ...section(7, [0x06, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03, ...name('sum_f32'), 0x00, 0x04, ...name('sum_bf16'), 0x00, 0x05]),
-  ...section(10, [0x06, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody(), ...sumF32Body, ...sumBf16Body]),
+  ...section(3, [0x08, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x02]), // four functions of type 0, two of type 1, two of type 2
+  ...section(7, [0x08, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03, ...name('sum_f32'), 0x00, 0x04, ...name('sum_bf16'), 0x00, 0x05, ...name('sum_f32_t'), 0x00, 0x06, ...name('sum_bf16_t'), 0x00, 0x07]),
+  ...section(10, [0x08, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody(), ...sumF32Body, ...sumBf16Body, ...sumF32TableBody, ...sumBf16TableBody]),
 ]);

@@ -11,6 +11,7 @@ import { jsFoldKernel, type FoldKernel, type FoldMerger } from './kernel';
 import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
 import { FOLD_WASM_BYTES } from './kernel-wasm-module';
 import { bf16BitsOfF32Bits } from './merge';
+import { ReceiveArena } from './receive-arena';
 
 export { FOLD_WASM_BYTES };
 
@@ -27,6 +28,7 @@ interface WasmApi {
 
 type AddFn = (acc: number, src: number, n: number) => void;
 type SumFn = (dst: number, base: number, stride: number, k: number, n: number) => void;
+type TableSumFn = (dst: number, table: number, k: number, n: number) => void;
 
 interface Bound {
   addF32: AddFn;
@@ -35,6 +37,8 @@ interface Bound {
   encBf16: AddFn;
   sumF32: SumFn;
   sumBf16: SumFn;
+  sumF32Table: TableSumFn;
+  sumBf16Table: TableSumFn;
   u8: Uint8Array;
   f32: Float32Array;
 }
@@ -47,15 +51,26 @@ const STAGE_AT = 0;
 const STAGE_BYTES = PAGE;
 /** Accumulator below this many elements stay plain Float32Arrays (a memory per tensor costs 128 KiB). */
 const MIN_WASM_ACCUMULATOR = 64 * 1024;
+/** The receive arena's memory (receive-arena.ts): 2 GiB less a page, so every address is a positive i32. */
+const ARENA_BYTES = 2 ** 31 - PAGE;
+/** Bytes per arena block (as a staging block: the most a deposit holds beyond the bytes it received); a socket's reads into one block become one run. */
+const ARENA_BLOCK = 1 << 20;
+/** Sources the arena's merger has slots for (a relay's ranks; the controller's hosts or, direct, ranks). */
+const ARENA_SLOTS = 64;
+
+export interface WasmKernelOptions {
+  /** Bytes of the receive arena (default ARENA_BYTES); tests use small ones. */
+  arenaBytes?: number;
+}
 
 /** The SIMD kernel, or null where WebAssembly SIMD is unavailable (or the host is big-endian). */
-export function createWasmFoldKernel(): FoldKernel | null {
+export function createWasmFoldKernel(options: WasmKernelOptions = {}): FoldKernel | null {
   const wa = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
   if (!wa || !LITTLE_ENDIAN_HOST) return null;
   let module: object;
-  const bind = (pages: number): Bound => {
-    // The memory never grows, so views of it stay valid.
-    const memory = new wa.Memory({ initial: pages, maximum: pages });
+  // The memory never grows, so views of it stay valid.
+  const bind = (pages: number): Bound => bindMemory(new wa.Memory({ initial: pages, maximum: pages }));
+  const bindMemory = (memory: WasmMemory): Bound => {
     const exports = new wa.Instance(module, { env: { memory } }).exports;
     return {
       addF32: exports.add_f32 as AddFn,
@@ -64,6 +79,8 @@ export function createWasmFoldKernel(): FoldKernel | null {
       encBf16: exports.enc_bf16 as AddFn,
       sumF32: exports.sum_f32 as SumFn,
       sumBf16: exports.sum_bf16 as SumFn,
+      sumF32Table: exports.sum_f32_t as TableSumFn,
+      sumBf16Table: exports.sum_bf16_t as TableSumFn,
       u8: new Uint8Array(memory.buffer),
       f32: new Float32Array(memory.buffer),
     };
@@ -116,19 +133,62 @@ export function createWasmFoldKernel(): FoldKernel | null {
     }
   };
 
-  // The merger's memory: the output block, then one slot per source (grown, never shrunk, as k needs).
+  // The merger's memory: the merge header (output block, address table, one slot per source; grown,
+  // never shrunk, as k needs), or the receive arena's once it exists, where deposits are read in place.
   let merging: { bound: Bound; slots: number; merger: FoldMerger } | null = null;
+  let arena: { arena: ReceiveArena; merger: FoldMerger } | null | undefined;
   const merger = (k: number): FoldMerger => {
+    if (arena && k <= ARENA_SLOTS) return arena.merger;
     if (merging && merging.slots >= k) return merging.merger;
     const slots = Math.max(8, k);
-    const bound = bind(Math.ceil(((slots + 1) * MERGE_SLOT) / PAGE));
+    const bound = bind(Math.ceil(mergeHeaderBytes(slots) / PAGE));
     merging = { bound, slots, merger: wasmMerger(bound) };
     return merging.merger;
+  };
+  // Sums of at least half a block live in the arena once it exists, so the merge writes them in place
+  // (no copy out of its output block); their runs of blocks by byte offset.
+  const arenaRuns = new Map<number, number>();
+  const arenaAccumulator = (n: number, uninitialized: boolean): Float32Array | null => {
+    const a = arena?.arena;
+    if (!a || n * 4 < a.blockBytes / 2) return null;
+    const blocks = Math.ceil((n * 4) / a.blockBytes);
+    const first = a.takeRun(blocks);
+    if (first < 0) return null;
+    const acc = new Float32Array(a.bytes.buffer, a.offsetOf(first), n);
+    if (!uninitialized) acc.fill(0);
+    arenaRuns.set(acc.byteOffset, blocks);
+    return acc;
+  };
+  const releaseArenaAccumulator = (acc: Float32Array, a: ReceiveArena) => {
+    const blocks = arenaRuns.get(acc.byteOffset);
+    if (blocks === undefined) return;
+    arenaRuns.delete(acc.byteOffset);
+    const first = a.blockAt(acc.byteOffset);
+    for (let b = first; b < first + blocks; b++) a.releaseBlock(b);
+  };
+  const receiveArena = (): ReceiveArena | null => {
+    if (arena !== undefined) return arena?.arena ?? null;
+    const bytes = options.arenaBytes ?? ARENA_BYTES;
+    const first = Math.ceil(mergeHeaderBytes(ARENA_SLOTS) / PAGE) * PAGE;
+    try {
+      const pages = Math.ceil((first + Math.max(bytes - first, ARENA_BLOCK)) / PAGE);
+      const bound = bindMemory(new wa.Memory({ initial: pages, maximum: pages }));
+      arena = {
+        arena: new ReceiveArena(bound.u8.buffer as ArrayBuffer, first, ARENA_BLOCK),
+        merger: wasmMerger(bound),
+      };
+      // Sums in the arena are added into and encoded in place like any kernel accumulator's.
+      owners.set(bound.u8.buffer, bound);
+    } catch {
+      arena = null; // memory refused: sockets read into ordinary buffers, the merge copies them
+    }
+    return arena?.arena ?? null;
   };
 
   return {
     name: 'wasm-simd',
     merger,
+    receiveArena,
     addF32Into: (acc, src, accOffset = 0, fromZero = false) =>
       run(
         acc,
@@ -154,6 +214,8 @@ export function createWasmFoldKernel(): FoldKernel | null {
     },
     allocAccumulator: (n, uninitialized = false) => {
       if (n < MIN_WASM_ACCUMULATOR) return new Float32Array(n);
+      const inArena = arenaAccumulator(n, uninitialized);
+      if (inArena) return inArena;
       const need = STAGE_BYTES + n * 4;
       // Reuse the smallest released memory that fits without wasting more than
       // half of it (best fit: a round asks for sums, seeds and outputs of
@@ -180,6 +242,7 @@ export function createWasmFoldKernel(): FoldKernel | null {
       return acc;
     },
     releaseAccumulator: (acc) => {
+      if (arena && acc.buffer === arena.arena.bytes.buffer) return releaseArenaAccumulator(acc, arena.arena);
       const b = owners.get(acc.buffer);
       if (!b || free.includes(b)) return;
       free.push(b);
@@ -189,38 +252,73 @@ export function createWasmFoldKernel(): FoldKernel | null {
 }
 /** Bytes per merge slot (the output block is one slot too: f32 sums are as wide as f32 sources, bf16 bits as bf16). */
 const MERGE_SLOT = 32 * 1024;
+/**
+ * The merge header: [output block][address table][slot 0][slot 1]... The
+ * output block holds a step read wholly in place (8 slots' worth: fewer,
+ * longer steps); a step with a copied source is a slot's worth at most.
+ */
+const OUT_AT = 0;
+const OUT_BYTES = 8 * MERGE_SLOT;
+const TABLE_AT = OUT_BYTES;
+const TABLE_BYTES = 4096;
+const slotAt = (j: number) => OUT_BYTES + TABLE_BYTES + MERGE_SLOT * j;
+const mergeHeaderBytes = (slots: number) => slotAt(slots);
 const bitsScratch = new Uint32Array(1);
 const floatScratch = new Float32Array(bitsScratch.buffer);
 
-/** The SIMD merger over a memory laid out as [output block][slot 0][slot 1]...; tails below a lane group in JS. */
+/**
+ * The SIMD merger over a memory that starts with a merge header. Source j of
+ * a step is read where it lies when it is in this memory (readInPlace: the
+ * receive arena) or from slot j (slot: copied there); the address table says
+ * which. A step with every source in its slot uses the strided sums; tails
+ * below a lane group are summed in JS from the same addresses.
+ */
 function wasmMerger(b: Bound): FoldMerger {
-  const slotAt = (j: number) => MERGE_SLOT * (j + 1);
+  const table = new Int32Array(b.u8.buffer, TABLE_AT, TABLE_BYTES / 4);
+  const dv = new DataView(b.u8.buffer);
+  const inSlots = (k: number) => {
+    for (let j = 0; j < k; j++) if (table[j] !== slotAt(j)) return false;
+    return true;
+  };
+  const slots: Uint8Array[] = [];
   return {
     slotBytes: MERGE_SLOT,
-    slot: (j) => b.u8.subarray(slotAt(j), slotAt(j + 1)),
+    slot: (j) => {
+      table[j] = slotAt(j);
+      return (slots[j] ??= b.u8.subarray(slotAt(j), slotAt(j + 1)));
+    },
+    memory: b.u8.buffer,
+    inPlaceBytes: OUT_BYTES,
+    readInPlace: (j, at) => {
+      table[j] = at;
+    },
     sumF32: (k, n, out, outAt) => {
       const n4 = n & ~3;
       if (n4 > 0) {
-        b.sumF32(0, MERGE_SLOT, MERGE_SLOT, k, n4);
-        out.set(b.f32.subarray(0, n4), outAt);
+        // Sums in this memory are written where they belong; others go through the output block.
+        const dst = out.buffer === b.u8.buffer ? out.byteOffset + outAt * 4 : OUT_AT;
+        if (inSlots(k)) b.sumF32(dst, slotAt(0), MERGE_SLOT, k, n4);
+        else b.sumF32Table(dst, TABLE_AT, k, n4);
+        if (dst === OUT_AT) out.set(b.f32.subarray(OUT_AT / 4, OUT_AT / 4 + n4), outAt);
       }
       for (let i = n4; i < n; i++) {
         let s = 0;
-        for (let j = 0; j < k; j++) s = Math.fround(s + b.f32[slotAt(j) / 4 + i]);
+        for (let j = 0; j < k; j++) s = Math.fround(s + dv.getFloat32(table[j] + 4 * i, true));
         out[outAt + i] = s;
       }
     },
     sumBf16: (k, n, out, outAt) => {
       const n8 = n & ~7;
       if (n8 > 0) {
-        b.sumBf16(0, MERGE_SLOT, MERGE_SLOT, k, n8);
-        out.set(b.u8.subarray(0, n8 * 2), outAt * 2);
+        const dst = out.buffer === b.u8.buffer ? out.byteOffset + outAt * 2 : OUT_AT;
+        if (inSlots(k)) b.sumBf16(dst, slotAt(0), MERGE_SLOT, k, n8);
+        else b.sumBf16Table(dst, TABLE_AT, k, n8);
+        if (dst === OUT_AT) out.set(b.u8.subarray(OUT_AT, OUT_AT + n8 * 2), outAt * 2);
       }
       for (let i = n8; i < n; i++) {
         let s = 0;
         for (let j = 0; j < k; j++) {
-          const p = slotAt(j) + 2 * i;
-          bitsScratch[0] = ((b.u8[p] | (b.u8[p + 1] << 8)) << 16) >>> 0;
+          bitsScratch[0] = (dv.getUint16(table[j] + 2 * i, true) << 16) >>> 0;
           s = Math.fround(s + floatScratch[0]);
         }
         floatScratch[0] = s;

@@ -6,6 +6,7 @@
 // ./index.ts, kernel-wasm.ts builds the WebAssembly SIMD one); until then the
 // portable JS kernel runs, so importing the fold never changes global state.
 import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
+import type { ReceiveArena } from './receive-arena';
 
 /**
  * The merge's k-way sums (merge.ts): k sources' next blocks of elements are
@@ -15,8 +16,14 @@ import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
 export interface FoldMerger {
   /** Bytes per slot: a block is this many bytes of every source (slotBytes / element size elements). */
   readonly slotBytes: number;
-  /** Source j's slot (LE element bytes). */
+  /** Source j's slot (LE element bytes): this step reads source j from there. */
   slot(j: number): Uint8Array;
+  /** Optional: the memory whose bytes the merger reads in place (the receive arena's, receive-arena.ts). */
+  readonly memory?: ArrayBufferLike;
+  /** With `memory`: source bytes per step when every source is read in place (at most the output block). */
+  readonly inPlaceBytes?: number;
+  /** With `memory`: this step reads source j in place at byte `at` of `memory` (LE elements, any alignment). */
+  readInPlace?(j: number, at: number): void;
   /** out[outAt + i] = ((+0 + slot0[i]) + slot1[i]) + ... for i < n, f32 sources. */
   sumF32(k: number, n: number, out: Float32Array, outAt: number): void;
   /** The bf16 bits (LE, RNE as f32BitsToBf16Bits) of the same sums of bf16 sources, into out at element outAt. */
@@ -44,6 +51,13 @@ export interface FoldKernel {
   releaseAccumulator?(acc: Float32Array): void;
   /** Optional: a merger for k sources (else merge.ts's portable one). */
   merger?(k: number): FoldMerger;
+  /** Optional: the memory sockets may read deposits into so the merger reads them in place (receive-arena.ts); made on first call. */
+  receiveArena?(): ReceiveArena | null;
+}
+
+/** The active kernel's receive arena (made on the first call), or null where it has none. */
+export function receiveArena(): ReceiveArena | null {
+  return active.receiveArena?.() ?? null;
 }
 
 /** A zeroed accumulator from the active kernel (or a plain Float32Array). */

@@ -12,7 +12,7 @@
 // file has the portable one, used wherever the kernel has none.
 import { DTYPE_BF16 } from '../wire/constants';
 import { getFoldKernel, type FoldMerger } from './kernel';
-import type { DepositStaging } from './staging';
+import type { ByteCursor, DepositStaging } from './staging';
 
 const JS_SLOT_BYTES = 16 * 1024;
 const JS_BLOCK_ELEMS = JS_SLOT_BYTES / 2;
@@ -106,8 +106,15 @@ export function* mergeSources(
   const cursors = sources.map((s) => s.staging.cursor(s.start));
   for (let o = 0; o < n;) {
     const m = mergerFor(k);
-    const c = Math.min(m.slotBytes / size, n - o);
-    for (let j = 0; j < k; j++) cursors[j].read(m.slot(j), 0, c * size);
+    const c = stepElems(m, cursors, size, n - o);
+    const bytes = c * size;
+    for (let j = 0; j < k; j++) {
+      const cur = cursors[j];
+      if (m.memory && cur.runBuffer() === m.memory && cur.runLength() >= bytes) {
+        m.readInPlace!(j, cur.runOffset());
+        cur.skip(bytes);
+      } else cur.read(m.slot(j), 0, bytes);
+    }
     if (bf16) m.sumBf16(k, c, out as Uint8Array, o);
     else m.sumF32(k, c, out as Float32Array, o);
     o += c;
@@ -117,4 +124,28 @@ export function* mergeSources(
       yield;
     }
   }
+}
+
+/**
+ * Elements the next step sums. From ordinary memory, a slot's worth (every
+ * source is copied into its slot). With sources in the merger's memory (the
+ * receive arena), a step is cut where such a source's run of memory ends, so
+ * it is read in place; a source copied in a step with an in-place one is cut
+ * at its own segment's end (or to its one element split across segments), so
+ * the copies stay short and the next step reads in place again.
+ */
+function stepElems(m: FoldMerger, cursors: readonly ByteCursor[], size: number, left: number): number {
+  const copyElems = Math.min(m.slotBytes / size, left);
+  if (!m.memory) return copyElems;
+  let inPlace = Math.min((m.inPlaceBytes ?? m.slotBytes) / size, left);
+  let copied = copyElems;
+  let any = false;
+  for (const cur of cursors) {
+    const whole = Math.floor(cur.runLength() / size);
+    if (whole >= 1 && cur.runBuffer() === m.memory) {
+      inPlace = Math.min(inPlace, whole);
+      any = true;
+    } else copied = Math.min(copied, Math.max(whole, 1));
+  }
+  return any ? Math.min(inPlace, copied) : copyElems;
 }

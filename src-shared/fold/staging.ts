@@ -12,13 +12,18 @@
 //   MIN_REFERENCED_BYTES are kept as views of the producer's chunk, which
 //   costs no copy at all; smaller pieces are still copied into blocks, so the
 //   per-segment bookkeeping stays a small fraction of the bytes held and the
-//   bound above holds.
+//   bound above holds. A view of a receive-arena block (receive-arena.ts: the
+//   socket read straight into the fold kernel's memory) holds its block
+//   until release(), since the arena lends blocks again.
 //
-// Segments have any length and alignment: the merge gathers an element range
-// of every deposit into the kernel's aligned slots (ByteCursor.read), so an
-// element split across two socket chunks costs nothing special. Blocks are
+// Segments have any length and alignment: the merge reads an arena segment
+// in place and gathers any other element range into the kernel's slots
+// (ByteCursor.read), so an element split across two socket chunks costs
+// nothing special. Blocks are
 // recycled through a small pool: a fresh block costs a page fault per 4 KiB on
 // its first write.
+
+import { arenaHolding, type ReceiveArena } from './receive-arena';
 
 /** Bytes per staging block: the one chunk an unauthenticated length may cost beyond the bytes received. */
 export const STAGE_BLOCK_BYTES = 1 << 20;
@@ -71,7 +76,17 @@ export class DepositStaging {
   /** Stages `bytes`: kept as a view when by reference and large enough, else copied into blocks. */
   append(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
-    if (this.byReference && bytes.length >= minReferenced) return this.push(bytes, false);
+    if (this.byReference) {
+      const arena = arenaHolding(bytes);
+      // A receive-arena read continuing the last segment in its block extends it (the block is held already):
+      // a socket's reads into one block become one run the merge reads in place.
+      if (arena && this.continuesInBlock(bytes, arena)) return this.push(bytes, true);
+      if (bytes.length >= minReferenced) {
+        // A view of a receive-arena block keeps the block until release().
+        arena?.retain(bytes);
+        return this.push(bytes, false);
+      }
+    }
     let pos = 0;
     while (pos < bytes.length) {
       if (this.blockUsed === STAGE_BLOCK_BYTES) {
@@ -86,6 +101,18 @@ export class DepositStaging {
       this.blockUsed += n;
       pos += n;
     }
+  }
+
+  /** True when `bytes` starts where the last segment ends, in the same arena block. */
+  private continuesInBlock(bytes: Uint8Array, arena: ReceiveArena): boolean {
+    const prev = this.segments[this.segments.length - 1];
+    return (
+      prev !== undefined &&
+      prev.buffer === bytes.buffer &&
+      prev.byteOffset + prev.length === bytes.byteOffset &&
+      prev.length > 0 &&
+      arena.sameBlock(prev.byteOffset + prev.length - 1, bytes.byteOffset + bytes.length - 1)
+    );
   }
 
   /** Adds a segment, extending the last one when it continues it in the same memory. */
@@ -134,6 +161,7 @@ export class DepositStaging {
     }
     this.blocks = [];
     this.blockUsed = STAGE_BLOCK_BYTES;
+    if (this.byReference) for (const seg of this.segments) arenaHolding(seg)?.release(seg);
     this.segments = [];
     this.ends = [];
     this.length = 0;
@@ -166,6 +194,37 @@ export class ByteCursor {
   view(len: number): Uint8Array | null {
     const s = this.segments[this.seg];
     return s !== undefined && this.at + len <= s.length ? s.subarray(this.at, this.at + len) : null;
+  }
+
+  /** Bytes left in the current segment (0 past the staged bytes). */
+  runLength(): number {
+    const s = this.segments[this.seg];
+    return s === undefined ? 0 : s.length - this.at;
+  }
+
+  /** The memory the current segment lies in, or null past the staged bytes. */
+  runBuffer(): ArrayBufferLike | null {
+    return this.segments[this.seg]?.buffer ?? null;
+  }
+
+  /** Where the next byte lies in runBuffer(). */
+  runOffset(): number {
+    return (this.segments[this.seg]?.byteOffset ?? 0) + this.at;
+  }
+
+  /** Moves past the next `len` bytes. */
+  skip(len: number): void {
+    while (len > 0) {
+      const s = this.segments[this.seg];
+      if (s === undefined) throw new RangeError('staging: skip past the staged bytes');
+      const n = Math.min(len, s.length - this.at);
+      len -= n;
+      this.at += n;
+      if (this.at === s.length) {
+        this.seg++;
+        this.at = 0;
+      }
+    }
   }
 
   /** Copies the next `len` bytes into `dst` at `dstAt` and moves past them. */
