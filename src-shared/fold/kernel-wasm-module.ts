@@ -112,123 +112,81 @@ const f32Body = body(V128_LOAD, 16);
 const f32FromZeroBody = body(V128_LOAD, 16, [...V128_CONST_ZERO, ...F32X4_ADD]);
 const bf16Body = body([...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL], 8);
 
-/* The merge's k-way sums, type 1: (param $dst i32) (param $base i32) (param $stride i32) (param $k i32) (param $n i32).
- * Source j's block is at base + j*stride; for each group of lanes:
- *   sum_f32  (n % 4 == 0): acc = +0.0; acc = f32x4.add(acc, v128.load(src_j)) for j = 0..k-1; v128.store(dst, acc)
- *   sum_bf16 (n % 8 == 0): the same over two f32x4 halves of widened bf16 lanes, then the two
- *     halves' bf16 bits (enc_bf16's RNE) narrowed into one i16x8 and stored: one pass, no f32 sums kept. */
+/* The merge's k-way sums, one body generator for both dtypes and both ways to find the sources:
+ *   strided, type 1: (param $dst i32) (param $base i32) (param $stride i32) (param $k i32) (param $n i32):
+ *     source j's block is at base + j*stride (every source copied into its slot);
+ *   table, type 2: (param $dst i32) (param $table i32) (param $k i32) (param $n i32):
+ *     source j's elements start at the i32 address table[j] (any alignment): a source read in place
+ *     where the socket put it (the receive arena), or a slot it was copied into.
+ * For each group of lanes:
+ *   f32  (n % 4 == 0): acc = +0.0; acc = f32x4.add(acc, v128.load(src_j)) for j = 0..k-1; v128.store(dst, acc)
+ *   bf16 (n % 8 == 0): the same over two f32x4 halves of widened bf16 lanes, then the two halves'
+ *     bf16 bits (enc_bf16's RNE) narrowed into one i16x8 and stored: one pass, no f32 sums kept. */
 const I32_EQZ = 0x45;
 const I32_SUB = 0x6b;
-const V128_LOAD16X4_U_AT8 = [SIMD, 0x04, 0x03, 0x08]; // align 8, offset 8
-function kWayBody(
-  perSource: number[],
-  store: number[],
-  outShift: number,
-  locals: number[],
-  zeros: number[],
-): number[] {
-  // locals: $end 5, $p 6, $j 7 (i32), then the v128 accumulators from 8
-  // prettier-ignore
-  const code = [
-    ...locals,
-    GET, 0, GET, 4, CONST, outShift, 0x74 /* i32.shl */, ADD, SET, 5, // end = dst + n << outShift
-    0x02, 0x40, 0x03, 0x40, // block, loop (one group of lanes per turn)
-    GET, 0, GET, 5, 0x4f /* i32.ge_u */, 0x0d, 1,
-    ...zeros,
-    GET, 1, SET, 6, GET, 3, SET, 7,
-    0x02, 0x40, 0x03, 0x40, // block, loop (the k sources, in order)
-    GET, 7, I32_EQZ, 0x0d, 1,
-    ...perSource,
-    GET, 6, GET, 2, ADD, SET, 6,
-    GET, 7, CONST, 1, I32_SUB, SET, 7,
-    0x0c, 0,
-    0x0b, 0x0b,
-    GET, 0, ...store, ...V128_STORE,
-    GET, 0, CONST, 16, ADD, SET, 0,
-    GET, 1, CONST, 16, ADD, SET, 1, // 16 source bytes per turn (4 f32 or 8 bf16)
-    0x0c, 0,
-    0x0b, 0x0b, 0x0b,
-  ];
-  return [...leb(code.length), ...code];
-}
-// sum_f32: one v128 accumulator (local 8); 16 output bytes = 4 elements = 16 source bytes per turn.
-// prettier-ignore
-const sumF32Body = kWayBody(
-  [GET, 8, GET, 6, ...V128_LOAD, ...F32X4_ADD, SET, 8],
-  [GET, 8],
-  2,
-  [0x02, 0x03, I32, 0x01, 0x7b],
-  [...V128_CONST_ZERO, SET, 8],
-);
-// sum_bf16: two accumulators (locals 8, 9) and enc_bf16's scratch (10); 8 elements = 16 source bytes, 16 output bytes per turn.
-// prettier-ignore
-const sumBf16Body = kWayBody(
-  [
-    GET, 8, GET, 6, ...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 8,
-    GET, 9, GET, 6, ...V128_LOAD16X4_U_AT8, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 9,
-  ],
-  [GET, 8, ...rneLanesOf(10), GET, 9, ...rneLanesOf(10), ...I16X8_NARROW_I32X4_U],
-  1,
-  [0x02, 0x03, I32, 0x03, 0x7b],
-  [...V128_CONST_ZERO, SET, 8, ...V128_CONST_ZERO, SET, 9],
-);
-
-/* The merge's k-way sums over a table of source addresses, type 2: (param $dst i32) (param $table i32) (param $k i32) (param $n i32).
- * Source j's elements start at the i32 address table[j] (any alignment): a source read in place where
- * the socket put it (the receive arena), or a slot it was copied into. Otherwise as sum_f32 / sum_bf16. */
 const I32_LOAD = [0x28, 0x02, 0x00]; // align 4, offset 0
-function tableBody(
-  perSource: number[],
-  store: number[],
-  outShift: number,
-  v128Locals: number,
-  zeros: number[],
-): number[] {
-  // locals: $end 4, $off 5, $t 6, $j 7, $a 8 (i32), then the v128 accumulators from 9
+const V128_LOAD16X4_U_AT8 = [SIMD, 0x04, 0x03, 0x08]; // align 8, offset 8
+function sumsBody(addressing: 'strided' | 'table', dtype: 'f32' | 'bf16'): number[] {
+  const table = addressing === 'table';
+  // Locals after the params: $end, the walking source pointer or table slot, $j (and, table, $off and $a), then v128s.
+  const [END, P, J] = table ? [4, 6, 7] : [5, 6, 7];
+  const [OFF, A] = [5, 8]; // table only
+  const V = table ? 9 : 8;
+  const N = table ? 3 : 4;
+  const K = table ? 2 : 3;
+  const bf16 = dtype === 'bf16';
+  const addr = table ? [GET, A] : [GET, P];
+  const widened = (acc: number, load: number[]) => [
+    GET,
+    acc,
+    ...addr,
+    ...load,
+    CONST,
+    16,
+    ...I32X4_SHL,
+    ...F32X4_ADD,
+    SET,
+    acc,
+  ];
+  const perSource = bf16
+    ? [...widened(V, V128_LOAD16X4_U), ...widened(V + 1, V128_LOAD16X4_U_AT8)]
+    : [GET, V, ...addr, ...V128_LOAD, ...F32X4_ADD, SET, V];
+  const store = bf16
+    ? [GET, V, ...rneLanesOf(V + 2), GET, V + 1, ...rneLanesOf(V + 2), ...I16X8_NARROW_I32X4_U]
+    : [GET, V];
+  const zeros = bf16
+    ? [...V128_CONST_ZERO, SET, V, ...V128_CONST_ZERO, SET, V + 1]
+    : [...V128_CONST_ZERO, SET, V];
   // prettier-ignore
   const code = [
-    0x02, 0x05, I32, v128Locals, 0x7b,
-    GET, 0, GET, 3, CONST, outShift, 0x74 /* i32.shl */, ADD, SET, 4, // end = dst + n << outShift
-    CONST, 0, SET, 5,
+    0x02, table ? 0x05 : 0x03, I32, bf16 ? 0x03 : 0x01, 0x7b,
+    GET, 0, GET, N, CONST, bf16 ? 1 : 2, 0x74 /* i32.shl */, ADD, SET, END, // end = dst + output bytes
+    ...(table ? [CONST, 0, SET, OFF] : []),
     0x02, 0x40, 0x03, 0x40, // block, loop (one group of lanes per turn)
-    GET, 0, GET, 4, 0x4f /* i32.ge_u */, 0x0d, 1,
+    GET, 0, GET, END, 0x4f /* i32.ge_u */, 0x0d, 1,
     ...zeros,
-    GET, 1, SET, 6, GET, 2, SET, 7,
+    GET, 1, SET, P, GET, K, SET, J,
     0x02, 0x40, 0x03, 0x40, // block, loop (the k sources, in order)
-    GET, 7, I32_EQZ, 0x0d, 1,
-    GET, 6, ...I32_LOAD, GET, 5, ADD, SET, 8, // a = table[j] + off
+    GET, J, I32_EQZ, 0x0d, 1,
+    ...(table ? [GET, P, ...I32_LOAD, GET, OFF, ADD, SET, A] : []), // a = table[j] + off
     ...perSource,
-    GET, 6, CONST, 4, ADD, SET, 6,
-    GET, 7, CONST, 1, I32_SUB, SET, 7,
+    ...(table ? [GET, P, CONST, 4, ADD, SET, P] : [GET, P, GET, 2, ADD, SET, P]), // next table slot / next source
+    GET, J, CONST, 1, I32_SUB, SET, J,
     0x0c, 0,
     0x0b, 0x0b,
     GET, 0, ...store, ...V128_STORE,
     GET, 0, CONST, 16, ADD, SET, 0,
-    GET, 5, CONST, 16, ADD, SET, 5, // 16 source bytes per turn (4 f32 or 8 bf16)
+    // 16 source bytes per turn (4 f32 or 8 bf16)
+    ...(table ? [GET, OFF, CONST, 16, ADD, SET, OFF] : [GET, 1, CONST, 16, ADD, SET, 1]),
     0x0c, 0,
     0x0b, 0x0b, 0x0b,
   ];
   return [...leb(code.length), ...code];
 }
-// prettier-ignore
-const sumF32TableBody = tableBody(
-  [GET, 9, GET, 8, ...V128_LOAD, ...F32X4_ADD, SET, 9],
-  [GET, 9],
-  2,
-  1,
-  [...V128_CONST_ZERO, SET, 9],
-);
-// prettier-ignore
-const sumBf16TableBody = tableBody(
-  [
-    GET, 9, GET, 8, ...V128_LOAD16X4_U, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 9,
-    GET, 10, GET, 8, ...V128_LOAD16X4_U_AT8, CONST, 16, ...I32X4_SHL, ...F32X4_ADD, SET, 10,
-  ],
-  [GET, 9, ...rneLanesOf(11), GET, 10, ...rneLanesOf(11), ...I16X8_NARROW_I32X4_U],
-  1,
-  3,
-  [...V128_CONST_ZERO, SET, 9, ...V128_CONST_ZERO, SET, 10],
-);
+const sumF32Body = sumsBody('strided', 'f32');
+const sumBf16Body = sumsBody('strided', 'bf16');
+const sumF32TableBody = sumsBody('table', 'f32');
+const sumBf16TableBody = sumsBody('table', 'bf16');
 
 // prettier-ignore
 export const FOLD_WASM_BYTES = Uint8Array.from([
