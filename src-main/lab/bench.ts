@@ -16,6 +16,7 @@ import { benchRounds } from './bench/rounds';
 import { roundFloor, type MachineRates } from './bench/floor';
 import { benchScale, type ScaleOptions } from './bench/scale';
 import { benchFold } from './bench/fold';
+import { SMALL_ROUND_HOPS, benchLoopbackRoundTrip } from './bench/round-trip';
 import { modelFrame } from './bench/model-frame';
 import { median } from './bench/stages';
 
@@ -30,6 +31,8 @@ export interface BenchOptions {
   hosts?: number;
   ranksPerHost?: number;
   rounds?: number;
+  /** Rounds of the small (4 KiB) model measured against the loopback round-trip floor (default 20). */
+  smallRounds?: number;
   /** Bytes per socket write test (default 64 MiB). */
   loopbackBytes?: number;
   /** The tap section's sizes; false leaves it out. */
@@ -129,6 +132,10 @@ export async function runBench(o: BenchOptions = {}) {
   const foldRun = await benchRounds('fold', common);
   log('3/5 rounds in direct');
   const directRun = await benchRounds('direct', common);
+  log('3/5 small rounds (4 KiB) against loopback round trips');
+  const roundTrip = await benchLoopbackRoundTrip();
+  const smallRun = await benchRounds('fold', { ...common, modelBytes: 4096, rounds: o.smallRounds ?? 20 });
+  const smallFloorMs = ((SMALL_ROUND_HOPS / 2) * roundTrip.medianUs) / 1000;
   // 4. fold/direct uplink bytes vs 1/K plus the exact header overhead.
   const F = modelLayout(modelBytes).shapes.reduce(
     (a, d) => a + 2 + 4 * d.length + 8 + d.reduce((x, y) => x * y, 1) * 4,
@@ -173,6 +180,19 @@ export async function runBench(o: BenchOptions = {}) {
         ...directRun.round,
         ofFloor: floorFold.floorMs / directRun.round.medianMs,
         ofOwnFloor: floorDirect.floorMs / directRun.round.medianMs,
+      },
+      // A tiny model: bound by hops between processes, not bytes (bench/round-trip.ts).
+      small: {
+        topology: `${H} hosts x ${K} ranks x 4096 B`,
+        medianMs: smallRun.round.medianMs,
+        msPerRound: smallRun.round.msPerRound,
+        verdict: smallRun.round.verdict,
+        stages: smallRun.round.stages,
+        roundTrip,
+        hops: SMALL_ROUND_HOPS,
+        floorMs: smallFloorMs,
+        ofFloor: smallFloorMs / smallRun.round.medianMs,
+        target: 1 / 3,
       },
       ratioToLoopback: {
         fold:

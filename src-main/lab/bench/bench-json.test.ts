@@ -15,6 +15,7 @@ describe('bench JSON (tiny configuration)', () => {
       hosts: 1,
       ranksPerHost: 2,
       rounds: 2,
+      smallRounds: 2,
       tap: false,
       scale: { grid: [[1, 1]], models: [4096], modelsTopology: [1, 1], rounds: 1 },
     });
@@ -49,6 +50,14 @@ describe('bench JSON (tiny configuration)', () => {
       expect(r.round.fold.memory!.processes).toBeGreaterThanOrEqual(3);
       expect(r.round.fold.memory!.peakTreeRssBytes).toBeGreaterThan(r.round.fold.memory!.engineHwmBytes / 2);
     }
+    // The small model against the loopback round-trip floor (two processes ping-ponging).
+    expect(r.round.small.verdict).toBe('ok');
+    expect(r.round.small.roundTrip.medianUs).toBeGreaterThan(0);
+    expect(r.round.small.floorMs).toBeCloseTo(
+      (r.round.small.hops / 2) * (r.round.small.roundTrip.medianUs / 1000),
+      9,
+    );
+    expect(r.round.small.ofFloor).toBeGreaterThan(0);
     const scale = r.scale!;
     expect(scale.byRanks.points).toHaveLength(1);
     expect(scale.byRanks.points[0].verdict).toBe('ok');
