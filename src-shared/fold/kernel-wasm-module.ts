@@ -73,17 +73,17 @@ const splat32 = (x: number) => [
 ];
 const I32X4_SHR_U = [SIMD, 0xad, 0x01];
 const I32X4_ADD = [SIMD, 0xae, 0x01];
-const I32X4_GT_U = [SIMD, 0x3c];
 const V128_AND = [SIMD, 0x4e];
 const V128_OR = [SIMD, 0x50];
 const V128_BITSELECT = [SIMD, 0x52];
+const F32X4_NE = [SIMD, 0x42];
 const I16X8_NARROW_I32X4_U = [SIMD, 0x86, 0x01];
 // prettier-ignore
 const rneLanesOf = (V: number) => [
   SET, V,
   GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(0x40), ...V128_OR, // quiet NaN
   GET, V, ...splat32(0x7fff), ...I32X4_ADD, GET, V, CONST, 16, ...I32X4_SHR_U, ...splat32(1), ...V128_AND, ...I32X4_ADD, CONST, 16, ...I32X4_SHR_U, // RNE
-  GET, V, ...splat32(0x7fffffff), ...V128_AND, ...splat32(0x7f800000), ...I32X4_GT_U, // is NaN
+  GET, V, GET, V, ...F32X4_NE, // is NaN (the only value unequal to itself)
   ...V128_BITSELECT,
 ];
 const rneLanes = rneLanesOf(4); // enc_bf16's v128 local
@@ -188,12 +188,73 @@ const sumBf16Body = sumsBody('strided', 'bf16');
 const sumF32TableBody = sumsBody('table', 'f32');
 const sumBf16TableBody = sumsBody('table', 'bf16');
 
+/* sum_bf16_kK, type 0: (param $dst i32) (param $table i32) (param $n i32), K = 1..8 sources:
+ * sum_bf16_t with the K addresses read from the table once into locals and the sources unrolled, and
+ * each source's 8 bf16 lanes loaded at once and widened by interleaving their 16-bit halves with zeros
+ * (a bf16 is the top half of its f32): the bf16 fold is compute-bound, and the generic loop spent
+ * as much on walking the table as on the adds. */
+const I8X16_SHUFFLE = [SIMD, 0x0d];
+const WIDEN_LOW = [0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23]; // zero words under bf16 lanes 0-3
+const WIDEN_HIGH = [8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31]; // ... lanes 4-7
+export const BF16_UNROLLED_MAX = 8;
+function bf16UnrolledBody(k: number): number[] {
+  // locals: $end 3, $off 4, $p0.. 5..4+k (i32); $lo, $hi, $x after them (v128)
+  const P = 5;
+  const [LO, HI, X] = [P + k, P + k + 1, P + k + 2];
+  const widenAdd = (acc: number, lanes: number[]) => [
+    GET,
+    acc,
+    ...V128_CONST_ZERO,
+    GET,
+    X,
+    ...I8X16_SHUFFLE,
+    ...lanes,
+    ...F32X4_ADD,
+    SET,
+    acc,
+  ];
+  const sources: number[] = [];
+  for (let j = 0; j < k; j++)
+    sources.push(
+      GET,
+      P + j,
+      GET,
+      4,
+      ADD,
+      ...V128_LOAD,
+      SET,
+      X,
+      ...widenAdd(LO, WIDEN_LOW),
+      ...widenAdd(HI, WIDEN_HIGH),
+    );
+  const loadTable: number[] = [];
+  for (let j = 0; j < k; j++) loadTable.push(GET, 1, 0x28, 0x02, ...leb(4 * j), SET, P + j); // p_j = table[j]
+  // prettier-ignore
+  const code = [
+    0x02, 2 + k, I32, 0x03, 0x7b,
+    GET, 0, GET, 2, CONST, 1, 0x74 /* i32.shl */, ADD, SET, 3, // end = dst + n * 2
+    ...loadTable,
+    0x02, 0x40, 0x03, 0x40,
+    GET, 0, GET, 3, 0x4f /* i32.ge_u */, 0x0d, 1,
+    ...V128_CONST_ZERO, SET, LO, ...V128_CONST_ZERO, SET, HI,
+    ...sources,
+    GET, 0, GET, LO, ...rneLanesOf(LO), GET, HI, ...rneLanesOf(HI), ...I16X8_NARROW_I32X4_U, ...V128_STORE,
+    GET, 0, CONST, 16, ADD, SET, 0,
+    GET, 4, CONST, 16, ADD, SET, 4,
+    0x0c, 0,
+    0x0b, 0x0b, 0x0b,
+  ];
+  return [...leb(code.length), ...code];
+}
+const bf16Unrolled = Array.from({ length: BF16_UNROLLED_MAX }, (_, i) => bf16UnrolledBody(i + 1));
+const bf16UnrolledNames = bf16Unrolled.flatMap((_, i) => [...name(`sum_bf16_k${i + 1}`), 0x00, 8 + i]);
+
 // prettier-ignore
 export const FOLD_WASM_BYTES = Uint8Array.from([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   ...section(1, [0x03, 0x60, 0x03, I32, I32, I32, 0x00, 0x60, 0x05, I32, I32, I32, I32, I32, 0x00, 0x60, 0x04, I32, I32, I32, I32, 0x00]), // type 0: (i32 i32 i32) -> (), type 1: (i32 x 5) -> (), type 2: (i32 x 4) -> ()
   ...section(2, [0x01, ...name('env'), ...name('memory'), 0x02, 0x00, 0x01]), // import env.memory, at least 1 page
-  ...section(3, [0x08, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x02]), // four functions of type 0, two of type 1, two of type 2
-  ...section(7, [0x08, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03, ...name('sum_f32'), 0x00, 0x04, ...name('sum_bf16'), 0x00, 0x05, ...name('sum_f32_t'), 0x00, 0x06, ...name('sum_bf16_t'), 0x00, 0x07]),
-  ...section(10, [0x08, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody(), ...sumF32Body, ...sumBf16Body, ...sumF32TableBody, ...sumBf16TableBody]),
+  ...section(3, [8 + BF16_UNROLLED_MAX, 0x00, 0x00, 0x00, 0x00, 0x01, 0x01, 0x02, 0x02, ...bf16Unrolled.map(() => 0x00)]), // four functions of type 0, two of type 1, two of type 2, the unrolled ones of type 0
+  ...section(7, [8 + BF16_UNROLLED_MAX, ...bf16UnrolledNames, ...name('add_f32'), 0x00, 0x00, ...name('add_bf16'), 0x00, 0x01, ...name('add_f32_z'), 0x00, 0x02, ...name('enc_bf16'), 0x00, 0x03, ...name('sum_f32'), 0x00, 0x04, ...name('sum_bf16'), 0x00, 0x05, ...name('sum_f32_t'), 0x00, 0x06, ...name('sum_bf16_t'), 0x00, 0x07]),
+  ...section(10, [8 + BF16_UNROLLED_MAX, ...f32Body, ...bf16Body, ...f32FromZeroBody, ...encodeBody(), ...sumF32Body, ...sumBf16Body, ...sumF32TableBody, ...sumBf16TableBody, ...bf16Unrolled.flat()]),
 ]);

@@ -9,7 +9,7 @@
 // Where WebAssembly or SIMD is unavailable, bestFoldKernel() returns the JS one.
 import { jsFoldKernel, type FoldKernel, type FoldMerger } from './kernel';
 import { LITTLE_ENDIAN_HOST } from '../wire/tensor';
-import { FOLD_WASM_BYTES } from './kernel-wasm-module';
+import { BF16_UNROLLED_MAX, FOLD_WASM_BYTES } from './kernel-wasm-module';
 import { bf16BitsOfF32Bits } from './merge';
 import { ReceiveArena } from './receive-arena';
 
@@ -39,6 +39,8 @@ interface Bound {
   sumBf16: SumFn;
   sumF32Table: TableSumFn;
   sumBf16Table: TableSumFn;
+  /** sum_bf16_kK for K = 1..BF16_UNROLLED_MAX, at K - 1. */
+  sumBf16Unrolled: AddFn[];
   u8: Uint8Array;
   f32: Float32Array;
 }
@@ -81,6 +83,10 @@ export function createWasmFoldKernel(options: WasmKernelOptions = {}): FoldKerne
       sumBf16: exports.sum_bf16 as SumFn,
       sumF32Table: exports.sum_f32_t as TableSumFn,
       sumBf16Table: exports.sum_bf16_t as TableSumFn,
+      sumBf16Unrolled: Array.from(
+        { length: BF16_UNROLLED_MAX },
+        (_, i) => exports[`sum_bf16_k${i + 1}`] as AddFn,
+      ),
       u8: new Uint8Array(memory.buffer),
       f32: new Float32Array(memory.buffer),
     };
@@ -311,7 +317,8 @@ function wasmMerger(b: Bound): FoldMerger {
       const n8 = n & ~7;
       if (n8 > 0) {
         const dst = out.buffer === b.u8.buffer ? out.byteOffset + outAt * 2 : OUT_AT;
-        if (inSlots(k)) b.sumBf16(dst, slotAt(0), MERGE_SLOT, k, n8);
+        if (k <= BF16_UNROLLED_MAX) b.sumBf16Unrolled[k - 1](dst, TABLE_AT, n8);
+        else if (inSlots(k)) b.sumBf16(dst, slotAt(0), MERGE_SLOT, k, n8);
         else b.sumBf16Table(dst, TABLE_AT, k, n8);
         if (dst === OUT_AT) out.set(b.u8.subarray(OUT_AT, OUT_AT + n8 * 2), outAt * 2);
       }
