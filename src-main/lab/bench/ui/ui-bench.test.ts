@@ -105,12 +105,15 @@ describe('frame statistics', () => {
 
   it('passes a smooth page and fails a slow one', () => {
     const v = 1000 / 60;
-    const smooth: FrameSamples = { intervals: Array(100).fill(v), work: Array(100).fill(5) };
-    expect(ratePasses(frameStats(smooth, v), v)).toBe(true);
-    const heavy: FrameSamples = { intervals: Array(100).fill(v), work: Array(100).fill(20) };
-    expect(ratePasses(frameStats(heavy, v), v)).toBe(false);
+    const samples: FrameSamples = { intervals: Array(100).fill(v), work: Array(100).fill(5) };
+    const traced = (cpu: number) => ({
+      busy: Array(100).fill(cpu),
+      cpu: Array(100).fill(cpu),
+    });
+    expect(ratePasses(frameStats(samples, v, traced(5)), v)).toBe(true);
+    expect(ratePasses(frameStats(samples, v, traced(20)), v)).toBe(false);
     const late: FrameSamples = { intervals: Array(100).fill(2 * v), work: Array(100).fill(5) };
-    const st = frameStats(late, v);
+    const st = frameStats(late, v, traced(5));
     expect(st.dropped).toBe(100);
     expect(ratePasses(st, v)).toBe(false);
   });
