@@ -7,6 +7,7 @@ import { useUi } from '../store/ui-store';
 import { buildLadder, type Ladder } from '../lib/ladder';
 import { ladderKeySeq } from '../lib/pane-keys';
 import { useThrottled } from '../lib/use-throttled';
+import { READOUT_MS } from '../lib/use-sampled';
 
 const LANE_W = 46;
 const ROW_H = 16;
@@ -17,8 +18,8 @@ export function LadderView() {
   const rounds = useLab((s) => s.rounds);
   const selectedSeq = useUi((s) => s.selectedSeq);
   const [count, setCount] = useState(1);
-  // At full speed rounds finish many times a second: redraw at most twice a second.
-  const lastRound = useThrottled(rounds.at(-1)?.round, 500);
+  // At full speed rounds finish many times a second: redraw at most twice a second, on the readout clock.
+  const lastRound = useThrottled(rounds.at(-1)?.round, READOUT_MS);
   // Redraw once per completed round (not per record): a ladder is read, not watched scrolling.
   const ladder = useMemo(() => {
     if (!snapshot) return null;
