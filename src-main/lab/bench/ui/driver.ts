@@ -250,7 +250,7 @@ export async function runUiBench(o: UiBenchOptions, log: (s: string) => void) {
       };
       results.push(r);
       log(
-        `${rate}/s: work p50/p95 ${r.frames.workP50}/${r.frames.workP95} ms (${r.frames.workClock}; task wall time ${r.frames.busyP50}/${r.frames.busyP95}, in-page probe ${r.frames.probeP50}/${r.frames.probeP95}), interval p95 ${r.frames.intervalP95} ms, ` +
+        `${rate}/s: work p50/p95/p99 ${r.frames.workP50}/${r.frames.workP95}/${r.frames.workP99} ms (${r.frames.workClock}; task wall time ${r.frames.busyP50}/${r.frames.busyP95}, in-page probe ${r.frames.probeP50}/${r.frames.probeP95}), interval p95 ${r.frames.intervalP95} ms, ` +
           `dropped ${r.frames.dropped}/${r.frames.frames}, ${r.following ? 'following' : 'NOT following'}, shown ${r.shownPerSec}/s, produced ${r.producedPerSec}/s, ` +
           `heap ${(r.heapUsedBytes / 2 ** 20).toFixed(1)} MiB, load ${r.loadAvg.join(' ')} ${r.pass ? 'PASS' : 'fail'}`,
       );

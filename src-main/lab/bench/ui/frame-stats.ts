@@ -46,6 +46,8 @@ export interface FrameStats {
   /** The verdict: the main thread's CPU time per frame, from the trace (NaN without one). */
   workP50: number;
   workP95: number;
+  /** The tail, as information: the read-out views redraw together twice a second, in frames of their own. */
+  workP99: number;
   /** Which clock work is on: thread CPU time, or the tasks' wall time where the trace has no thread clock. */
   workClock: 'cpu' | 'wall';
   /** The same tasks' wall time per frame (includes time the thread waited for a CPU). */
@@ -93,6 +95,7 @@ export function frameStats(s: FrameSamples, vsyncMs: number, trace?: TraceFrames
     tracedFrames: busy.length,
     workP50: r(percentile(work, 50)),
     workP95: r(percentile(work, 95)),
+    workP99: r(percentile(work, 99)),
     workClock: hasCpu ? 'cpu' : 'wall',
     busyP50: r(percentile(busy, 50)),
     busyP95: r(percentile(busy, 95)),

@@ -83,6 +83,7 @@ describe('frames from a trace', () => {
     const light = { busy: Array(10).fill(12), cpu: Array(10).fill(6) };
     const st = frameStats(samples, v, light);
     expect(st.workP95).toBe(6);
+    expect(st.workP99).toBe(6);
     expect(st.workClock).toBe('cpu');
     expect(st.busyP95).toBe(12);
     expect(st.probeP95).toBe(30);
