@@ -128,6 +128,24 @@ export function limitedBy(
   return `window: at ${failing.rate}/s (frames or rows shown)${tail}`;
 }
 
+/**
+ * The highest rate that passed with every lower rate passing too. At a rate
+ * past what the socket drains the engine's side holds the window's batches
+ * and sends them merged (frame-batcher.ts), so the page redraws less often and
+ * its frames get lighter: 50k/s can pass where 20k/s failed, and is not the
+ * window keeping up with 50k/s.
+ */
+export function highestPassingRate(
+  rates: readonly { rate: number; pass: boolean; following: boolean; shownPerSec: number }[],
+): number | null {
+  let top: number | null = null;
+  for (const r of [...rates].sort((a, b) => a.rate - b.rate)) {
+    if (!(r.pass && r.following && r.shownPerSec >= r.rate * 0.9)) break;
+    top = r.rate;
+  }
+  return top;
+}
+
 async function count(server: ServerProcess) {
   const c = await server.ask('count');
   return {
@@ -255,8 +273,7 @@ export async function runUiBench(o: UiBenchOptions, log: (s: string) => void) {
           `heap ${(r.heapUsedBytes / 2 ** 20).toFixed(1)} MiB, load ${r.loadAvg.join(' ')} ${r.pass ? 'PASS' : 'fail'}`,
       );
     }
-    const passing = results.filter((r) => r.pass && r.following && r.shownPerSec >= r.rate * 0.9);
-    const top = passing.length ? Math.max(...passing.map((r) => r.rate)) : null;
+    const top = highestPassingRate(results);
 
     let soak: Record<string, unknown> | null = null;
     if (top !== null && o.soakSeconds > 0) {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { Tap } from '../../../engine/tap';
 import { harvestUnits, SyntheticFeed } from './synthetic-feed';
-import { limitedBy } from './driver';
+import { highestPassingRate, limitedBy } from './driver';
 import {
   droppedFrames,
   frameStats,
@@ -159,5 +159,20 @@ describe('which side limits', () => {
       'window: at 2000/s (frames or rows shown)',
     );
     expect(limitedBy([r(1000, true, 1000, 1000)], 1000, 5000)).toBe('neither up to 1000/s');
+  });
+});
+
+describe('highest passing rate', () => {
+  const r = (rate: number, pass: boolean, shown = rate) => ({
+    rate,
+    pass,
+    following: true,
+    shownPerSec: shown,
+  });
+  it('is the highest rate with every lower rate passing, not a pass above a failure', () => {
+    expect(highestPassingRate([r(1000, true), r(2000, true), r(5000, false), r(50_000, true)])).toBe(2000);
+    expect(highestPassingRate([r(1000, false), r(2000, true)])).toBeNull();
+    // A rate whose rows the list did not show (under 0.9 x the rate) does not pass.
+    expect(highestPassingRate([r(1000, true), r(2000, true, 1500)])).toBe(1000);
   });
 });
