@@ -87,9 +87,19 @@ describe.skipIf(!exe)('the records list', { timeout: 300_000 }, () => {
     await expect.poll(() => banner.count(), WAIT).toBe(0);
     await expect.poll(async () => (await onScreen()).count, WAIT).toBeGreaterThan(5);
 
-    // A ladder click selects a HostFrame of the last round and reveals it in the list.
+    // A ladder click selects a HostFrame of the last round and reveals it in the list. The ladder
+    // draws the arrows in view: scroll its body a pane at a time until a HostFrame is drawn.
     const arrow = page.locator('.ladder g.arrow').filter({ hasText: 'HostFrame' }).first();
-    await expect.poll(() => arrow.count(), WAIT).toBe(1);
+    await expect
+      .poll(async () => {
+        if ((await arrow.count()) === 0)
+          await page.locator('.ladder-body').evaluate((el) => {
+            el.scrollTop =
+              el.scrollTop + el.clientHeight >= el.scrollHeight ? 0 : el.scrollTop + el.clientHeight;
+          });
+        return arrow.count();
+      }, WAIT)
+      .toBe(1);
     const title = (await arrow.locator('title').textContent()) ?? '';
     const round = Number(/round (\d+)/.exec(title)?.[1]);
     expect(Number.isInteger(round)).toBe(true);

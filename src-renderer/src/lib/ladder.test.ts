@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { buildLadder, ladderLanes } from './ladder';
+import { arrowWindow, buildLadder, ladderLanes } from './ladder';
 import { record, snapshot } from '../test-fixtures';
 
 describe('ladder', () => {
@@ -22,5 +22,16 @@ describe('ladder', () => {
       [5, 9, 6],
     ]);
     expect(ladder.arrows.find((a) => a.seq === 5)!.bad).toBe(true);
+  });
+});
+
+describe('arrow window', () => {
+  // 16 px rows below a 26 px head, as LadderView draws them.
+  it('draws the arrows in view and the overscan, never past either end', () => {
+    expect(arrowWindow(0, 256, 150, 26, 16, 8)).toEqual({ first: 0, end: 23 });
+    // Scrolled to arrow 50's top: 50 - 8 .. the last row in view (65) + 8.
+    expect(arrowWindow(26 + 50 * 16, 256, 150, 26, 16, 8)).toEqual({ first: 42, end: 74 });
+    expect(arrowWindow(26 + 145 * 16, 256, 150, 26, 16, 8)).toEqual({ first: 137, end: 150 });
+    expect(arrowWindow(0, 256, 0, 26, 16, 8)).toEqual({ first: 0, end: 0 });
   });
 });

@@ -83,3 +83,23 @@ export function buildLadder(
   }
   return { lanes, arrows };
 }
+
+/**
+ * The arrows a ladder draws: those within the scrolled-to part of its body,
+ * `overscan` more each side. A round's ladder holds up to 150 arrows and its
+ * pane shows about 16; every arrow drawn is SVG text laid out again on each
+ * redraw, so drawing them all made the ladder the costliest of the read-out
+ * views.
+ */
+export function arrowWindow(
+  scrollTop: number,
+  viewport: number,
+  count: number,
+  top: number,
+  rowHeight: number,
+  overscan: number,
+): { first: number; end: number } {
+  const first = Math.max(0, Math.floor((scrollTop - top) / rowHeight) - overscan);
+  const end = Math.min(count, Math.ceil((scrollTop + viewport - top) / rowHeight) + overscan);
+  return { first: Math.min(first, count), end: Math.max(end, Math.min(first, count)) };
+}

@@ -1,30 +1,15 @@
-// A value that follows its source at most every `ms` milliseconds: views that
-// are read rather than watched (ladder, chart) need not redraw on every round.
+// A value that follows its source on the shared readout clock
+// (lib/readout-clock.ts): views that are read rather than watched (ladder,
+// chart) need not redraw on every round, and redraw in the same frame as the
+// other read-out views.
 import { useEffect, useRef, useState } from 'react';
+import { onReadout } from './readout-clock';
 
 export function useThrottled<T>(value: T, ms: number): T {
   const [shown, setShown] = useState(value);
-  const last = useRef(0);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  useEffect(() => {
-    const wait = last.current + ms - Date.now();
-    if (wait <= 0) {
-      last.current = Date.now();
-      setShown(value);
-      return;
-    }
-    if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      last.current = Date.now();
-      timer.current = null;
-      setShown(value);
-    }, wait);
-  }, [value, ms]);
-  useEffect(
-    () => () => {
-      if (timer.current) clearTimeout(timer.current);
-    },
-    [],
-  );
+  const latest = useRef(value);
+  latest.current = value;
+  // The same value (Object.is) does not re-render.
+  useEffect(() => onReadout(ms, () => setShown(() => latest.current)), [ms]);
   return shown;
 }

@@ -1,24 +1,27 @@
 // A sequence diagram of the last rounds: ranks, relays and the controller as
 // lanes, each record an arrow in order. Clicking an arrow inspects it.
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
-import { buildLadder, type Ladder } from '../lib/ladder';
+import { arrowWindow, buildLadder, type Ladder } from '../lib/ladder';
 import { ladderKeySeq } from '../lib/pane-keys';
 import { useThrottled } from '../lib/use-throttled';
+import { READOUT_MS } from '../lib/use-sampled';
 
 const LANE_W = 46;
 const ROW_H = 16;
 const TOP = 26;
+/** Arrows drawn beyond the part of the body in view, each side (scrolling shows arrows already drawn). */
+const OVERSCAN = 8;
 
 export function LadderView() {
   const snapshot = useLab((s) => s.snapshot);
   const rounds = useLab((s) => s.rounds);
   const selectedSeq = useUi((s) => s.selectedSeq);
   const [count, setCount] = useState(1);
-  // At full speed rounds finish many times a second: redraw at most twice a second.
-  const lastRound = useThrottled(rounds.at(-1)?.round, 500);
+  // At full speed rounds finish many times a second: redraw at most twice a second, on the readout clock.
+  const lastRound = useThrottled(rounds.at(-1)?.round, READOUT_MS);
   // Redraw once per completed round (not per record): a ladder is read, not watched scrolling.
   const ladder = useMemo(() => {
     if (!snapshot) return null;
@@ -35,18 +38,58 @@ export function LadderView() {
     );
   }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound, count]);
 
+  // Only the arrows in view are drawn (lib/ladder.ts arrowWindow): the body's scroll position and
+  // height, kept as the window they give, so scrolling within it does not re-render.
+  const bodyRef = useRef<HTMLDivElement>(null);
+  const [body, setBody] = useState({ top: 0, height: 400 });
+  const arrows = ladder?.arrows.length ?? 0;
+  const win = arrowWindow(body.top, body.height, arrows, TOP, ROW_H, OVERSCAN);
+  const readBody = () => {
+    const el = bodyRef.current;
+    if (!el) return;
+    const next = { top: el.scrollTop, height: el.clientHeight || 400 };
+    setBody((prev) => {
+      const a = arrowWindow(prev.top, prev.height, arrows, TOP, ROW_H, OVERSCAN);
+      const b = arrowWindow(next.top, next.height, arrows, TOP, ROW_H, OVERSCAN);
+      return a.first === b.first && a.end === b.end ? prev : next;
+    });
+  };
+  const readBodyRef = useRef(readBody);
+  readBodyRef.current = readBody;
+  useLayoutEffect(() => {
+    const el = bodyRef.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => readBodyRef.current());
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
   const diagram = useMemo(
-    () => ladder && <LadderDiagram ladder={ladder} selectedSeq={selectedSeq} />,
-    [ladder, selectedSeq],
+    () =>
+      ladder && <LadderDiagram ladder={ladder} selectedSeq={selectedSeq} first={win.first} end={win.end} />,
+    [ladder, selectedSeq, win.first, win.end],
   );
 
-  // The selected arrow stays in view (keyboard steps, a list selection).
-  const bodyRef = useRef<HTMLDivElement>(null);
+  // The selected arrow stays in view (keyboard steps, a list selection, a redraw): scrolled to
+  // when it is not drawn, then brought into view once it is. The person's own scrolling (which
+  // moves the drawn window) is left alone.
+  const revealPending = useRef(false);
   useEffect(() => {
-    bodyRef.current
-      ?.querySelector('.arrow.selected')
-      ?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const el = bodyRef.current;
+    const j = ladder?.arrows.findIndex((a) => a.seq === selectedSeq) ?? -1;
+    if (!el || j < 0) return;
+    const y = TOP + j * ROW_H;
+    if (y < el.scrollTop) el.scrollTop = y;
+    else if (y + ROW_H > el.scrollTop + el.clientHeight) el.scrollTop = y + ROW_H - el.clientHeight;
+    revealPending.current = true;
   }, [selectedSeq, ladder]);
+  useEffect(() => {
+    if (!revealPending.current) return;
+    const arrow = bodyRef.current?.querySelector('.arrow.selected');
+    if (!arrow) return;
+    revealPending.current = false;
+    arrow.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [selectedSeq, ladder, win.first]);
 
   return (
     <section aria-label="Ladder" className="panel ladder">
@@ -76,6 +119,7 @@ export function LadderView() {
       <div
         className="panel-body ladder-body"
         ref={bodyRef}
+        onScroll={readBody}
         tabIndex={0}
         title="↑ ↓ the previous or next arrow (its record is selected in the list and the inspector)"
         onKeyDown={(e) => {
@@ -96,13 +140,26 @@ export function LadderView() {
 }
 
 /**
- * The diagram itself, memoised on the ladder and the selection: the view
- * re-renders on every round and snapshot (its heading), and 150 arrows
- * rebuilt and compared each time would be spent for nothing between redraws.
+ * The diagram itself, memoised on the ladder, the selection and the arrows in
+ * view: the view re-renders on every round and snapshot (its heading), and
+ * the arrows rebuilt and compared each time would be spent for nothing
+ * between redraws. The SVG keeps the whole ladder's height; arrows `first` to
+ * `end` are drawn.
  */
-function LadderDiagram({ ladder, selectedSeq }: { ladder: Ladder; selectedSeq: number | null }) {
+function LadderDiagram({
+  ladder,
+  selectedSeq,
+  first,
+  end,
+}: {
+  ladder: Ladder;
+  selectedSeq: number | null;
+  first: number;
+  end: number;
+}) {
   // The round each arrow follows, so a divider goes where a new round's first arrow is.
   let prevRound: number | undefined;
+  for (let j = first - 1; j >= 0 && prevRound === undefined; j--) prevRound = ladder.arrows[j].round;
   return (
     <svg
       width={ladder.lanes.length * LANE_W + 20}
@@ -124,7 +181,8 @@ function LadderDiagram({ ladder, selectedSeq }: { ladder: Ladder; selectedSeq: n
           />
         </g>
       ))}
-      {ladder.arrows.map((a, j) => {
+      {ladder.arrows.slice(first, end).map((a, k) => {
+        const j = first + k;
         // A new round starts where the first arrow carrying its number appears.
         const startsRound = a.round !== undefined && a.round !== prevRound && j > 0;
         if (a.round !== undefined) prevRound = a.round;

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'react';
 import { useLab, runCompare, workloadKey } from '../store/lab-store';
 import { useThrottled } from '../lib/use-throttled';
+import { READOUT_MS } from '../lib/use-sampled';
 import { useUi } from '../store/ui-store';
 import { recentSavings, type HostSavings } from '../store/apply-batch';
 import type { UplinkMode } from '@shared/lab/topology';
@@ -40,7 +41,7 @@ export function SavingsView() {
   const snapshot = useLab((s) => s.snapshot);
   const savings = useThrottled(
     useLab((s) => s.savings),
-    250,
+    READOUT_MS,
   );
   const labCompare = useLab((s) => s.compare);
   // A comparison belongs to the workload it ran: under another topology it is not shown (issue 10).

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { Tap } from '../../../engine/tap';
 import { harvestUnits, SyntheticFeed } from './synthetic-feed';
-import { limitedBy } from './driver';
+import { highestPassingRate, limitedBy } from './driver';
 import {
   droppedFrames,
   frameStats,
@@ -105,12 +105,15 @@ describe('frame statistics', () => {
 
   it('passes a smooth page and fails a slow one', () => {
     const v = 1000 / 60;
-    const smooth: FrameSamples = { intervals: Array(100).fill(v), work: Array(100).fill(5) };
-    expect(ratePasses(frameStats(smooth, v), v)).toBe(true);
-    const heavy: FrameSamples = { intervals: Array(100).fill(v), work: Array(100).fill(20) };
-    expect(ratePasses(frameStats(heavy, v), v)).toBe(false);
+    const samples: FrameSamples = { intervals: Array(100).fill(v), work: Array(100).fill(5) };
+    const traced = (cpu: number) => ({
+      busy: Array(100).fill(cpu),
+      cpu: Array(100).fill(cpu),
+    });
+    expect(ratePasses(frameStats(samples, v, traced(5)), v)).toBe(true);
+    expect(ratePasses(frameStats(samples, v, traced(20)), v)).toBe(false);
     const late: FrameSamples = { intervals: Array(100).fill(2 * v), work: Array(100).fill(5) };
-    const st = frameStats(late, v);
+    const st = frameStats(late, v, traced(5));
     expect(st.dropped).toBe(100);
     expect(ratePasses(st, v)).toBe(false);
   });
@@ -156,5 +159,20 @@ describe('which side limits', () => {
       'window: at 2000/s (frames or rows shown)',
     );
     expect(limitedBy([r(1000, true, 1000, 1000)], 1000, 5000)).toBe('neither up to 1000/s');
+  });
+});
+
+describe('highest passing rate', () => {
+  const r = (rate: number, pass: boolean, shown = rate) => ({
+    rate,
+    pass,
+    following: true,
+    shownPerSec: shown,
+  });
+  it('is the highest rate with every lower rate passing, not a pass above a failure', () => {
+    expect(highestPassingRate([r(1000, true), r(2000, true), r(5000, false), r(50_000, true)])).toBe(2000);
+    expect(highestPassingRate([r(1000, false), r(2000, true)])).toBeNull();
+    // A rate whose rows the list did not show (under 0.9 x the rate) does not pass.
+    expect(highestPassingRate([r(1000, true), r(2000, true, 1500)])).toBe(1000);
   });
 });
