@@ -28,6 +28,7 @@ import {
 } from '@shared/verdict';
 import { SLICE_BYTES, yieldToLoop } from '../engine/sliced';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
+import { PREPARED_WAIT_MS, RankReadiness } from './rank-readiness';
 import { stallMessage } from '@shared/explain/findings';
 
 /**
@@ -98,6 +99,7 @@ export class RoundDriver {
   /** Death findings waiting for their DeclareDead record, and the DeclareDead records seen, by rank. */
   private readonly pendingDead = new Map<number, { f: FindingIn; timer: NodeJS.Timeout }>();
   private readonly declared = new Map<number, number | undefined>();
+  private readonly readiness = new RankReadiness();
   readonly faults: Fault[] = [];
 
   constructor(
@@ -150,12 +152,14 @@ export class RoundDriver {
       if (!byRank) this.adopted.set(m.round, (byRank = new Map()));
       byRank.set(rank, m);
       this.rankRounds[rank] = m.round + 1;
-    } else if (m.type === 'error' && !this.cluster.stopping)
+    } else if (m.type === 'prepared') this.readiness.prepared(rank, m.round);
+    else if (m.type === 'error' && !this.cluster.stopping)
       this.events.log('warn', `rank ${rank}: ${m.message}`);
     this.kick();
   }
 
   onRankExit(rank: number, code: number | null, signal: NodeJS.Signals | null): void {
+    this.readiness.forget(rank);
     if (this.rankStates[rank] !== 'dead')
       this.setState(rank, this.cluster.dead.isDead(rank) || signal === 'SIGKILL' ? 'dead' : 'exited');
     if (!this.cluster.stopping) {
@@ -353,7 +357,27 @@ export class RoundDriver {
   /** Called as each round begins, before its SyncNow (a sweep's warm-up boundary). */
   onRoundStart: ((round: number) => void) | null = null;
 
+  /** Waits (at most PREPARED_WAIT_MS) until every live rank that is not stopped has made round r's gradient. */
+  private async untilPrepared(r: number): Promise<void> {
+    const until = performance.now() + PREPARED_WAIT_MS;
+    const lagging = () =>
+      this.readiness.lagging(
+        r,
+        this.cluster.hostRanks.flat().filter((x) => this.isLive(x) && !this.cluster.ranks[x]?.stopped),
+      );
+    while (!this.stopRequested && !this.ended && lagging().length > 0 && performance.now() < until)
+      await this.wait(until - performance.now());
+  }
+
+  /** The round is over for every surviving rank: each may make its next gradient now. */
+  private cueRoundEnd(r: number): void {
+    for (const x of this.cluster.hostRanks.flat())
+      if (this.isLive(x)) this.cluster.ranks[x]?.send({ type: 'roundEnd', round: r });
+  }
+
   private async runRound(r: number): Promise<void> {
+    await this.untilPrepared(r);
+    if (this.stopRequested || this.ended) return;
     this.onRoundStart?.(r);
     const t0 = performance.now();
     const stallMs = stallThresholdMs(
@@ -370,7 +394,10 @@ export class RoundDriver {
       if (this.stopRequested || this.ended) return;
       const done = this.controllerRounds.get(r);
       const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
-      if (done && waiting.length === 0) break;
+      if (done && waiting.length === 0) {
+        this.cueRoundEnd(r);
+        break;
+      }
       const elapsed = performance.now() - t0;
       if (!stallReported && elapsed >= stallMs) {
         stallReported = true;

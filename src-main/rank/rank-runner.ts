@@ -39,8 +39,9 @@ import {
   type TensorEntry,
 } from '@shared/wire/tensor';
 import { RankLink } from './rank-link';
+import { RoundEndCue } from './round-end-cue';
 import { encodeSamples } from './samples';
-import type { RankSpec, RankToParent } from './spec';
+import type { ParentToRank, RankSpec, RankToParent } from './spec';
 
 export interface RankRoundResult {
   round: number;
@@ -61,6 +62,8 @@ type Cmd = 'sync' | 'shutdown';
 export async function runRank(
   spec: RankSpec,
   report: (m: RankToParent) => void = () => {},
+  /** Subscribes to the parent's messages (a lab rank over IPC); without it the rank takes no cues. */
+  fromParent?: (listener: (m: ParentToRank) => void) => void,
 ): Promise<RankResult> {
   const mac = nodeMac(saltFromHex(spec.saltHex));
   const layout = modelLayout(spec.modelBytes, spec.shapes);
@@ -112,6 +115,8 @@ export async function runRank(
 
   // Commands from the coordinator, queued so an early SyncNow is never lost.
   const cmds: Cmd[] = [];
+  const cue = new RoundEndCue(() => cmds.length > 0 || control.failed !== null);
+  fromParent?.((m) => cue.roundEnded(m.round));
   let cmdWaiter: ((c: Cmd) => void) | null = null;
   const pushCmd = (c: Cmd) => {
     if (cmdWaiter) {
@@ -119,6 +124,7 @@ export async function runRank(
       cmdWaiter = null;
       w(c);
     } else cmds.push(c);
+    cue.check();
   };
   let controlError: string | null = null;
   control.listen((blob) => {
@@ -175,7 +181,17 @@ export async function runRank(
     });
     return { round, mass, tensors };
   };
-  let prepared: ReturnType<typeof gradient> | null = null;
+  // A lab rank makes its next gradient once the parent says the round is over for every rank
+  // (ParentToRank roundEnd), then says so (RankToParent prepared): made at once after its own
+  // adoption, it took a core from the ranks still receiving the consensus, and the driver now
+  // sends SyncNow only to ranks that are ready, so neither round pays for the generator.
+  const cued = spec.report === 'ipc' && spec.paced && fromParent !== undefined;
+  const prepare = (round: number): ReturnType<typeof gradient> | null => {
+    if (spec.rounds !== 0 && round >= spec.rounds) return null;
+    const g = gradient(round);
+    if (cued) report({ type: 'prepared', rank: spec.rank, round });
+    return g;
+  };
 
   let step = 0;
   const heartbeat = setInterval(
@@ -184,6 +200,7 @@ export async function runRank(
   );
   sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: 0 });
   report({ type: 'ready', rank: spec.rank, pid: process.pid });
+  let prepared = prepare(0);
 
   try {
     for (let round = 0; spec.rounds === 0 || round < spec.rounds; round++) {
@@ -249,7 +266,8 @@ export async function runRank(
         postNorm: null,
         preNorm: null,
       });
-      if (spec.rounds === 0 || round + 1 < spec.rounds) prepared = gradient(round + 1);
+      if (cued) await cue.until(round);
+      prepared = prepare(round + 1);
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
   } catch (e) {

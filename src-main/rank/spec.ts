@@ -57,8 +57,23 @@ export type RankToParent =
       ms: number;
       /** Sampled consensus elements that are NaN or infinite. */ nonFinite?: number;
     }
+  /** The synthetic gradient of `round` is made: the rank is ready for that round's SyncNow (rank-readiness.ts). */
+  | { type: 'prepared'; rank: number; round: number }
   | { type: 'error'; rank: number; message: string }
   | { type: 'done'; rank: number; roundsCompleted: number };
+
+/**
+ * Messages the parent sends a lab rank over the IPC channel (never on the wire):
+ * `roundEnd` says every surviving rank has adopted `round`, so the rank may
+ * now make its next gradient without taking a core from a rank still adopting.
+ */
+export type ParentToRank = { type: 'roundEnd'; round: number };
+
+/** A parent message a rank understands (anything else is ignored). */
+export function isParentToRank(m: unknown): m is ParentToRank {
+  const x = m as { type?: unknown; round?: unknown } | null;
+  return typeof x === 'object' && x !== null && x.type === 'roundEnd' && Number.isInteger(x.round);
+}
 
 export function parseRankSpec(json: string): RankSpec {
   const s = JSON.parse(json) as RankSpec;
