@@ -110,6 +110,7 @@ export class Conn implements FaultTarget {
       onError: (e) => opts.onWriteError?.(e),
       stallMs: opts.stallMs,
       bound: opts.queueBound,
+      coalesce: opts.noDelay ?? true,
     });
     socket.on('data', (chunk: Buffer) => {
       this.counter.add(opts.readDir, chunk.length);

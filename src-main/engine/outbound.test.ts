@@ -84,7 +84,7 @@ describe('outbound writer: one record, one write', () => {
   it('hands a record of small parts over in one writev, in order, every byte counted', async () => {
     const { sink, calls } = recordingSink();
     let written = 0;
-    const w = new OutboundWriter(sink, { onWritten: (n) => (written += n) });
+    const w = new OutboundWriter(sink, { onWritten: (n) => (written += n), coalesce: true });
     w.enqueue([new Uint8Array(4), new Uint8Array(17), new Uint8Array(64 * 1024), new Uint8Array(8)]);
     await w.idle();
     expect(calls).toEqual([{ kind: 'writev', bytes: [4, 17, 64 * 1024, 8] }]);
@@ -93,7 +93,7 @@ describe('outbound writer: one record, one write', () => {
 
   it('a model-sized record still goes out a slice at a time', async () => {
     const { sink, calls } = recordingSink();
-    const w = new OutboundWriter(sink);
+    const w = new OutboundWriter(sink, { coalesce: true });
     w.enqueue([new Uint8Array(25), new Uint8Array(WRITE_SLICE + 10)]);
     await w.idle();
     expect(calls).toEqual([
@@ -101,5 +101,13 @@ describe('outbound writer: one record, one write', () => {
       { kind: 'write', bytes: [WRITE_SLICE] },
       { kind: 'write', bytes: [10] },
     ]);
+  });
+
+  it("keeps each part a write of its own without coalescing (Nagle on: flodl's split writes)", async () => {
+    const { sink, calls } = recordingSink();
+    const w = new OutboundWriter(sink);
+    w.enqueue([new Uint8Array(4), new Uint8Array(100)]);
+    await w.idle();
+    expect(calls.map((c) => c.kind)).toEqual(['write', 'write']);
   });
 });

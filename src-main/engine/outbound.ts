@@ -18,6 +18,12 @@ export interface OutboundOptions {
   onError?: (err: Error) => void;
   /** A write that cannot drain for this long is a failure (the write-stall timeout). */
   stallMs?: number;
+  /**
+   * A record that fits one write slice goes to the kernel in one writev. Only with TCP_NODELAY
+   * on: with Nagle on (the historical incident, WIRE.md 6.10) flodl's split writes, header then
+   * payload, are what waits for the delayed ACK, so each part stays a write of its own.
+   */
+  coalesce?: boolean;
 }
 
 export class WriterClosedError extends Error {
@@ -113,7 +119,11 @@ export class OutboundWriter {
         // A record that fits one write slice goes to the kernel in one writev: a rank's frame
         // was five writes (prefix, header, tensor metadata, data, footer), a fan-out two, each its
         // own TCP segment with TCP_NODELAY and its own wakeup of the reader for a few bytes.
-        if (parts.length > 1 && parts.reduce((a, p) => a + p.length, 0) <= WRITE_SLICE) {
+        if (
+          this.opts.coalesce &&
+          parts.length > 1 &&
+          parts.reduce((a, p) => a + p.length, 0) <= WRITE_SLICE
+        ) {
           if (!this.writeCorked(parts)) await this.waitDrain();
           continue;
         }
