@@ -1,7 +1,7 @@
-// Real rank processes: a rank makes its next gradient only after every rank
-// adopted the round (the driver's roundEnd cue), and the driver sends a
-// round's SyncNow only after every rank said its gradient is made
-// (rank-readiness.ts says why).
+// Real rank processes: a rank checks its adoption (the digest for the lab's
+// verdict) and makes its next gradient only after every rank adopted the
+// round (the driver's roundEnd cue), and the driver sends a round's SyncNow
+// only after every rank said its gradient is made (rank-readiness.ts says why).
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
 import { pidAlive } from '../engine/rank-process';
@@ -14,7 +14,7 @@ afterEach(() => {
 });
 
 describe('the gradient between rounds', () => {
-  it('is made after the round ends for every rank, and before the next SyncNow', async () => {
+  it('is made, and each adoption checked, after the round ends for every rank; SyncNow waits for it', async () => {
     const log: string[] = [];
     let session: TopologySession | null = null;
     const report = await runTopology(
@@ -23,7 +23,8 @@ describe('the gradient between rounds', () => {
         onSession: (s) => (session = s),
         observe: {
           onRankMessage: (rank, m) => {
-            if (m.type === 'adopted' || m.type === 'prepared') log.push(`${m.type} ${rank} ${m.round}`);
+            if (m.type === 'adopted' || m.type === 'checked' || m.type === 'prepared')
+              log.push(`${m.type} ${rank} ${m.round}`);
           },
         },
         onRoundsStart: (s) => (s.requireRounds().onRoundStart = (r) => log.push(`start ${r}`)),
@@ -41,8 +42,11 @@ describe('the gradient between rounds', () => {
         // Round 0 may start before the hook that logs starts is in place.
         if (r === 0) continue;
         expect(at(`prepared ${k} ${r}`)).toBeLessThan(at(`start ${r}`));
-        for (let j = 0; j < 4; j++)
+        for (let j = 0; j < 4; j++) {
           expect(at(`prepared ${k} ${r}`)).toBeGreaterThan(at(`adopted ${j} ${r - 1}`));
+          // The lab's check of an adoption (its digest) comes after the round too, not inside it.
+          expect(at(`checked ${k} ${r - 1}`)).toBeGreaterThan(at(`adopted ${j} ${r - 1}`));
+        }
       }
     }
   }, 60_000);

@@ -1,4 +1,5 @@
-// Which lab ranks have their next synthetic gradient made. A round starts at
+// Which lab ranks have their next synthetic gradient made, and how long the
+// verdict waits for the ranks' checks of their adoption. A round starts at
 // SyncNow and its time is the transport's (a trainer's backward pass comes
 // before its sync), so the gradient is made between rounds: a rank makes it
 // once the driver says the round is over for every rank (roundEnd), and says
@@ -15,6 +16,13 @@
  * hold the rounds.
  */
 export const PREPARED_WAIT_MS = 2000;
+
+/**
+ * The longest a round's verdict waits for the ranks' checks of their adoption
+ * (sent after the round, rank/spec.ts `checked`); a rank that is gone by then
+ * is not waited for, and an adoption without its check is counted, not compared.
+ */
+export const CHECK_WAIT_MS = 2000;
 
 export class RankReadiness {
   /** Per rank that takes cues: the round its made gradient is for. */

@@ -183,7 +183,7 @@ export async function runRank(
   };
   // A lab rank makes its next gradient once the parent says the round is over for every rank
   // (ParentToRank roundEnd), then says so (RankToParent prepared): made at once after its own
-  // adoption, it took a core from the ranks still receiving the consensus, and the driver now
+  // adoption, it took a core from the ranks still receiving the consensus, and the driver
   // sends SyncNow only to ranks that are ready, so neither round pays for the generator.
   const cued = spec.report === 'ipc' && spec.paced && fromParent !== undefined;
   const prepare = (round: number): ReturnType<typeof gradient> | null => {
@@ -221,23 +221,26 @@ export async function runRank(
       const reply = decodeRoundFrame(replyBytes, mac, { ceiling });
       checkReplySchema(reply.tensors, tensors);
       step++;
-      // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
+      const roundMs = performance.now() - t0;
+      // Adopted: a reply with weight > 0 replaces the local state. The round ends with this report.
+      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, ms: roundMs });
+      // The rest waits for the round's end for every rank: the lab's check of this adoption, the
+      // Timing frames, the next gradient (rank-readiness.ts says why).
+      if (cued) await cue.until(round);
       const values =
         reply.weight > 0 ? sampleValues(reply.tensors, samples, sampled) : sampled.subarray(0, 0);
       let nonFinite = 0;
       for (const v of values) if (!Number.isFinite(v)) nonFinite++;
       report({
-        type: 'adopted',
+        type: 'checked',
         rank: spec.rank,
         round,
-        weight: reply.weight,
         samples: encodeSamples(values),
         nonFinite,
         // Every element, for the lab's bit-for-bit verdict: the frame's bytes without its footer.
         digest: createHash('sha256')
           .update(replyBytes.subarray(0, replyBytes.length - 8))
           .digest('hex'),
-        ms: performance.now() - t0,
       });
       result.rounds.push({
         round,
@@ -247,7 +250,6 @@ export async function runRank(
           : 'unchecked',
       });
       result.roundsCompleted++;
-      const roundMs = performance.now() - t0;
       sendTiming({
         type: 'Batch',
         rank: spec.rank,
@@ -266,7 +268,6 @@ export async function runRank(
         postNorm: null,
         preNorm: null,
       });
-      if (cued) await cue.until(round);
       prepared = prepare(round + 1);
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
