@@ -19,18 +19,21 @@ const parentPort = (
   process as {
     parentPort?: {
       postMessage(message: unknown): void;
-      on(event: 'message', listener: (e: { data: unknown }) => void): void;
+      on?(event: 'message', listener: (e: { data: unknown }) => void): void;
     };
   }
 ).parentPort;
+
+/** True when this rank can hear its parent (a Node IPC channel, or a parent port that delivers messages). */
+const hearsParent = parentPort ? typeof parentPort.on === 'function' : !!process.channel;
 
 /** The parent's messages to this rank, whichever channel it has (unknown ones are dropped). */
 function fromParent(listener: (m: ParentToRank) => void): void {
   const take = (m: unknown) => {
     if (isParentToRank(m)) listener(m);
   };
-  if (parentPort) parentPort.on('message', (e) => take(e.data));
-  else if (process.channel) process.on('message', take);
+  if (parentPort) parentPort.on?.('message', (e) => take(e.data));
+  else process.on('message', take);
 }
 
 function watchParent(): void {
@@ -62,7 +65,8 @@ async function main(): Promise<void> {
     if (parentPort) parentPort.postMessage(m);
     else if (process.send && process.connected) process.send(m);
   };
-  const result = await runRank(spec, send, spec.report === 'ipc' ? fromParent : undefined);
+  // A rank that cannot hear its parent takes no cues (the driver then does not wait for it).
+  const result = await runRank(spec, send, spec.report === 'ipc' && hearsParent ? fromParent : undefined);
   if (spec.report === 'json') process.stdout.write(JSON.stringify(result) + '\n');
   // Let the IPC channel flush before leaving.
   finished = true;
