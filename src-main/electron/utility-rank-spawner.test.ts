@@ -16,10 +16,16 @@ import type { TopologySession } from '../lab/topology-session';
 import type { UtilityProcessApi, UtilityProcessLike } from './electron-api';
 import { utilityRankSpawner } from './utility-rank-spawner';
 
-/** What a utility process has and a Node child lacks: process.parentPort. */
+/** What a utility process has and a Node child lacks: process.parentPort (posts, and 'message' events with data). */
 const PARENT_PORT_SHIM =
   'data:text/javascript,' +
-  encodeURIComponent('process.parentPort = { postMessage: (m) => process.send && process.send(m) };');
+  encodeURIComponent(
+    "import { EventEmitter } from 'node:events';" +
+      'const port = new EventEmitter();' +
+      'port.postMessage = (m) => process.send && process.send(m);' +
+      "process.on('message', (m) => port.emit('message', { data: m }));" +
+      'process.parentPort = port;',
+  );
 
 const forks: { modulePath: string; options: Record<string, unknown> }[] = [];
 

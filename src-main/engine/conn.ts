@@ -114,6 +114,7 @@ export class Conn implements FaultTarget {
       onError: (e) => opts.onWriteError?.(e),
       stallMs: opts.stallMs,
       bound: opts.queueBound,
+      coalesce: opts.noDelay ?? true,
     });
     socket.on('data', (chunk: Buffer) => this.arrive(chunk));
     // Errors end in 'close'; they are reported there.

@@ -1,9 +1,10 @@
 // The single writer's bounded queue: 64 records, then the producer must wait
 // for room, which only comes as the peer drains the socket (backpressure).
 import net from 'node:net';
+import { Duplex } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeServer, listen, serverPort } from './conn';
-import { OutboundWriter } from './outbound';
+import { OutboundWriter, WRITE_SLICE } from './outbound';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -59,5 +60,54 @@ describe('outbound writer', () => {
     await w.idle();
     expect(errors.length).toBe(1);
     expect(w.enqueue([new Uint8Array(1)])).toBe(false);
+  });
+});
+
+describe('outbound writer: one record, one write', () => {
+  /** A Duplex that records how its bytes were handed over: single writes or one writev. */
+  function recordingSink() {
+    const calls: { kind: 'write' | 'writev'; bytes: number[] }[] = [];
+    const sink = new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, cb) {
+        calls.push({ kind: 'write', bytes: [chunk.length] });
+        cb();
+      },
+      writev(chunks, cb) {
+        calls.push({ kind: 'writev', bytes: chunks.map((c) => (c.chunk as Buffer).length) });
+        cb();
+      },
+    });
+    return { sink, calls };
+  }
+
+  it('hands a record of small parts over in one writev, in order, every byte counted', async () => {
+    const { sink, calls } = recordingSink();
+    let written = 0;
+    const w = new OutboundWriter(sink, { onWritten: (n) => (written += n), coalesce: true });
+    w.enqueue([new Uint8Array(4), new Uint8Array(17), new Uint8Array(64 * 1024), new Uint8Array(8)]);
+    await w.idle();
+    expect(calls).toEqual([{ kind: 'writev', bytes: [4, 17, 64 * 1024, 8] }]);
+    expect(written).toBe(4 + 17 + 64 * 1024 + 8);
+  });
+
+  it('a model-sized record still goes out a slice at a time', async () => {
+    const { sink, calls } = recordingSink();
+    const w = new OutboundWriter(sink, { coalesce: true });
+    w.enqueue([new Uint8Array(25), new Uint8Array(WRITE_SLICE + 10)]);
+    await w.idle();
+    expect(calls).toEqual([
+      { kind: 'write', bytes: [25] },
+      { kind: 'write', bytes: [WRITE_SLICE] },
+      { kind: 'write', bytes: [10] },
+    ]);
+  });
+
+  it("keeps each part a write of its own without coalescing (Nagle on: flodl's split writes)", async () => {
+    const { sink, calls } = recordingSink();
+    const w = new OutboundWriter(sink);
+    w.enqueue([new Uint8Array(4), new Uint8Array(100)]);
+    await w.idle();
+    expect(calls.map((c) => c.kind)).toEqual(['write', 'write']);
   });
 });

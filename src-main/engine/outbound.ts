@@ -18,6 +18,12 @@ export interface OutboundOptions {
   onError?: (err: Error) => void;
   /** A write that cannot drain for this long is a failure (the write-stall timeout). */
   stallMs?: number;
+  /**
+   * A record that fits one write slice goes to the kernel in one writev. Only with TCP_NODELAY
+   * on: with Nagle on (the historical incident, WIRE.md 6.10) flodl's split writes, header then
+   * payload, are what waits for the delayed ACK, so each part stays a write of its own.
+   */
+  coalesce?: boolean;
 }
 
 export class WriterClosedError extends Error {
@@ -110,6 +116,17 @@ export class OutboundWriter {
           parts = await this.faulted(parts);
           if (parts.length === 0) continue;
         }
+        // A record that fits one write slice goes to the kernel in one writev: a rank's frame
+        // was five writes (prefix, header, tensor metadata, data, footer), a fan-out two, each its
+        // own TCP segment with TCP_NODELAY and its own wakeup of the reader for a few bytes.
+        if (
+          this.opts.coalesce &&
+          parts.length > 1 &&
+          parts.reduce((a, p) => a + p.length, 0) <= WRITE_SLICE
+        ) {
+          if (!this.writeCorked(parts)) await this.waitDrain();
+          continue;
+        }
         for (const whole of parts) {
           // A model-sized part goes out in slices, one per event-loop turn, so
           // handing it to the kernel never blocks the loop for long.
@@ -137,6 +154,25 @@ export class OutboundWriter {
         for (const f of w) f();
       }
     }
+  }
+
+  /** Writes every part while the socket is corked (one writev on uncork); false when the socket's buffer is full. */
+  private writeCorked(parts: Uint8Array[]): boolean {
+    let ok = true;
+    this.socket.cork();
+    try {
+      for (const p of parts) {
+        if (this.failed) break;
+        const n = p.length;
+        ok = this.socket.write(p, (err) => {
+          if (err) this.fail(err);
+          else this.opts.onWritten?.(n);
+        });
+      }
+    } finally {
+      this.socket.uncork();
+    }
+    return ok;
   }
 
   /** Applies the link fault to one record: blackhole, corruption, the mid-frame stall, shaping. */

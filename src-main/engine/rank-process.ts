@@ -11,7 +11,14 @@ import { fileURLToPath } from 'node:url';
 import { RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
 import { rankSpawner, type RankChild } from './rank-spawner';
 
-const RANK_NICE = 10;
+/**
+ * Ranks run below the engine, not far below: at nice 10 (a ninth of the engine's CPU weight) a
+ * fold round's ranks, which encode and then adopt all at once at its two ends, waited for every
+ * wakeup of the engine and, under any other load, starved; at nice 5 (about a third) the engine
+ * still wins a contended core and the ranks keep moving (1x4 at 256 KiB on a shared 2-core
+ * machine: fold's median round 27 ms at nice 5 against 34-57 ms at nice 10, interleaved runs).
+ */
+const RANK_NICE = 5;
 
 /** Finds out/node/rank.mjs from wherever this module runs (sources, the CLI bundle, Electron's main). */
 export function rankEntryPath(): string {

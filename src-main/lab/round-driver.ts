@@ -28,6 +28,7 @@ import {
 } from '@shared/verdict';
 import { SLICE_BYTES, yieldToLoop } from '../engine/sliced';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
+import { CHECK_WAIT_MS, PREPARED_WAIT_MS, RankReadiness } from './rank-readiness';
 import { stallMessage } from '@shared/explain/findings';
 
 /**
@@ -63,7 +64,9 @@ export interface Fault {
   fault?: LinkFault | null;
 }
 
-type Adopted = Extract<RankToParent, { type: 'adopted' }>;
+/** A rank's adoption and, once it has sent it, the lab's check of it (rank/spec.ts `checked`). */
+type Adopted = Extract<RankToParent, { type: 'adopted' }> &
+  Partial<Omit<Extract<RankToParent, { type: 'checked' }>, 'type'>>;
 type FindingIn = Omit<Finding, 'id' | 't'>;
 
 /**
@@ -98,6 +101,7 @@ export class RoundDriver {
   /** Death findings waiting for their DeclareDead record, and the DeclareDead records seen, by rank. */
   private readonly pendingDead = new Map<number, { f: FindingIn; timer: NodeJS.Timeout }>();
   private readonly declared = new Map<number, number | undefined>();
+  private readonly readiness = new RankReadiness();
   readonly faults: Fault[] = [];
 
   constructor(
@@ -148,14 +152,19 @@ export class RoundDriver {
     else if (m.type === 'adopted') {
       let byRank = this.adopted.get(m.round);
       if (!byRank) this.adopted.set(m.round, (byRank = new Map()));
-      byRank.set(rank, m);
+      byRank.set(rank, { ...m });
       this.rankRounds[rank] = m.round + 1;
-    } else if (m.type === 'error' && !this.cluster.stopping)
+    } else if (m.type === 'checked') {
+      const a = this.adopted.get(m.round)?.get(rank);
+      if (a) Object.assign(a, { samples: m.samples, digest: m.digest, nonFinite: m.nonFinite });
+    } else if (m.type === 'prepared') this.readiness.prepared(rank, m.round);
+    else if (m.type === 'error' && !this.cluster.stopping)
       this.events.log('warn', `rank ${rank}: ${m.message}`);
     this.kick();
   }
 
   onRankExit(rank: number, code: number | null, signal: NodeJS.Signals | null): void {
+    this.readiness.forget(rank);
     if (this.rankStates[rank] !== 'dead')
       this.setState(rank, this.cluster.dead.isDead(rank) || signal === 'SIGKILL' ? 'dead' : 'exited');
     if (!this.cluster.stopping) {
@@ -353,7 +362,35 @@ export class RoundDriver {
   /** Called as each round begins, before its SyncNow (a sweep's warm-up boundary). */
   onRoundStart: ((round: number) => void) | null = null;
 
+  /** Waits (at most PREPARED_WAIT_MS) until every live rank that is not stopped has made round r's gradient. */
+  private async untilPrepared(r: number): Promise<void> {
+    const until = performance.now() + PREPARED_WAIT_MS;
+    const lagging = () =>
+      this.readiness.lagging(
+        r,
+        this.cluster.hostRanks.flat().filter((x) => this.isLive(x) && !this.cluster.ranks[x]?.stopped),
+      );
+    while (!this.stopRequested && !this.ended && lagging().length > 0 && performance.now() < until)
+      await this.wait(until - performance.now());
+  }
+
+  /** The round is over for every surviving rank: each may make its next gradient now. */
+  private cueRoundEnd(r: number): void {
+    for (const x of this.cluster.hostRanks.flat())
+      if (this.isLive(x)) this.cluster.ranks[x]?.send({ type: 'roundEnd', round: r });
+  }
+
+  /** Waits (at most CHECK_WAIT_MS) for the check of every adoption whose rank is still live. */
+  private async untilChecked(adopted: Map<number, Adopted>): Promise<void> {
+    const until = performance.now() + CHECK_WAIT_MS;
+    const missing = () => [...adopted].some(([rank, a]) => a.digest === undefined && this.isLive(rank));
+    while (!this.stopRequested && missing() && performance.now() < until)
+      await this.wait(until - performance.now());
+  }
+
   private async runRound(r: number): Promise<void> {
+    await this.untilPrepared(r);
+    if (this.stopRequested || this.ended) return;
     this.onRoundStart?.(r);
     const t0 = performance.now();
     const stallMs = stallThresholdMs(
@@ -370,7 +407,10 @@ export class RoundDriver {
       if (this.stopRequested || this.ended) return;
       const done = this.controllerRounds.get(r);
       const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
-      if (done && waiting.length === 0) break;
+      if (done && waiting.length === 0) {
+        this.cueRoundEnd(r);
+        break;
+      }
       const elapsed = performance.now() - t0;
       if (!stallReported && elapsed >= stallMs) {
         stallReported = true;
@@ -452,11 +492,14 @@ export class RoundDriver {
         digest: await nodeSha256Sliced(frameBodyChunks(recomputed.frame)),
       };
       maxAbsErrorVsExactMean = expected.maxAbsErrorVsExactMean;
+      await this.untilChecked(adopted);
       const indices = sampleIndices(
         modelLayout(cfg.modelBytes, cfg.shapes).numel,
         cfg.sampleMax ?? DEFAULT_SAMPLE_MAX,
       );
       for (const [rank, a] of adopted) {
+        // A rank that left before its check: its adoption is counted, not compared.
+        if (a.digest === undefined || a.samples === undefined) continue;
         const values = decodeSamples(a.samples);
         const res = compareAdoption(expected, {
           weight: a.weight,
@@ -485,7 +528,7 @@ export class RoundDriver {
       this.events.finding({
         severity: 'error',
         kind: 'mismatch',
-        message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${decodeSamples(a.samples).length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`,
+        message: `round ${r}: the consensus holds NaN/Inf (${a.nonFinite} of ${decodeSamples(a.samples ?? '').length} sampled elements) at rank(s) [${poisoned.map(([k]) => k).sort((x, y) => x - y)}]`,
         ranks: poisoned.map(([k]) => k),
       });
     }
@@ -505,7 +548,9 @@ export class RoundDriver {
     const upAfter = this.uplinkUp();
     // SHA-256 of the consensus frame the ranks adopted (footer excluded, so salt-free); the lowest
     // rank's when they differ. With a verdict of ok it equals the recomputed expectation's digest.
-    const adoptedDigests = [...adopted].sort(([a], [b]) => a - b).map(([, a]) => a.digest);
+    const adoptedDigests = [...adopted]
+      .sort(([a], [b]) => a - b)
+      .flatMap(([, a]) => (a.digest !== undefined ? [a.digest] : []));
     const report: RoundReport = {
       round: r,
       accepted,
@@ -516,7 +561,7 @@ export class RoundDriver {
       maxAbsErrorVsExactMean,
       groups: groups.map((g) => g.map((x) => x.rank)),
       adopted: [...adopted]
-        .map(([rank, a]) => ({ rank, weight: a.weight, digest: a.digest }))
+        .map(([rank, a]) => ({ rank, weight: a.weight, digest: a.digest ?? '' }))
         .sort((x, y) => x.rank - y.rank),
       durationMs,
       uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),

@@ -134,12 +134,15 @@ export class TopologySession {
     this.resumedAfterDeath.clear();
     this.startedAt = Date.now();
     let driver: RoundDriver | null = null;
+    // What ranks say before the driver exists (ready, the first gradient prepared) is handed to it then.
+    const early: [number, RankToParent][] = [];
     const cluster = await Cluster.start(
       { ...config, salt, tap: { snapLen: this.options.snapLen }, ...extra },
       {
         onRankMessage: (r, m) => {
           this.options.observe?.onRankMessage?.(r, m);
-          driver?.onRankMessage(r, m);
+          if (driver) driver.onRankMessage(r, m);
+          else early.push([r, m]);
         },
         onRankExit: (r, code, sig) => driver?.onRankExit(r, code, sig),
         onRelayEvent: (h, e) => {
@@ -159,6 +162,7 @@ export class TopologySession {
       log: (level, message) => this.emit({ type: 'log', level, message }),
     });
     driver.faults.push(...faults);
+    for (const [r, m] of early.splice(0)) driver.onRankMessage(r, m);
     // Ranks that said ready before the driver existed.
     for (let r = 0; r < cluster.world; r++) if (!cluster.ranks[r].exited) driver.setState(r, 'alive');
     this.driver = driver;

@@ -2,13 +2,39 @@
 // spec in RELAY_LAB_RANK_SPEC and reports to its parent over IPC. It never
 // outlives its parent: it exits when the IPC channel closes or its parent pid
 // changes (the parent also starts it under a kernel parent-death signal).
-import { parseRankSpec, RANK_PARENT_ENV, RANK_SPEC_ENV, type RankToParent } from './spec';
+import {
+  isParentToRank,
+  parseRankSpec,
+  RANK_PARENT_ENV,
+  RANK_SPEC_ENV,
+  type ParentToRank,
+  type RankToParent,
+} from './spec';
 import { runRank } from './rank-runner';
 
 let finished = false;
 
 /** Set in an Electron utility process (how the Electron shell runs ranks): the channel to the parent. */
-const parentPort = (process as { parentPort?: { postMessage(message: unknown): void } }).parentPort;
+const parentPort = (
+  process as {
+    parentPort?: {
+      postMessage(message: unknown): void;
+      on?(event: 'message', listener: (e: { data: unknown }) => void): void;
+    };
+  }
+).parentPort;
+
+/** True when this rank can hear its parent (a Node IPC channel, or a parent port that delivers messages). */
+const hearsParent = parentPort ? typeof parentPort.on === 'function' : !!process.channel;
+
+/** The parent's messages to this rank, whichever channel it has (unknown ones are dropped). */
+function fromParent(listener: (m: ParentToRank) => void): void {
+  const take = (m: unknown) => {
+    if (isParentToRank(m)) listener(m);
+  };
+  if (parentPort) parentPort.on?.('message', (e) => take(e.data));
+  else process.on('message', take);
+}
 
 function watchParent(): void {
   // The kernel's parent-death signal is armed by setpriv just before it runs
@@ -39,7 +65,8 @@ async function main(): Promise<void> {
     if (parentPort) parentPort.postMessage(m);
     else if (process.send && process.connected) process.send(m);
   };
-  const result = await runRank(spec, send);
+  // A rank that cannot hear its parent takes no cues (the driver then does not wait for it).
+  const result = await runRank(spec, send, spec.report === 'ipc' && hearsParent ? fromParent : undefined);
   if (spec.report === 'json') process.stdout.write(JSON.stringify(result) + '\n');
   // Let the IPC channel flush before leaving.
   finished = true;

@@ -39,8 +39,9 @@ import {
   type TensorEntry,
 } from '@shared/wire/tensor';
 import { RankLink } from './rank-link';
+import { RoundEndCue } from './round-end-cue';
 import { encodeSamples } from './samples';
-import type { RankSpec, RankToParent } from './spec';
+import type { ParentToRank, RankSpec, RankToParent } from './spec';
 
 export interface RankRoundResult {
   round: number;
@@ -61,6 +62,8 @@ type Cmd = 'sync' | 'shutdown';
 export async function runRank(
   spec: RankSpec,
   report: (m: RankToParent) => void = () => {},
+  /** Subscribes to the parent's messages (a lab rank over IPC); without it the rank takes no cues. */
+  fromParent?: (listener: (m: ParentToRank) => void) => void,
 ): Promise<RankResult> {
   const mac = nodeMac(saltFromHex(spec.saltHex));
   const layout = modelLayout(spec.modelBytes, spec.shapes);
@@ -112,6 +115,8 @@ export async function runRank(
 
   // Commands from the coordinator, queued so an early SyncNow is never lost.
   const cmds: Cmd[] = [];
+  const cue = new RoundEndCue(() => cmds.length > 0 || control.failed !== null);
+  fromParent?.((m) => cue.roundEnded(m.round));
   let cmdWaiter: ((c: Cmd) => void) | null = null;
   const pushCmd = (c: Cmd) => {
     if (cmdWaiter) {
@@ -119,6 +124,7 @@ export async function runRank(
       cmdWaiter = null;
       w(c);
     } else cmds.push(c);
+    cue.check();
   };
   let controlError: string | null = null;
   control.listen((blob) => {
@@ -175,7 +181,17 @@ export async function runRank(
     });
     return { round, mass, tensors };
   };
-  let prepared: ReturnType<typeof gradient> | null = null;
+  // A lab rank makes its next gradient once the parent says the round is over for every rank
+  // (ParentToRank roundEnd), then says so (RankToParent prepared): made at once after its own
+  // adoption, it took a core from the ranks still receiving the consensus, and the driver
+  // sends SyncNow only to ranks that are ready, so neither round pays for the generator.
+  const cued = spec.report === 'ipc' && spec.paced && fromParent !== undefined;
+  const prepare = (round: number): ReturnType<typeof gradient> | null => {
+    if (spec.rounds !== 0 && round >= spec.rounds) return null;
+    const g = gradient(round);
+    if (cued) report({ type: 'prepared', rank: spec.rank, round });
+    return g;
+  };
 
   let step = 0;
   const heartbeat = setInterval(
@@ -184,6 +200,7 @@ export async function runRank(
   );
   sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: 0 });
   report({ type: 'ready', rank: spec.rank, pid: process.pid });
+  let prepared = prepare(0);
 
   try {
     for (let round = 0; spec.rounds === 0 || round < spec.rounds; round++) {
@@ -204,23 +221,26 @@ export async function runRank(
       const reply = decodeRoundFrame(replyBytes, mac, { ceiling });
       checkReplySchema(reply.tensors, tensors);
       step++;
-      // Adopt: a reply with weight > 0 replaces the local state (here: what is reported).
+      const roundMs = performance.now() - t0;
+      // Adopted: a reply with weight > 0 replaces the local state. The round ends with this report.
+      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, ms: roundMs });
+      // The rest waits for the round's end for every rank: the lab's check of this adoption, the
+      // Timing frames, the next gradient (rank-readiness.ts says why).
+      if (cued) await cue.until(round);
       const values =
         reply.weight > 0 ? sampleValues(reply.tensors, samples, sampled) : sampled.subarray(0, 0);
       let nonFinite = 0;
       for (const v of values) if (!Number.isFinite(v)) nonFinite++;
       report({
-        type: 'adopted',
+        type: 'checked',
         rank: spec.rank,
         round,
-        weight: reply.weight,
         samples: encodeSamples(values),
         nonFinite,
         // Every element, for the lab's bit-for-bit verdict: the frame's bytes without its footer.
         digest: createHash('sha256')
           .update(replyBytes.subarray(0, replyBytes.length - 8))
           .digest('hex'),
-        ms: performance.now() - t0,
       });
       result.rounds.push({
         round,
@@ -230,7 +250,6 @@ export async function runRank(
           : 'unchecked',
       });
       result.roundsCompleted++;
-      const roundMs = performance.now() - t0;
       sendTiming({
         type: 'Batch',
         rank: spec.rank,
@@ -249,7 +268,7 @@ export async function runRank(
         postNorm: null,
         preNorm: null,
       });
-      if (spec.rounds === 0 || round + 1 < spec.rounds) prepared = gradient(round + 1);
+      prepared = prepare(round + 1);
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
   } catch (e) {

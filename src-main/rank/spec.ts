@@ -45,20 +45,40 @@ export const RANK_PARENT_ENV = 'RELAY_LAB_RANK_PARENT';
 /** Messages a lab rank sends its parent over the IPC channel (never on the wire). */
 export type RankToParent =
   | { type: 'ready'; rank: number; pid: number }
+  /** The rank has the round's consensus, verified (MAC, schema) and adopted: what ends the round. */
+  | { type: 'adopted'; rank: number; round: number; weight: number; ms: number }
+  /**
+   * What only the lab's verdict needs, sent once the round is over for every rank (a lab rank
+   * waits for roundEnd, as for its next gradient): made before `adopted`, the digest and the
+   * samples kept each rank's round open longer and took a core from the ranks still adopting.
+   */
   | {
-      type: 'adopted';
+      type: 'checked';
       rank: number;
       round: number;
-      weight: number;
       /** The sampled elements (at sampleIndices(numel, sampleMax); none when weight is 0), rank/samples.ts. */
       samples: string;
       /** SHA-256 (hex) of the consensus frame's bytes without its footer: every element, for the bit-for-bit verdict. */
       digest: string;
-      ms: number;
       /** Sampled consensus elements that are NaN or infinite. */ nonFinite?: number;
     }
+  /** The synthetic gradient of `round` is made: the rank is ready for that round's SyncNow (rank-readiness.ts). */
+  | { type: 'prepared'; rank: number; round: number }
   | { type: 'error'; rank: number; message: string }
   | { type: 'done'; rank: number; roundsCompleted: number };
+
+/**
+ * Messages the parent sends a lab rank over the IPC channel (never on the wire):
+ * `roundEnd` says every surviving rank has adopted `round`, so the rank may
+ * now make its next gradient without taking a core from a rank still adopting.
+ */
+export type ParentToRank = { type: 'roundEnd'; round: number };
+
+/** A parent message a rank understands (anything else is ignored). */
+export function isParentToRank(m: unknown): m is ParentToRank {
+  const x = m as { type?: unknown; round?: unknown } | null;
+  return typeof x === 'object' && x !== null && x.type === 'roundEnd' && Number.isInteger(x.round);
+}
 
 export function parseRankSpec(json: string): RankSpec {
   const s = JSON.parse(json) as RankSpec;

@@ -9,7 +9,8 @@
 // over the socket's chunks, so those three show as one measured stage
 // (`relayReceiveVerifyFold`). The rank-side "verify" is the time from the
 // consensus reaching the rank's link to its 'adopted' message (decode, MAC
-// check, the digest of every element, the IPC hop). Direct mode has no relay:
+// check, the IPC hop; the digest of every element for the lab's verdict
+// follows once the round is over for every rank, rank/spec.ts `checked`). Direct mode has no relay:
 // its ranks' frames go straight to the controller, so it shows rankEncodeSend,
 // controller, consensus, fanOut (the consensus down to every rank) and
 // rankVerify only.
