@@ -97,7 +97,7 @@ function* reduceSteps(
     for (let o = 0; o < n; o += sliceElems) {
       const end = Math.min(n, o + sliceElems);
       if (dtype === DTYPE_BF16) roundSumsToBf16(acc, o, end, scale ? inv : undefined);
-      else if (scale) for (let j = o; j < end; j++) acc[j] = acc[j] * inv;
+      else if (scale) scaleF32(acc, o, end, inv);
       if (due(end - o)) yield;
     }
     let data: Uint8Array;
@@ -113,6 +113,17 @@ function* reduceSteps(
     tensors.push({ dtype, dims: [...dims], data });
   }
   return { roundKind, weight, tensors };
+}
+
+/**
+ * acc[j] *= inv (f32) for j in [from, to). A function of its own, not a loop
+ * in the generator: V8 does not optimize a loop inside a generator while it
+ * runs, and a small model's reduce never yields, so the loop stayed
+ * interpreted for its first ~30 rounds (about 4 ms a reduce at 256 KiB, then
+ * 0.5 ms).
+ */
+function scaleF32(acc: Float32Array, from: number, to: number, inv: number): void {
+  for (let j = from; j < to; j++) acc[j] = acc[j] * inv;
 }
 
 /**
