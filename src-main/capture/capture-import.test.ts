@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { MUX_HEADER_LEN } from '@shared/wire/constants';
 import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../crypto/node-mac';
 import { loadTraceFile } from '../lab/trace/ndjson';
@@ -191,8 +192,8 @@ describe('importing a tcpdump capture of relay-lab run', () => {
         const hostFrames = imported.streams.find((s) => s.link.id === 'h0.uplink.data')!;
         const upFlow = `${hostFrames.conn.client.port}>${hostFrames.conn.server.port}`;
         const upSegs = dataIdx.filter((i) => records[i].flow === upFlow);
-        // The segment lost starts inside a HostFrame, past its first byte (how a record is cut into
-        // segments depends on how it was written: one writev or several writes).
+        // The segment lost starts inside a HostFrame, after its whole mux header (so the decoder knows the
+        // unit it cuts; how a record is cut into segments depends on how it was written and on load).
         let unitAt = 0;
         const spans = hostFrames.units
           .filter((u) => u.dir === 'up')
@@ -201,7 +202,7 @@ describe('importing a tcpdump capture of relay-lab run', () => {
         const lost = upSegs.find((i) => {
           const from = segAt;
           segAt += records[i].payloadLen;
-          return spans.some((x) => x.kind === 'HostFrame' && from > x.from && from < x.to);
+          return spans.some((x) => x.kind === 'HostFrame' && from >= x.from + MUX_HEADER_LEN && from < x.to);
         })!;
         expect(lost).toBeDefined();
         const lossy = importCapture(
