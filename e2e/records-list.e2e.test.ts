@@ -41,6 +41,21 @@ describe.skipIf(!exe)('the records list', { timeout: 300_000 }, () => {
   }, 30_000);
 
   const list = () => page.getByRole('grid', { name: 'Record list' });
+  /** Saves the live session, opens the saved trace from the dialog, and returns its banner once offline. */
+  const saveAndOpenTrace = async () => {
+    await page.getByRole('button', { name: 'Save trace' }).click();
+    const notice = page.getByRole('status', { name: 'Saved trace' });
+    await expect.poll(() => notice.textContent(), WAIT).toMatch(/\.trace\.ndjson/);
+    const name = /(relay-lab-\S+\.trace\.ndjson)/.exec((await notice.textContent()) ?? '')![1]!;
+    await page.getByRole('button', { name: 'Open trace' }).click();
+    await page
+      .getByRole('dialog', { name: 'Open trace' })
+      .getByRole('button', { name: `trace ${name}` })
+      .click();
+    const banner = page.getByRole('region', { name: 'Trace' });
+    await expect.poll(() => banner.textContent(), WAIT).toContain('offline');
+    return banner;
+  };
   const showing = async () =>
     Number(
       /showing ([\d,]+)/
@@ -71,17 +86,7 @@ describe.skipIf(!exe)('the records list', { timeout: 300_000 }, () => {
     await expect.poll(() => page.getByRole('button', { name: 'Jump to latest ↓' }).count()).toBe(1);
 
     // Save the session, open it offline, and go back to live: the list is rebuilt under the parked view.
-    await page.getByRole('button', { name: 'Save trace' }).click();
-    const notice = page.getByRole('status', { name: 'Saved trace' });
-    await expect.poll(() => notice.textContent(), WAIT).toMatch(/\.trace\.ndjson/);
-    const name = /(relay-lab-\S+\.trace\.ndjson)/.exec((await notice.textContent()) ?? '')![1]!;
-    await page.getByRole('button', { name: 'Open trace' }).click();
-    await page
-      .getByRole('dialog', { name: 'Open trace' })
-      .getByRole('button', { name: `trace ${name}` })
-      .click();
-    const banner = page.getByRole('region', { name: 'Trace' });
-    await expect.poll(() => banner.textContent(), WAIT).toContain('offline');
+    const banner = await saveAndOpenTrace();
     await list().evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
     await banner.getByRole('button', { name: 'Back to live' }).click();
     await expect.poll(() => banner.count(), WAIT).toBe(0);
@@ -160,17 +165,7 @@ describe.skipIf(!exe)('the records list', { timeout: 300_000 }, () => {
     await filter.fill('kind == HostFrame');
     await expect.poll(async () => (await onScreen()).kinds, WAIT).toEqual(['HostFrame']);
     // Open a saved trace and come back: the filter is the view's, not the source's.
-    await page.getByRole('button', { name: 'Save trace' }).click();
-    const notice = page.getByRole('status', { name: 'Saved trace' });
-    await expect.poll(() => notice.textContent(), WAIT).toMatch(/\.trace\.ndjson/);
-    const name = /(relay-lab-\S+\.trace\.ndjson)/.exec((await notice.textContent()) ?? '')![1]!;
-    await page.getByRole('button', { name: 'Open trace' }).click();
-    await page
-      .getByRole('dialog', { name: 'Open trace' })
-      .getByRole('button', { name: `trace ${name}` })
-      .click();
-    const banner = page.getByRole('region', { name: 'Trace' });
-    await expect.poll(() => banner.textContent(), WAIT).toContain('offline');
+    const banner = await saveAndOpenTrace();
     expect(await filter.inputValue()).toBe('kind == HostFrame');
     await banner.getByRole('button', { name: 'Back to live' }).click();
     await expect.poll(() => banner.count(), WAIT).toBe(0);

@@ -84,17 +84,25 @@ export function foldPieces(acc: FoldAccumulator, frames: PiecedFrame[]): void {
   }
 }
 
+/** `bytes` as views of at most `chunk` bytes each. */
+function cut(bytes: Uint8Array, chunk: number): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  for (let o = 0; o < bytes.length; o += chunk)
+    pieces.push(bytes.subarray(o, Math.min(bytes.length, o + chunk)));
+  return pieces;
+}
+
 /** `frames` cut into `chunk`-byte pieces of their own memory. */
 function pieced(frames: RoundFrame[], chunk: number): PiecedFrame[] {
   return frames.map((f) => ({
     roundKind: f.roundKind,
     weight: f.weight,
-    tensors: f.tensors.map((t) => {
-      const pieces: Uint8Array[] = [];
-      for (let o = 0; t.data && o < t.data.length; o += chunk)
-        pieces.push(t.data.subarray(o, Math.min(t.data.length, o + chunk)));
-      return { dtype: t.dtype, dims: t.dims, nbytes: t.data?.length ?? 0, pieces };
-    }),
+    tensors: f.tensors.map((t) => ({
+      dtype: t.dtype,
+      dims: t.dims,
+      nbytes: t.data?.length ?? 0,
+      pieces: t.data ? cut(t.data, chunk) : [],
+    })),
   }));
 }
 
@@ -109,7 +117,7 @@ export function foldInterleaved(acc: FoldAccumulator, frames: RoundFrame[], chun
  * of the arena) and the wire chunks. The bench holds every piece's block
  * (released by the returned function), as the sockets' bytes stay put.
  */
-function readIntoArena(
+function readDepositsIntoArena(
   arena: ReceiveArena,
   encoded: Uint8Array[],
   ceiling: number,
@@ -176,13 +184,8 @@ export function benchFold(bytesPerFrame: number, frames: number, reps = 7, dtype
   });
   const heapPieces = pieced(decoded, READ_BYTES);
   const arena = receiveArena();
-  const resident = arena ? readIntoArena(arena, encoded, ceiling, mac) : null;
-  const heapWire = encoded.map((f) => {
-    const chunks: Uint8Array[] = [];
-    for (let o = 0; o < f.length; o += READ_BYTES)
-      chunks.push(f.subarray(o, Math.min(f.length, o + READ_BYTES)));
-    return chunks;
-  });
+  const resident = arena ? readDepositsIntoArena(arena, encoded, ceiling, mac) : null;
+  const heapWire = encoded.map((f) => cut(f, READ_BYTES));
   const relayWire = resident?.wire ?? heapWire;
   const rounds = {
     relay: new FoldRounds(),
