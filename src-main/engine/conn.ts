@@ -10,6 +10,7 @@ import { OutboundWriter } from './outbound';
 import {
   SHAPER_EARLY_MS,
   Shaper,
+  shaperTimerMs,
   corrupt,
   flippedIndex,
   type FaultTarget,
@@ -18,6 +19,7 @@ import {
 import { PendingBytes } from './tap';
 import type { ReceiveArena } from '@shared/fold/receive-arena';
 import { readIntoArena } from './arena-reads';
+import type { ReusedReads } from './reused-reads';
 
 export type Consumer = (chunk: Uint8Array) => void;
 
@@ -94,6 +96,8 @@ export class Conn implements FaultTarget {
   private destroyed = false;
   /** Set once reads go into the receive arena (readIntoArena). */
   private arena: ReceiveArena | null = null;
+  /** Set when the socket reads into one reused buffer (readsReused). */
+  private reused: ReusedReads | null = null;
   /** The socket closed while a fault still held bytes back: the close is seen after them. */
   private closeHeld: boolean | null = null;
   /** Bytes that arrived on this connection so far (the stream offset of the next chunk). */
@@ -153,9 +157,19 @@ export class Conn implements FaultTarget {
     return true;
   }
 
-  /** `chunk`, or a copy of it when it is an arena view that must outlive the consumer's call. */
+  /**
+   * Takes the socket's reads from the reused buffer its connect was given
+   * (reused-reads.ts): the consumer then gets views valid only during its
+   * call, as with the arena.
+   */
+  readsReused(reads: ReusedReads): void {
+    this.reused = reads;
+    reads.attach((chunk) => this.arrive(chunk));
+  }
+
+  /** `chunk`, or a copy of it when it is a view of reused memory that must outlive the consumer's call. */
   private keepable(chunk: Uint8Array): Uint8Array {
-    return this.arena?.contains(chunk) ? chunk.slice() : chunk;
+    return this.arena?.contains(chunk) || this.reused?.holds(chunk) ? chunk.slice() : chunk;
   }
 
   private deliver(chunk: Uint8Array): void {
@@ -204,8 +218,8 @@ export class Conn implements FaultTarget {
     while (this.inQueue.length > 0 && !this.destroyed) {
       const wait = this.inQueue[0].at - performance.now();
       if (wait >= SHAPER_EARLY_MS) {
-        // Rounded up: a timer that fires early only re-arms.
-        this.inTimer = setTimeout(() => this.drainHeldBack(), Math.ceil(wait));
+        // A timer that fires before the piece is within SHAPER_EARLY_MS only re-arms.
+        this.inTimer = setTimeout(() => this.drainHeldBack(), shaperTimerMs(wait));
         return;
       }
       this.deliver(this.inQueue.shift()!.bytes);
@@ -337,6 +351,8 @@ export interface ConnectOptions {
   attempts?: number;
   intervalMs?: number;
   isCancelled?: () => boolean;
+  /** Reads into the caller's buffer (net.connect's onread; see ReusedReads). */
+  onread?: net.OnReadOpts;
 }
 
 /** connect_with_retry: 60 attempts x 500 ms by default (WIRE.md 4.2, 6.9). */
@@ -352,7 +368,7 @@ export async function connectWithRetry(
     if (opts.isCancelled?.()) throw new Error('connect cancelled');
     try {
       return await new Promise<net.Socket>((resolve, reject) => {
-        const s = net.connect({ host, port, noDelay: true });
+        const s = net.connect({ host, port, noDelay: true, ...(opts.onread ? { onread: opts.onread } : {}) });
         s.once('connect', () => {
           s.off('error', reject);
           resolve(s);

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { nodeMac } from '../crypto/node-mac';
 import { connectWithRetry } from '../engine/conn';
+import { ReusedReads } from '../engine/reused-reads';
 import { modelLayout, rankMass, fillValues, dtypeCode } from '@shared/synthetic';
 import { checkAdoption, sampleIndices } from '@shared/verdict';
 import { encodeChannelMagic } from '@shared/wire/channel';
@@ -79,10 +80,13 @@ export async function runRank(
   const connectOpts = { attempts: 150, intervalMs: 200 };
 
   // Data channel first, then control (WIRE.md 4.2: the relay accepts both concurrently).
+  // The consensus is model-sized: its reads go into one reused buffer (reused-reads.ts).
+  const dataReads = new ReusedReads();
   const data = new RankLink(
-    await connectWithRetry(spec.address, spec.dataPort, connectOpts),
+    await connectWithRetry(spec.address, spec.dataPort, { ...connectOpts, onread: dataReads.onread }),
     ceiling,
     !spec.nagle,
+    dataReads,
   );
   if (spec.direct) data.sendRaw(encodeChannelMagic('data'));
   data.sendRaw(
