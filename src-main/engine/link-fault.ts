@@ -43,6 +43,19 @@ export function releaseSharedLanes(prefix: string): void {
 export const SHAPER_EARLY_MS = 1;
 
 /**
+ * The timer to set for a piece due in `waitMs` (>= SHAPER_EARLY_MS): its whole
+ * milliseconds, which is what Node waits anyway (it drops a delay's fraction:
+ * a 1.6 ms timer fires after about 1.2 ms here). The inbound side rounded the
+ * wait up instead and delivered about half the paced parts of a record, and
+ * often its last, up to a millisecond late on every shaped hop. What is left
+ * when the timer fires is within SHAPER_EARLY_MS and goes at once; the lane's
+ * schedule is unchanged, so the link keeps its rate.
+ */
+export function shaperTimerMs(waitMs: number): number {
+  return Math.max(1, Math.floor(waitMs));
+}
+
+/**
  * A bandwidth-capped piece is delivered in parts of about this much of the
  * link's time, each when its last byte would have arrived, as a NIC hands over
  * packets as they come. Delivered whole at the end of its wire time, a 256 KiB

@@ -5,7 +5,7 @@
 import type { Duplex } from 'node:stream';
 import { OUTBOUND_QUEUE_BOUND } from '@shared/wire/constants';
 import type { Direction } from '@shared/lab/state';
-import { SHAPER_EARLY_MS, Shaper, corrupt, type LinkFault } from './link-fault';
+import { SHAPER_EARLY_MS, Shaper, corrupt, shaperTimerMs, type LinkFault } from './link-fault';
 
 /** Largest piece handed to the socket in one event-loop turn. */
 export const WRITE_SLICE = 1 << 20;
@@ -203,7 +203,7 @@ export class OutboundWriter {
     for (const { at, bytes: piece } of pieces) {
       const wait = at - performance.now();
       // Due within a timer's resolution: written now (SHAPER_EARLY_MS says why).
-      if (wait >= SHAPER_EARLY_MS) await new Promise((r) => setTimeout(r, wait));
+      if (wait >= SHAPER_EARLY_MS) await new Promise((r) => setTimeout(r, shaperTimerMs(wait)));
       if (this.failed) return;
       const n = piece.length;
       const ok = this.socket.write(piece, (err) => {
