@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { applySweepBatch, DEFAULT_EXPLORE_FORM, formToSpec, startSweep, useExplore } from './explore-store';
+import {
+  applySweepBatch,
+  DEFAULT_EXPLORE_FORM,
+  formToSpec,
+  openExplore,
+  startSweep,
+  useExplore,
+} from './explore-store';
 import type { SweepCase } from '@shared/sweep/types';
 import type { AnyCommand, LabApi } from '@shared/lab/contract';
 import { attachLab, useLab } from './lab-store';
@@ -84,6 +91,33 @@ describe('Run sweep with a live session running', () => {
     // A new Start: the notice is about a session that is gone.
     useLab.setState({ snapshot: snapshot({ running: true, startedAt: 2000 }) });
     expect(useExplore.getState().liveNotice).toBeNull();
+    detach();
+  });
+});
+
+describe('Saved sweeps when Explore opens before the connection', () => {
+  it('asks again until the lab answers, and shows what it lists', async () => {
+    let connected = false;
+    let asked = 0;
+    const lab: LabApi = {
+      command: (async (cmd: AnyCommand) => {
+        if (cmd.type !== 'listSweeps') return { ok: true };
+        asked++;
+        if (!connected) return { ok: false, error: 'NOT_CONNECTED', message: 'not connected to the lab' };
+        return { ok: true, sweeps: [{ name: 'a.sweep.json', path: '/t/a.sweep.json', cases: 1 }] };
+      }) as LabApi['command'],
+      subscribe: () => () => {},
+    };
+    const detach = attachLab(lab);
+    useExplore.setState({ saved: [] });
+    const opened = openExplore();
+    await new Promise((r) => setTimeout(r, 600));
+    expect(asked).toBeGreaterThanOrEqual(2);
+    expect(useExplore.getState().saved).toEqual([]);
+    connected = true;
+    await opened;
+    expect(useExplore.getState().saved.map((s) => s.name)).toEqual(['a.sweep.json']);
+    useExplore.setState({ open: false });
     detach();
   });
 });

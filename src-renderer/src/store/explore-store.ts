@@ -129,9 +129,23 @@ export async function openExplore(): Promise<void> {
   await refreshSavedSweeps();
 }
 
+/** How long the saved-sweep list waits for the lab's connection (a page just loaded may not have it yet). */
+const LIST_CONNECT_WAIT_MS = 60_000;
+const LIST_RETRY_MS = 250;
+
 export async function refreshSavedSweeps(): Promise<void> {
-  const reply = await sweepSend({ type: 'listSweeps' });
-  if (reply.ok) useExplore.setState({ saved: reply.sweeps ?? [] });
+  // Explore opened right after the page loaded can ask before the connection is up: asked once,
+  // the list stayed "no saved sweeps" though the folder held some. It asks again until connected.
+  const until = Date.now() + LIST_CONNECT_WAIT_MS;
+  for (;;) {
+    const reply = await sweepSend({ type: 'listSweeps' });
+    if (reply.ok) {
+      useExplore.setState({ saved: reply.sweeps ?? [] });
+      return;
+    }
+    if (reply.error !== 'NOT_CONNECTED' || !useExplore.getState().open || Date.now() >= until) return;
+    await new Promise((r) => setTimeout(r, LIST_RETRY_MS));
+  }
 }
 
 /** The form as a spec, or a named error. */
