@@ -215,10 +215,10 @@ export function RecordsView() {
 
   const select = (seq: number): void => {
     // Keep the chosen row in view: stop following the newest records until "Jump to latest".
-    if (followRef.current) {
-      topRef.current = win.top;
-      trimmedSeen.current = view.trimmed;
-    }
+    // The position is the one drawn (`win`), so the rows trimmed since it was drawn stay counted
+    // (trimmedSeen is still the drawn frame's): records that came between that frame and the
+    // click trimmed a full ring's front, and taking them as seen moved the row up by as many.
+    if (followRef.current) topRef.current = win.top;
     setFollowing(false);
     const at = view.indexOfSeq(seq);
     recordRing.pin(at >= 0 ? view.at(at) : undefined);
@@ -311,12 +311,16 @@ export function RecordsView() {
         </button>
         <ColumnChooser />
       </header>
+      {/* One line of fixed height: counts that grow a digit, or the Jump button coming and going,
+          must never wrap it and move the list (and the row a person selected) down the page. */}
       <div className="records-stats muted mono small" aria-label="Record counts">
-        showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}
-        <span data-session-seen={recordRing.sessionSeen}>{formatInt(recordRing.sessionSeen)}</span> seen by
-        the session
-        {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
-        {displayPaused && <strong className="warn"> · display paused</strong>}
+        <span className="records-counts">
+          showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}
+          <span data-session-seen={recordRing.sessionSeen}>{formatInt(recordRing.sessionSeen)}</span> seen by
+          the session
+          {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
+          {displayPaused && <strong className="warn"> · display paused</strong>}
+        </span>
         {!following && (
           <button
             type="button"
