@@ -1,21 +1,20 @@
 // relay-lab bench: the engine measured against this machine's own limits, as
 // ratios (benchmark figures, never test assertions). Each figure runs the
 // engine's real code path on the same bytes as its baseline.
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import net from 'node:net';
 import { DTYPE_BF16, deriveFrameCeiling } from '@shared/wire/constants';
 import { encodeRoundFrame } from '@shared/wire/round-frame';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
 import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../crypto/node-mac';
-import { closeServer, listen, serverPort } from '../engine/conn';
 import { modelLayout } from '@shared/synthetic';
 import { benchTap } from '../capture/tap-bench';
 import { benchRounds } from './bench/rounds';
 import { roundFloor, type MachineRates } from './bench/floor';
 import { benchScale, type ScaleOptions } from './bench/scale';
 import { benchFold } from './bench/fold';
+import { benchLoopback } from './bench/loopback';
 import { SMALL_ROUND_HOPS, benchLoopbackRoundTrip } from './bench/round-trip';
 import { modelFrame } from './bench/model-frame';
 import { median } from './bench/stages';
@@ -71,29 +70,7 @@ export function benchVerify(bytes: number) {
 
 export { benchFold, foldInterleaved } from './bench/fold';
 
-/** Raw loopback TCP: how fast this machine moves bytes through one socket pair. */
-export async function benchLoopback(bytes: number) {
-  const server = await listen();
-  const got = new Promise<number>((resolve) => {
-    server.once('connection', (s) => {
-      let n = 0;
-      s.on('data', (c) => {
-        n += c.length;
-        if (n >= bytes) resolve(performance.now());
-      });
-    });
-  });
-  const client = net.connect({ port: serverPort(server), host: '127.0.0.1' });
-  await new Promise((r) => client.once('connect', r));
-  const buf = randomBytes(bytes);
-  const t0 = performance.now();
-  client.write(buf);
-  const t1 = await got;
-  client.destroy();
-  await closeServer(server);
-  const ms = t1 - t0;
-  return { bytes, ms, mibPerSec: bytes / MiB / (ms / 1000) };
-}
+export { benchLoopback } from './bench/loopback';
 
 export { benchRounds, type RoundBench } from './bench/rounds';
 
