@@ -48,10 +48,9 @@ export function readIntoArena(
   arena: ReceiveArena,
   deliver: (chunk: Uint8Array) => void,
 ): (() => void) | null {
-  const syms = readSymbols(socket);
-  const handle = (socket as unknown as { _handle?: Partial<UserBufferHandle> })._handle;
-  if (!syms || typeof handle?.useUserBuffer !== 'function' || socket.readableLength > 0 || socket.destroyed)
-    return null;
+  if (!arenaReadsSupported(socket) || socket.readableLength > 0 || socket.destroyed) return null;
+  const syms = readSymbols(socket)!;
+  const handle = (socket as unknown as { _handle: UserBufferHandle })._handle;
   const reader = new ArenaReader(arena);
   let space = reader.space();
   const fields = socket as unknown as Record<symbol, unknown>;

@@ -94,10 +94,12 @@ export class Conn implements FaultTarget {
   private inQueue: { at: number; bytes: Uint8Array }[] = [];
   private inTimer: NodeJS.Timeout | null = null;
   private destroyed = false;
-  /** Set once reads go into the receive arena (readIntoArena). */
-  private arena: ReceiveArena | null = null;
-  /** Set when the socket reads into one reused buffer (readsReused). */
-  private reused: ReusedReads | null = null;
+  /**
+   * The memory the socket reads into when it is not Node's own fresh buffers
+   * (the receive arena, readIntoArena; a reused buffer, readsReused): chunks
+   * that are views of it must be copied to outlive the consumer's call.
+   */
+  private readMemory: { contains(chunk: Uint8Array): boolean } | null = null;
   /** The socket closed while a fault still held bytes back: the close is seen after them. */
   private closeHeld: boolean | null = null;
   /** Bytes that arrived on this connection so far (the stream offset of the next chunk). */
@@ -149,10 +151,10 @@ export class Conn implements FaultTarget {
    * does). Returns false, changing nothing, where the socket cannot.
    */
   readIntoArena(arena: ReceiveArena): boolean {
-    if (!(this.socket instanceof net.Socket) || this.arena) return false;
+    if (!(this.socket instanceof net.Socket) || this.readMemory) return false;
     const letGo = readIntoArena(this.socket, arena, (chunk) => this.arrive(chunk));
     if (!letGo) return false;
-    this.arena = arena;
+    this.readMemory = arena;
     this.socket.once('close', letGo);
     return true;
   }
@@ -163,13 +165,13 @@ export class Conn implements FaultTarget {
    * call, as with the arena.
    */
   readsReused(reads: ReusedReads): void {
-    this.reused = reads;
+    this.readMemory = reads;
     reads.attach((chunk) => this.arrive(chunk));
   }
 
   /** `chunk`, or a copy of it when it is a view of reused memory that must outlive the consumer's call. */
   private keepable(chunk: Uint8Array): Uint8Array {
-    return this.arena?.contains(chunk) || this.reused?.holds(chunk) ? chunk.slice() : chunk;
+    return this.readMemory?.contains(chunk) ? chunk.slice() : chunk;
   }
 
   private deliver(chunk: Uint8Array): void {

@@ -134,12 +134,7 @@ export class OutboundWriter {
             if (this.failed) break;
             const p =
               whole.length > WRITE_SLICE ? whole.subarray(o, Math.min(whole.length, o + WRITE_SLICE)) : whole;
-            const n = p.length;
-            const ok = this.socket.write(p, (err) => {
-              if (err) this.fail(err);
-              else this.opts.onWritten?.(n);
-            });
-            if (!ok) await this.waitDrain();
+            if (!this.write(p)) await this.waitDrain();
             else if (whole.length > WRITE_SLICE) await new Promise((r) => setImmediate(r));
             if (whole.length <= WRITE_SLICE) break;
           }
@@ -163,11 +158,7 @@ export class OutboundWriter {
     try {
       for (const p of parts) {
         if (this.failed) break;
-        const n = p.length;
-        ok = this.socket.write(p, (err) => {
-          if (err) this.fail(err);
-          else this.opts.onWritten?.(n);
-        });
+        ok = this.write(p);
       }
     } finally {
       this.socket.uncork();
@@ -205,13 +196,17 @@ export class OutboundWriter {
       // Due within a timer's resolution: written now (SHAPER_EARLY_MS says why).
       if (wait >= SHAPER_EARLY_MS) await new Promise((r) => setTimeout(r, shaperTimerMs(wait)));
       if (this.failed) return;
-      const n = piece.length;
-      const ok = this.socket.write(piece, (err) => {
-        if (err) this.fail(err);
-        else this.opts.onWritten?.(n);
-      });
-      if (!ok) await this.waitDrain();
+      if (!this.write(piece)) await this.waitDrain();
     }
+  }
+
+  /** Hands one part to the socket; its bytes are counted once the kernel took them. False when the socket's buffer is full. */
+  private write(part: Uint8Array): boolean {
+    const n = part.length;
+    return this.socket.write(part, (err) => {
+      if (err) this.fail(err);
+      else this.opts.onWritten?.(n);
+    });
   }
 
   private waitDrain(): Promise<void> {

@@ -41,7 +41,7 @@ export class ReusedReads {
   }
 
   /** True when `chunk` is a view of the reused buffer (it must be copied to outlive its read). */
-  holds(chunk: Uint8Array): boolean {
+  contains(chunk: Uint8Array): boolean {
     return chunk.buffer === this.buffer.buffer;
   }
 }
