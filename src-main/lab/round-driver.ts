@@ -326,8 +326,14 @@ export class RoundDriver {
   }
 
   private async sleep(ms: number): Promise<void> {
+    await this.waitWhile(() => true, ms);
+  }
+
+  /** Waits while `pending()` holds, for at most `ms`, woken by every rank message (a stop ends it). */
+  private async waitWhile(pending: () => boolean, ms: number): Promise<void> {
     const until = performance.now() + ms;
-    while (!this.stopRequested && performance.now() < until) await this.wait(until - performance.now());
+    while (!this.stopRequested && pending() && performance.now() < until)
+      await this.wait(until - performance.now());
   }
 
   private applyFaults(round: number): void {
@@ -364,14 +370,12 @@ export class RoundDriver {
 
   /** Waits (at most PREPARED_WAIT_MS) until every live rank that is not stopped has made round r's gradient. */
   private async untilPrepared(r: number): Promise<void> {
-    const until = performance.now() + PREPARED_WAIT_MS;
-    const lagging = () =>
-      this.readiness.lagging(
-        r,
-        this.cluster.hostRanks.flat().filter((x) => this.isLive(x) && !this.cluster.ranks[x]?.stopped),
-      );
-    while (!this.stopRequested && !this.ended && lagging().length > 0 && performance.now() < until)
-      await this.wait(until - performance.now());
+    const ranks = () =>
+      this.cluster.hostRanks.flat().filter((x) => this.isLive(x) && !this.cluster.ranks[x]?.stopped);
+    await this.waitWhile(
+      () => !this.ended && this.readiness.lagging(r, ranks()).length > 0,
+      PREPARED_WAIT_MS,
+    );
   }
 
   /** The round is over for every surviving rank: each may make its next gradient now. */
@@ -382,10 +386,10 @@ export class RoundDriver {
 
   /** Waits (at most CHECK_WAIT_MS) for the check of every adoption whose rank is still live. */
   private async untilChecked(adopted: Map<number, Adopted>): Promise<void> {
-    const until = performance.now() + CHECK_WAIT_MS;
-    const missing = () => [...adopted].some(([rank, a]) => a.digest === undefined && this.isLive(rank));
-    while (!this.stopRequested && missing() && performance.now() < until)
-      await this.wait(until - performance.now());
+    await this.waitWhile(
+      () => [...adopted].some(([rank, a]) => a.digest === undefined && this.isLive(rank)),
+      CHECK_WAIT_MS,
+    );
   }
 
   private async runRound(r: number): Promise<void> {
