@@ -50,7 +50,11 @@ const SETPRIV = '/usr/bin/setpriv';
 export const nodeRankSpawner: RankSpawner = (entry, env, events) => {
   const usePdeath = process.platform === 'linux' && fs.existsSync(SETPRIV);
   const cmd = usePdeath ? SETPRIV : process.execPath;
-  const args = usePdeath ? ['--pdeathsig', 'KILL', '--', process.execPath, entry] : [entry];
+  // Node flags for every rank, for a developer's profiling (e.g. '--cpu-prof --cpu-prof-dir=DIR').
+  const nodeArgs = (process.env.RELAY_LAB_RANK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const args = usePdeath
+    ? ['--pdeathsig', 'KILL', '--', process.execPath, ...nodeArgs, entry]
+    : [...nodeArgs, entry];
   // The rank leaves at once if its parent is already someone else (a parent that died before the signal was armed).
   const child = spawn(cmd, args, {
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
