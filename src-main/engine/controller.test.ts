@@ -1,7 +1,9 @@
 // The controller against fake relays on real sockets (WIRE.md 5.4): averages,
 // Hello validation, inner HMAC, elastic scatter, stale relay builds, hostile
 // lengths and a peer that stalls mid-frame.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { getFoldKernel, setFoldKernel } from '@shared/fold';
+import { createWasmFoldKernel } from '@shared/fold/kernel-wasm';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { REC_HOST_FRAME } from '@shared/wire/constants';
 import { decodeMuxRecord, encodeMuxHeader, encodeMuxRecord } from '@shared/wire/mux';
@@ -234,5 +236,44 @@ describe('controller (data channel) against fake relays', () => {
     await expect.poll(() => dead.isDead(0)).toBe(true);
     sendHostFrame(b, frame([8], 2));
     expect(await readBroadcast(b)).toEqual({ weight: 2, values: [4] });
+  });
+});
+
+describe('controller: the consensus memory', () => {
+  // The reduce's f32 sums are kernel memory the Broadcast is a view of. Never given back, every
+  // round took fresh memory (a new page-faulting module memory, or a run of receive-arena blocks
+  // that no one returned) and left the relay's recycled sums nothing to reuse.
+  const kernel = createWasmFoldKernel({ arenaBytes: 16 << 20 })!;
+  let before = getFoldKernel();
+  beforeAll(() => {
+    before = getFoldKernel();
+    setFoldKernel(kernel);
+  });
+  afterAll(() => setFoldKernel(before));
+
+  it('goes back to the kernel once every Broadcast of it is sent: the arena in use stays flat over rounds', async () => {
+    const arena = kernel.receiveArena!()!;
+    const { port } = await startController(2);
+    const a = await relay(port, 'h0', [0]);
+    const b = await relay(port, 'h1', [1]);
+    await expectAck(a);
+    await expectAck(b);
+    // 1 MiB of f32 sums: the reduce's accumulator is a run of arena blocks.
+    const n = 256 * 1024;
+    const inUse: number[] = [];
+    for (let round = 0; round < 12; round++) {
+      const values = Array.from({ length: n }, (_, i) => (i % 7) + round);
+      sendHostFrame(a, frame(values, 1));
+      sendHostFrame(b, frame(values, 1));
+      for (const p of [a, b]) {
+        const { weight, values: got } = await readBroadcast(p);
+        expect(weight).toBe(2);
+        expect(got[5]).toBe(5 + round);
+      }
+      inUse.push(arena.blocksInUse);
+    }
+    // One round's sums may still be on their way out; none accumulate.
+    expect(Math.max(...inUse.slice(2))).toBeLessThanOrEqual(Math.max(...inUse.slice(0, 2)) + 1);
+    expect(inUse[inUse.length - 1]).toBeLessThan(6);
   });
 });

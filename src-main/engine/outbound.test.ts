@@ -63,6 +63,66 @@ describe('outbound writer', () => {
   });
 });
 
+describe('outbound writer: a record is sent', () => {
+  it('says so only once the kernel took every byte of it (its memory may then be reused)', async () => {
+    const { client, peer } = await pair();
+    const w = new OutboundWriter(client);
+    // Larger than loopback's socket buffers: most of it waits for the peer to read.
+    const big = new Uint8Array(32 * 1024 * 1024);
+    const sent: string[] = [];
+    w.enqueue([new Uint8Array(25), big], () => sent.push('big'));
+    w.enqueue([new Uint8Array(10)], () => sent.push('small'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(sent).toEqual([]);
+    let received = 0;
+    peer.on('data', (c) => (received += c.length));
+    peer.resume();
+    await expect.poll(() => sent, { timeout: 10_000 }).toEqual(['big', 'small']);
+    await expect.poll(() => received, { timeout: 10_000 }).toBe(25 + big.length + 10);
+  });
+
+  it('says so for every record a failed writer drops, queued or enqueued after the failure', async () => {
+    const { client, peer } = await pair();
+    const w = new OutboundWriter(client);
+    const sent: number[] = [];
+    w.enqueue([new Uint8Array(32 * 1024 * 1024)], () => sent.push(0));
+    w.enqueue([new Uint8Array(10)], () => sent.push(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(sent).toEqual([]);
+    peer.destroy();
+    client.destroy();
+    await expect.poll(() => [...sent].sort(), { timeout: 5_000 }).toEqual([0, 1]);
+    expect(w.enqueue([new Uint8Array(1)], () => sent.push(2))).toBe(false);
+    expect(sent).toContain(2);
+  });
+
+  it('counts every write of a shaped record (paced parts) before it says so', async () => {
+    const calls: number[] = [];
+    const pending: (() => void)[] = [];
+    // A sink whose writes complete only when the test says: nothing is sent before the last one.
+    const sink = new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, cb) {
+        calls.push(chunk.length);
+        pending.push(() => cb());
+      },
+    });
+    const w = new OutboundWriter(sink);
+    w.setFault({ bandwidth: 10_000_000 }, 'down');
+    let sent = false;
+    w.enqueue([new Uint8Array(50_000)], () => (sent = true));
+    // A stream hands over one write at a time: each paced part waits for the one before it.
+    for (let total = 0; total < 50_000;) {
+      await expect.poll(() => pending.length, { timeout: 5_000 }).toBe(1);
+      expect(sent).toBe(false);
+      total += calls[calls.length - 1];
+      pending.shift()!();
+    }
+    expect(calls.length).toBeGreaterThan(1);
+    await expect.poll(() => sent, { timeout: 2_000 }).toBe(true);
+  });
+});
+
 describe('outbound writer: one record, one write', () => {
   /** A Duplex that records how its bytes were handed over: single writes or one writev. */
   function recordingSink() {

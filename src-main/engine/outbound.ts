@@ -30,8 +30,30 @@ export class WriterClosedError extends Error {
   override readonly name = 'WriterClosedError';
 }
 
+/**
+ * One queued record and who wants to know when its bytes are gone: `onSent`
+ * runs once the kernel took every write of it (each write's callback ran) or
+ * the record was dropped (a failed writer), so memory its parts are views of
+ * may be reused from then on. A write still in libuv's hands holds its buffer.
+ */
+interface QueuedRecord {
+  parts: Uint8Array[];
+  onSent?: () => void;
+  /** Writes handed to the socket whose callbacks have not run, plus one while the record is still being written. */
+  pending: number;
+}
+
+function settle(rec: QueuedRecord): void {
+  if (--rec.pending > 0) return;
+  const f = rec.onSent;
+  rec.onSent = undefined;
+  f?.();
+}
+
 export class OutboundWriter {
-  private readonly queue: Uint8Array[][] = [];
+  private readonly queue: QueuedRecord[] = [];
+  /** The record being written (its writes are counted against it). */
+  private current: QueuedRecord | null = null;
   private readonly bound: number;
   private draining = false;
   private failed: Error | null = null;
@@ -71,10 +93,15 @@ export class OutboundWriter {
    * for small records, header + payload for model-sized ones). Returns false
    * when the queue has reached its bound: wait for `room()` before the next.
    * A record for a failed socket is dropped (the failure was reported once).
+   * `onSent` runs once the record's bytes are all with the kernel, or it was
+   * dropped: from then on nothing reads its parts' memory.
    */
-  enqueue(parts: Uint8Array[]): boolean {
-    if (this.failed || this.closed) return false;
-    this.queue.push(parts);
+  enqueue(parts: Uint8Array[], onSent?: () => void): boolean {
+    if (this.failed || this.closed) {
+      onSent?.();
+      return false;
+    }
+    this.queue.push({ parts, onSent, pending: 1 });
     if (!this.draining) void this.drain();
     return this.queue.length < this.bound;
   }
@@ -110,34 +137,45 @@ export class OutboundWriter {
     this.draining = true;
     try {
       while (this.queue.length > 0 && !this.failed) {
-        let parts = this.queue.shift()!;
-        this.wakeRoom();
-        if (this.fault) {
-          parts = await this.faulted(parts);
-          if (parts.length === 0) continue;
-        }
-        // A record that fits one write slice goes to the kernel in one writev: a rank's frame
-        // was five writes (prefix, header, tensor metadata, data, footer), a fan-out two, each its
-        // own TCP segment with TCP_NODELAY and its own wakeup of the reader for a few bytes.
-        if (
-          this.opts.coalesce &&
-          parts.length > 1 &&
-          parts.reduce((a, p) => a + p.length, 0) <= WRITE_SLICE
-        ) {
-          if (!this.writeCorked(parts)) await this.waitDrain();
-          continue;
-        }
-        for (const whole of parts) {
-          // A model-sized part goes out in slices, one per event-loop turn, so
-          // handing it to the kernel never blocks the loop for long.
-          for (let o = 0; o < whole.length || (o === 0 && whole.length === 0); o += WRITE_SLICE) {
-            if (this.failed) break;
-            const p =
-              whole.length > WRITE_SLICE ? whole.subarray(o, Math.min(whole.length, o + WRITE_SLICE)) : whole;
-            if (!this.write(p)) await this.waitDrain();
-            else if (whole.length > WRITE_SLICE) await new Promise((r) => setImmediate(r));
-            if (whole.length <= WRITE_SLICE) break;
+        const rec = this.queue.shift()!;
+        // The record's writes are counted against it (write() reads `current`); it settles once the
+        // last write's callback ran. Writes that complete at once keep the loop synchronous.
+        this.current = rec;
+        try {
+          let parts = rec.parts;
+          this.wakeRoom();
+          if (this.fault) {
+            parts = await this.faulted(parts);
+            if (parts.length === 0) continue;
           }
+          // A record that fits one write slice goes to the kernel in one writev: a rank's frame
+          // was five writes (prefix, header, tensor metadata, data, footer), a fan-out two, each its
+          // own TCP segment with TCP_NODELAY and its own wakeup of the reader for a few bytes.
+          if (
+            this.opts.coalesce &&
+            parts.length > 1 &&
+            parts.reduce((a, p) => a + p.length, 0) <= WRITE_SLICE
+          ) {
+            if (!this.writeCorked(parts)) await this.waitDrain();
+            continue;
+          }
+          for (const whole of parts) {
+            // A model-sized part goes out in slices, one per event-loop turn, so
+            // handing it to the kernel never blocks the loop for long.
+            for (let o = 0; o < whole.length || (o === 0 && whole.length === 0); o += WRITE_SLICE) {
+              if (this.failed) break;
+              const p =
+                whole.length > WRITE_SLICE
+                  ? whole.subarray(o, Math.min(whole.length, o + WRITE_SLICE))
+                  : whole;
+              if (!this.write(p)) await this.waitDrain();
+              else if (whole.length > WRITE_SLICE) await new Promise((r) => setImmediate(r));
+              if (whole.length <= WRITE_SLICE) break;
+            }
+          }
+        } finally {
+          this.current = null;
+          settle(rec);
         }
       }
     } finally {
@@ -203,9 +241,12 @@ export class OutboundWriter {
   /** Hands one part to the socket; its bytes are counted once the kernel took them. False when the socket's buffer is full. */
   private write(part: Uint8Array): boolean {
     const n = part.length;
+    const rec = this.current;
+    if (rec) rec.pending++;
     return this.socket.write(part, (err) => {
       if (err) this.fail(err);
       else this.opts.onWritten?.(n);
+      if (rec) settle(rec);
     });
   }
 
@@ -240,7 +281,8 @@ export class OutboundWriter {
   private fail(err: Error): void {
     if (this.failed) return;
     this.failed = err;
-    this.queue.length = 0;
+    // Records never handed to the socket are dropped: their memory is free at once.
+    for (const rec of this.queue.splice(0)) settle(rec);
     this.opts.onError?.(err);
     this.wakeRoom();
     const w = this.idleWaiters;

@@ -5,6 +5,7 @@
 // every newly dead rank to the relay that owns it (dead-diff forwarding).
 // Which contributions count is decided when the round is taken: connections
 // whose ranks are all dead by then contribute nothing.
+import { releaseAccumulator } from '@shared/fold';
 import { REC_BROADCAST } from '@shared/wire/constants';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { encodeMuxRecord } from '@shared/wire/mux';
@@ -146,13 +147,15 @@ export class RoundReducer {
           s.frames.clear();
         }
         // Model-sized work in slices: the event loop keeps serving sockets and timers meanwhile.
-        const consensus = await reduceSliced(frames);
+        // The consensus's f32 data are views of kernel memory, given back once every Broadcast of it is sent.
+        const lent: Float32Array[] = [];
+        const consensus = await reduceSliced(frames, lent);
         const { chunks, length } = await encodeRoundFrameSliced(consensus, this.opts.mac);
         const header =
           this.opts.mode === 'direct'
             ? encodeLenPrefix(length, this.opts.ceiling)
             : await muxHeaderSliced(REC_BROADCAST, 0, chunks, this.opts.mac);
-        this.scatter([header, ...chunks], length);
+        this.scatter([header, ...chunks], length, () => lent.forEach(releaseAccumulator));
         const round = this.round++;
         this.emit({
           type: 'round',
@@ -176,7 +179,10 @@ export class RoundReducer {
   }
 
   /** Elastic scatter: one Broadcast per connection with a live rank; a failed write declares its ranks dead. */
-  private scatter(parts: Uint8Array[], length: number): void {
+  private scatter(parts: Uint8Array[], length: number, sent: () => void): void {
+    // `sent` runs once every connection's writer is done with `parts` (written or dropped).
+    let writing = 1;
+    const oneSent = () => --writing === 0 && sent();
     const failed = (s: ContributionSource, err: Error) => {
       if (this.opts.historical?.failFastScatter)
         this.requestShutdown(
@@ -189,10 +195,11 @@ export class RoundReducer {
       if (this.liveRanks(s).length === 0 || !s.open) continue;
       if (s.conn.writer.error) {
         failed(s, s.conn.writer.error);
-        if (this.opts.historical?.failFastScatter) return;
+        if (this.opts.historical?.failFastScatter) break;
         continue;
       }
-      s.conn.writer.enqueue(parts);
+      writing++;
+      s.conn.writer.enqueue(parts, oneSent);
       s.recorder.record({
         dir: 'down',
         layer: s.direct ? 'lenframe' : 'mux',
@@ -206,5 +213,6 @@ export class RoundReducer {
         if (s.conn.writer.error) failed(s, s.conn.writer.error);
       });
     }
+    oneSent();
   }
 }

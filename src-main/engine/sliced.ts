@@ -80,8 +80,8 @@ export async function muxHeaderSliced(
  * the event loop in between: flodl's arithmetic, the same at every size
  * (@shared/fold's reduce; small rounds run it without yielding).
  */
-export async function reduceSliced(frames: RoundFrame[]): Promise<RoundFrame> {
+export async function reduceSliced(frames: RoundFrame[], lent?: Float32Array[]): Promise<RoundFrame> {
   const bytes = frames.reduce((a, f) => a + f.tensors.reduce((x, t) => x + (t.data?.length ?? 0), 0), 0);
-  if (bytes <= 4 * SLICE_BYTES) return reduceRealizedWork(frames);
-  return reduceRealizedWorkSliced(frames, yieldToLoop, SLICE_BYTES >>> 2);
+  if (bytes <= 4 * SLICE_BYTES) return reduceRealizedWork(frames, lent);
+  return reduceRealizedWorkSliced(frames, yieldToLoop, SLICE_BYTES >>> 2, lent);
 }

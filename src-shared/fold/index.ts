@@ -4,7 +4,14 @@
 // bf16 kernels (kernel.ts, kernel-wasm.ts, encode.ts) and the one tolerance
 // rule (tolerance.ts). The kernel is chosen once at start-up by the process
 // entry point (chooseFoldKernel); until then the portable JS kernel runs.
-import { getFoldKernel, jsFoldKernel, receiveArena, setFoldKernel, type FoldKernel } from './kernel';
+import {
+  getFoldKernel,
+  jsFoldKernel,
+  receiveArena,
+  releaseAccumulator,
+  setFoldKernel,
+  type FoldKernel,
+} from './kernel';
 import { bestFoldKernel } from './kernel-wasm';
 
 export { FoldAccumulator } from './accumulator';
@@ -12,7 +19,7 @@ export { FoldRounds } from './rounds';
 export { reduceRealizedWork, reduceRealizedWorkSliced, sumFrames } from './reduce';
 export { foldTolerance, firstMismatch, roundsAlmostEqual } from './tolerance';
 export { STAGE_BLOCK_BYTES, stagedBlocksInUse } from './staging';
-export { getFoldKernel, receiveArena, setFoldKernel, type FoldKernel };
+export { getFoldKernel, receiveArena, releaseAccumulator, setFoldKernel, type FoldKernel };
 export { ArenaReader, ReceiveArena, arenaHolding } from './receive-arena';
 
 /** Installs the fold kernel every fold uses: 'best' = WebAssembly SIMD where the runtime has it, else JS. */

@@ -22,7 +22,7 @@ import {
   numel,
   type TensorEntry,
 } from '../wire/tensor';
-import { allocAccumulator, getFoldKernel } from './kernel';
+import { allocAccumulator, getFoldKernel, releaseAccumulator } from './kernel';
 import { encodeBf16Sums, roundSumsToBf16 } from './encode';
 
 const DEFAULT_SLICE_ELEMS = 1 << 18;
@@ -60,6 +60,7 @@ function* reduceSteps(
   frames: ReadonlyArray<RoundFrame | null | undefined>,
   sliceElems: number,
   scaleModel = true,
+  lent?: Float32Array[],
 ): Generator<void, RoundFrame> {
   const accepted = frames.filter((f): f is RoundFrame => !!f);
   if (accepted.length === 0) throw reduceError('reduce_realized_work: no accepted frames');
@@ -101,15 +102,22 @@ function* reduceSteps(
       if (due(end - o)) yield;
     }
     let data: Uint8Array;
-    if (dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST) data = new Uint8Array(acc.buffer, acc.byteOffset, n * 4);
-    else if (dtype === DTYPE_BF16) {
-      data = new Uint8Array(n * 2);
-      for (let o = 0; o < n; o += sliceElems) {
-        const end = Math.min(n, o + sliceElems);
-        encodeBf16Sums(acc, o, end, data, o);
-        if (due(end - o)) yield;
-      }
-    } else data = encodeValues(dtype, acc);
+    if (dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST) {
+      // The consensus is a view of the sums: the caller gives them back once it is sent.
+      data = new Uint8Array(acc.buffer, acc.byteOffset, n * 4);
+      lent?.push(acc);
+    } else {
+      if (dtype === DTYPE_BF16) {
+        data = new Uint8Array(n * 2);
+        for (let o = 0; o < n; o += sliceElems) {
+          const end = Math.min(n, o + sliceElems);
+          encodeBf16Sums(acc, o, end, data, o);
+          if (due(end - o)) yield;
+        }
+      } else data = encodeValues(dtype, acc);
+      // Encoded into memory of its own: the sums go back to the kernel now.
+      releaseAccumulator(acc);
+    }
     tensors.push({ dtype, dims: [...dims], data });
   }
   return { roundKind, weight, tensors };
@@ -129,10 +137,16 @@ function scaleF32(acc: Float32Array, from: number, to: number, inv: number): voi
 /**
  * reduce_realized_work over the accepted frames (null = not accepted, e.g.
  * dead), in order: the consensus in flodl's arithmetic. f32 data may be views
- * of fold-kernel memory.
+ * of fold-kernel memory; with `lent`, that memory is pushed there for the
+ * caller to give back (releaseAccumulator) once nothing reads the consensus:
+ * a reduce a round that never gives it back takes fresh, page-faulting memory
+ * every round, and leaves the relay's recycled sums none to reuse.
  */
-export function reduceRealizedWork(frames: ReadonlyArray<RoundFrame | null | undefined>): RoundFrame {
-  const steps = reduceSteps(frames, DEFAULT_SLICE_ELEMS);
+export function reduceRealizedWork(
+  frames: ReadonlyArray<RoundFrame | null | undefined>,
+  lent?: Float32Array[],
+): RoundFrame {
+  const steps = reduceSteps(frames, DEFAULT_SLICE_ELEMS, true, lent);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
@@ -144,8 +158,9 @@ export async function reduceRealizedWorkSliced(
   frames: ReadonlyArray<RoundFrame | null | undefined>,
   pause: () => Promise<void>,
   sliceElems = DEFAULT_SLICE_ELEMS,
+  lent?: Float32Array[],
 ): Promise<RoundFrame> {
-  const steps = reduceSteps(frames, sliceElems);
+  const steps = reduceSteps(frames, sliceElems, true, lent);
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
