@@ -108,7 +108,7 @@ describe('outbound writer: a record is sent', () => {
       },
     });
     const w = new OutboundWriter(sink);
-    w.setFault({ bandwidth: 10_000_000 }, 'down');
+    w.setFault({ dir: 'down', bandwidth: 10_000_000 }, 'down');
     let sent = false;
     w.enqueue([new Uint8Array(50_000)], () => (sent = true));
     // A stream hands over one write at a time: each paced part waits for the one before it.
