@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { nodeMac } from '../crypto/node-mac';
 import { connectWithRetry } from '../engine/conn';
 import { ReusedReads } from '../engine/reused-reads';
-import { modelLayout, rankMass, fillValues, dtypeCode } from '@shared/synthetic';
+import { modelLayout, rankMass, dtypeCode } from '@shared/synthetic';
 import { checkAdoption, sampleIndices } from '@shared/verdict';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import {
@@ -16,31 +16,21 @@ import {
   ROUND_KIND_MODEL,
   deriveFrameCeiling,
 } from '@shared/wire/constants';
-import {
-  encodeControlFrame,
-  decodeControlFrame,
-  MSG_KIND_CONTROL,
-  MSG_KIND_TIMING,
-} from '@shared/wire/control-frame';
-import { decodeControlMsg, encodeTimingMsg, type TimingMsg } from '@shared/wire/control-msgs';
+import { encodeControlFrame, MSG_KIND_TIMING } from '@shared/wire/control-frame';
+import { encodeTimingMsg, type TimingMsg } from '@shared/wire/control-msgs';
 import {
   decodeControlAck,
   decodeDataAck,
   encodeControlHandshake,
   encodeDataHandshake,
 } from '@shared/wire/handshake';
-import { decodeRoundFrame, encodeRoundFrameChunks } from '@shared/wire/round-frame';
+import type { Mac } from '@shared/wire/mac';
+import { decodeRoundFrame, encodeRoundFrameChunks, type RoundFrame } from '@shared/wire/round-frame';
 import { saltFromHex } from '@shared/wire/salt';
-import {
-  LITTLE_ENDIAN_HOST,
-  bf16BitsToF32,
-  checkTensorPayload,
-  elidedTensor,
-  tensorFromValues,
-  type TensorEntry,
-} from '@shared/wire/tensor';
+import { bf16BitsToF32, checkTensorPayload, type TensorEntry } from '@shared/wire/tensor';
+import { RankCommands } from './rank-commands';
+import { RankGradient, type Gradient } from './rank-gradient';
 import { RankLink } from './rank-link';
-import { RoundEndCue } from './round-end-cue';
 import { encodeSamples } from './samples';
 import type { ParentToRank, RankSpec, RankToParent } from './spec';
 
@@ -58,7 +48,25 @@ export interface RankResult {
   error?: string;
 }
 
-type Cmd = 'sync' | 'shutdown';
+/** What a rank keeps for its rounds: its links, its spec's derived constants and its report. */
+interface RankState {
+  spec: RankSpec;
+  mac: Mac;
+  ceiling: number;
+  dtype: number;
+  samples: number[];
+  sampled: Float32Array;
+  data: RankLink;
+  control: RankLink;
+  commands: RankCommands;
+  gradients: RankGradient;
+  report: (m: RankToParent) => void;
+  result: RankResult;
+  /** A lab rank takes the parent's round-end cue (rank-readiness.ts says why). */
+  cued: boolean;
+  /** The rank's steps (rounds adopted), as its heartbeats and Timing frames say. */
+  step: number;
+}
 
 export async function runRank(
   spec: RankSpec,
@@ -71,15 +79,74 @@ export async function runRank(
   const ceiling = deriveFrameCeiling(layout.numel * 4);
   const dtype = dtypeCode(spec.dtype);
   const samples = sampleIndices(layout.numel, spec.sampleMax);
-  const sampled = new Float32Array(samples.length);
-  const valueBuffers: Float32Array[] = [];
-  // Under the lab the parent checks every element bit for bit (the digest below); the
-  // sampled self-check is for a rank run on its own (CLI.md 3) and would only cost each round.
-  const selfChecks = spec.report !== 'ipc';
-  const result: RankResult = { rank: spec.rank, roundsCompleted: 0, rounds: [], verdict: 'ok' };
-  const connectOpts = { attempts: 150, intervalMs: 200 };
+  const { data, control } = await openLinks(spec, mac, ceiling);
+  const st: RankState = {
+    spec,
+    mac,
+    ceiling,
+    dtype,
+    samples,
+    sampled: new Float32Array(samples.length),
+    data,
+    control,
+    commands: new RankCommands(spec, mac, control, fromParent),
+    gradients: new RankGradient(spec, layout, dtype),
+    report,
+    result: { rank: spec.rank, roundsCompleted: 0, rounds: [], verdict: 'ok' },
+    // A lab rank makes its next gradient once the parent says the round is over for every rank
+    // (ParentToRank roundEnd), then says so (RankToParent prepared): made at once after its own
+    // adoption, it took a core from the ranks still receiving the consensus, and the driver
+    // sends SyncNow only to ranks that are ready, so neither round pays for the generator.
+    cued: spec.report === 'ipc' && spec.paced && fromParent !== undefined,
+    step: 0,
+  };
+  const result = st.result;
+  const heartbeat = setInterval(
+    () => sendTiming(st, { type: 'Heartbeat', rank: spec.rank, stepCount: st.step }),
+    spec.heartbeatMs,
+  );
+  sendTiming(st, { type: 'Heartbeat', rank: spec.rank, stepCount: 0 });
+  report({ type: 'ready', rank: spec.rank, pid: process.pid });
+  let prepared = prepare(st, 0);
 
-  // Data channel first, then control (WIRE.md 4.2: the relay accepts both concurrently).
+  try {
+    // The loop stays small (each round's work is in runRound): V8 optimizes a function that runs
+    // hot, and this one whole took its compiler about 145 ms of CPU, twice, in every rank.
+    for (let round = 0; spec.rounds === 0 || round < spec.rounds; round++) {
+      if (spec.paced && (await st.commands.next()) === 'shutdown') {
+        if (st.commands.error) throw new Error(st.commands.error);
+        break;
+      }
+      const g = prepared?.round === round ? prepared : st.gradients.make(round);
+      await runRound(st, g);
+      prepared = prepare(st, round + 1);
+    }
+    if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
+  } catch (e) {
+    result.verdict = 'error';
+    result.error = (e as Error).message;
+    report({ type: 'error', rank: spec.rank, message: (e as Error).message });
+  } finally {
+    clearInterval(heartbeat);
+    if (!control.failed) sendTiming(st, { type: 'Exiting', rank: spec.rank });
+    await Promise.race([
+      Promise.all([control.close(), data.close()]),
+      new Promise((r) => setTimeout(r, 1000)),
+    ]);
+    control.conn.destroy();
+    data.conn.destroy();
+  }
+  report({ type: 'done', rank: spec.rank, roundsCompleted: result.roundsCompleted });
+  return result;
+}
+
+/** The data link, then the control link (WIRE.md 4.2: the relay accepts both concurrently), handshaken. */
+async function openLinks(
+  spec: RankSpec,
+  mac: Mac,
+  ceiling: number,
+): Promise<{ data: RankLink; control: RankLink }> {
+  const connectOpts = { attempts: 150, intervalMs: 200 };
   // The consensus is model-sized: its reads go into one reused buffer (reused-reads.ts).
   const dataReads = new ReusedReads();
   const data = new RankLink(
@@ -104,193 +171,102 @@ export async function runRank(
     encodeControlHandshake({ version: spec.controlVersion, rank: spec.rank, worldSize: spec.worldSize }, mac),
   );
   decodeControlAck(await control.readFixed(CONTROL_ACK_LEN), mac, { version: spec.controlVersion });
+  return { data, control };
+}
 
-  const sendTiming = (msg: TimingMsg) => {
-    const frame = encodeControlFrame(
-      {
-        version: spec.controlVersion,
-        msgKind: MSG_KIND_TIMING,
-        payload: encodeTimingMsg(msg, { indexTable: spec.controlIndexTable }),
-      },
-      mac,
-    );
-    void control.sendBlob([frame]);
-  };
-
-  // Commands from the coordinator, queued so an early SyncNow is never lost.
-  const cmds: Cmd[] = [];
-  const cue = new RoundEndCue(() => cmds.length > 0 || control.failed !== null);
-  fromParent?.((m) => cue.roundEnded(m.round));
-  let cmdWaiter: ((c: Cmd) => void) | null = null;
-  const pushCmd = (c: Cmd) => {
-    if (cmdWaiter) {
-      const w = cmdWaiter;
-      cmdWaiter = null;
-      w(c);
-    } else cmds.push(c);
-    cue.check();
-  };
-  let controlError: string | null = null;
-  control.listen((blob) => {
-    try {
-      const f = decodeControlFrame(blob, mac, { version: spec.controlVersion });
-      if (f.msgKind !== MSG_KIND_CONTROL) return;
-      const m = decodeControlMsg(f.payload, { indexTable: spec.controlIndexTable });
-      if (m.type === 'SyncNow') pushCmd('sync');
-      else if (m.type === 'Shutdown' || m.type === 'ShutdownWithSave') pushCmd('shutdown');
-    } catch (e) {
-      // A control frame that fails its MAC or parse is fatal for the rank, as a wire error is for a
-      // flodl worker: the rank cannot know what it missed (a lost SyncNow would park its host's fold
-      // forever while its heartbeats keep it alive), so it leaves and its relay reports RankExit.
-      controlError = `rejected control frame: ${(e as Error).message}`;
-      process.stderr.write(`rank ${spec.rank}: ${controlError}\n`);
-      pushCmd('shutdown');
-    }
-  });
-  const nextCmd = (): Promise<Cmd> => {
-    if (cmds.length > 0) return Promise.resolve(cmds.shift()!);
-    if (control.failed) return Promise.resolve('shutdown');
-    return new Promise((r) => (cmdWaiter = r));
-  };
-  control.conn.onClose(() => pushCmd('shutdown'));
-
-  /**
-   * The round's synthetic gradient: deterministic tensors pre-scaled by the rank's mass (elided
-   * when the mass is 0). Made while the rank waits for SyncNow, as a trainer's backward pass
-   * comes before its sync, so a round's time is the transport's and not the generator's.
-   */
-  const gradient = (round: number): { round: number; mass: number; tensors: TensorEntry[] } => {
-    const mass = rankMass(spec.seed, spec.rank, round, spec.idle);
-    const tensors: TensorEntry[] = [];
-    let start = 0;
-    layout.shapes.forEach((dims, ti) => {
-      const n = dims.reduce((a, b) => a * b, 1);
-      if (mass === 0 && !spec.noElision) tensors.push(elidedTensor(dtype, dims));
-      else {
-        // The previous round's buffer is free again: its frame was read by the peer before the
-        // consensus came back. A fresh model-sized array a round was most of a rank's GC time.
-        const v = (valueBuffers[ti] ??= new Float32Array(n));
-        // Historical reproduction: an idle rank whose local state holds NaN (0 x NaN = NaN without elision).
-        if (spec.idleNaN && mass === 0) v.fill(NaN);
-        else fillValues(spec.seed, spec.rank, round, start, v);
-        for (let i = 0; i < n; i++) v[i] *= mass;
-        // f32 on a little-endian host: the values' own bytes are the wire bytes (no copy).
-        tensors.push(
-          dtype === DTYPE_F32 && LITTLE_ENDIAN_HOST
-            ? { dtype, dims, data: new Uint8Array(v.buffer) }
-            : tensorFromValues(dtype, dims, v),
-        );
-      }
-      start += n;
-    });
-    return { round, mass, tensors };
-  };
-  // A lab rank makes its next gradient once the parent says the round is over for every rank
-  // (ParentToRank roundEnd), then says so (RankToParent prepared): made at once after its own
-  // adoption, it took a core from the ranks still receiving the consensus, and the driver
-  // sends SyncNow only to ranks that are ready, so neither round pays for the generator.
-  const cued = spec.report === 'ipc' && spec.paced && fromParent !== undefined;
-  const prepare = (round: number): ReturnType<typeof gradient> | null => {
-    if (spec.rounds !== 0 && round >= spec.rounds) return null;
-    const g = gradient(round);
-    if (cued) report({ type: 'prepared', rank: spec.rank, round });
-    return g;
-  };
-
-  let step = 0;
-  const heartbeat = setInterval(
-    () => sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: step }),
-    spec.heartbeatMs,
+function sendTiming(st: RankState, msg: TimingMsg): void {
+  const frame = encodeControlFrame(
+    {
+      version: st.spec.controlVersion,
+      msgKind: MSG_KIND_TIMING,
+      payload: encodeTimingMsg(msg, { indexTable: st.spec.controlIndexTable }),
+    },
+    st.mac,
   );
-  sendTiming({ type: 'Heartbeat', rank: spec.rank, stepCount: 0 });
-  report({ type: 'ready', rank: spec.rank, pid: process.pid });
-  let prepared = prepare(0);
+  void st.control.sendBlob([frame]);
+}
 
-  try {
-    for (let round = 0; spec.rounds === 0 || round < spec.rounds; round++) {
-      if (spec.paced && (await nextCmd()) === 'shutdown') {
-        if (controlError) throw new Error(controlError);
-        break;
-      }
-      const t0 = performance.now();
-      const { mass, tensors } = prepared?.round === round ? prepared : gradient(round);
-      prepared = null;
-      await data.sendBlob(
-        encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: mass, tensors }, mac),
-      );
-      const replyBytes = await data.next();
-      // Reuse this round's value buffers only if no write still holds them (a shaped or
-      // stalled link can deliver the consensus before the kernel took all of our frame).
-      if (!data.conn.writer.flushed) valueBuffers.length = 0;
-      const reply = decodeRoundFrame(replyBytes, mac, { ceiling });
-      checkReplySchema(reply.tensors, tensors);
-      step++;
-      const roundMs = performance.now() - t0;
-      // Adopted: a reply with weight > 0 replaces the local state. The round ends with this report.
-      report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, ms: roundMs });
-      // The rest waits for the round's end for every rank: the lab's check of this adoption, the
-      // Timing frames, the next gradient (rank-readiness.ts says why).
-      if (cued) await cue.until(round);
-      const values =
-        reply.weight > 0 ? sampleValues(reply.tensors, samples, sampled) : sampled.subarray(0, 0);
-      let nonFinite = 0;
-      for (const v of values) if (!Number.isFinite(v)) nonFinite++;
-      report({
-        type: 'checked',
-        rank: spec.rank,
-        round,
-        samples: encodeSamples(values),
-        nonFinite,
-        // Every element, for the lab's bit-for-bit verdict: the frame's bytes without its footer.
-        digest: createHash('sha256')
-          .update(replyBytes.subarray(0, replyBytes.length - 8))
-          .digest('hex'),
-      });
-      result.rounds.push({
-        round,
-        weight: reply.weight,
-        verdict: selfChecks
-          ? selfCheck(spec, round, dtype, reply.weight, samples, Array.from(values))
-          : 'unchecked',
-      });
-      result.roundsCompleted++;
-      sendTiming({
-        type: 'Batch',
-        rank: spec.rank,
-        batchMs: roundMs,
-        dataMs: 0,
-        stepCount: step,
-        paramNorm: null,
-        batchLoss: 0,
-        syncDivergence: null,
-      });
-      sendTiming({
-        type: 'SyncAck',
-        rank: spec.rank,
-        stepCount: step,
-        divergence: null,
-        postNorm: null,
-        preNorm: null,
-      });
-      prepared = prepare(round + 1);
-    }
-    if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
-  } catch (e) {
-    result.verdict = 'error';
-    result.error = (e as Error).message;
-    report({ type: 'error', rank: spec.rank, message: (e as Error).message });
-  } finally {
-    clearInterval(heartbeat);
-    if (!control.failed) sendTiming({ type: 'Exiting', rank: spec.rank });
-    await Promise.race([
-      Promise.all([control.close(), data.close()]),
-      new Promise((r) => setTimeout(r, 1000)),
-    ]);
-    control.conn.destroy();
-    data.conn.destroy();
-  }
-  report({ type: 'done', rank: spec.rank, roundsCompleted: result.roundsCompleted });
-  return result;
+/**
+ * The next round's gradient, made while the rank waits for SyncNow, as a trainer's backward pass
+ * comes before its sync, so a round's time is the transport's and not the generator's.
+ */
+function prepare(st: RankState, round: number): Gradient | null {
+  if (st.spec.rounds !== 0 && round >= st.spec.rounds) return null;
+  const g = st.gradients.make(round);
+  if (st.cued) st.report({ type: 'prepared', rank: st.spec.rank, round });
+  return g;
+}
+
+/** One round: the frame up, the consensus back, adopted and reported; then the lab's check of it. */
+async function runRound(st: RankState, g: Gradient): Promise<void> {
+  const { spec, data, mac } = st;
+  const round = g.round;
+  const t0 = performance.now();
+  await data.sendBlob(
+    encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: g.mass, tensors: g.tensors }, mac),
+  );
+  const replyBytes = await data.next();
+  // Reuse this round's value buffers only if no write still holds them (a shaped or
+  // stalled link can deliver the consensus before the kernel took all of our frame).
+  if (!data.conn.writer.flushed) st.gradients.forgetBuffers();
+  const reply = decodeRoundFrame(replyBytes, mac, { ceiling: st.ceiling });
+  checkReplySchema(reply.tensors, g.tensors);
+  st.step++;
+  const roundMs = performance.now() - t0;
+  // Adopted: a reply with weight > 0 replaces the local state. The round ends with this report.
+  st.report({ type: 'adopted', rank: spec.rank, round, weight: reply.weight, ms: roundMs });
+  // The rest waits for the round's end for every rank: the lab's check of this adoption, the
+  // Timing frames, the next gradient (rank-readiness.ts says why).
+  if (st.cued) await st.commands.cue.until(round);
+  reportCheck(st, round, reply, replyBytes);
+  sendTiming(st, {
+    type: 'Batch',
+    rank: spec.rank,
+    batchMs: roundMs,
+    dataMs: 0,
+    stepCount: st.step,
+    paramNorm: null,
+    batchLoss: 0,
+    syncDivergence: null,
+  });
+  sendTiming(st, {
+    type: 'SyncAck',
+    rank: spec.rank,
+    stepCount: st.step,
+    divergence: null,
+    postNorm: null,
+    preNorm: null,
+  });
+}
+
+/** The lab's check of an adoption (its samples, the SHA-256 of every element) and the standalone self-check. */
+function reportCheck(st: RankState, round: number, reply: RoundFrame, replyBytes: Uint8Array): void {
+  const { spec, samples } = st;
+  const values =
+    reply.weight > 0 ? sampleValues(reply.tensors, samples, st.sampled) : st.sampled.subarray(0, 0);
+  const nonFinite = countNonFinite(values);
+  st.report({
+    type: 'checked',
+    rank: spec.rank,
+    round,
+    samples: encodeSamples(values),
+    nonFinite,
+    // Every element, for the lab's bit-for-bit verdict: the frame's bytes without its footer.
+    digest: createHash('sha256')
+      .update(replyBytes.subarray(0, replyBytes.length - 8))
+      .digest('hex'),
+  });
+  // Under the lab the parent checks every element bit for bit (the digest above); the sampled
+  // self-check is for a rank run on its own (CLI.md 3) and would only cost each round.
+  const selfChecks = spec.report !== 'ipc';
+  st.result.rounds.push({
+    round,
+    weight: reply.weight,
+    verdict: selfChecks
+      ? selfCheck(spec, round, st.dtype, reply.weight, samples, Array.from(values))
+      : 'unchecked',
+  });
+  st.result.roundsCompleted++;
 }
 
 /** The consensus has the schema the rank sent (WIRE.md 4.6): same tensors, dtypes, shapes, full or elided payloads. */
@@ -307,6 +283,13 @@ function checkReplySchema(got: TensorEntry[], sent: TensorEntry[]): void {
   });
 }
 
+/** Loops live in small functions of their own: V8 compiles those at once, and the caller stays cheap to compile. */
+function countNonFinite(values: Float32Array): number {
+  let n = 0;
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) n++;
+  return n;
+}
+
 /** Reads the sampled elements straight from the reply's bytes into `out` (no model-sized decode). */
 function sampleValues(tensors: TensorEntry[], samples: number[], out: Float32Array): Float32Array {
   let ti = 0;
@@ -314,7 +297,8 @@ function sampleValues(tensors: TensorEntry[], samples: number[], out: Float32Arr
   let n = tensors.length > 0 ? tensors[0].dims.reduce((a, b) => a * b, 1) : 0;
   let dv: DataView | null = null;
   // Samples ascend, so the tensor holding each one only moves forward.
-  samples.forEach((idx, k) => {
+  for (let k = 0; k < samples.length; k++) {
+    const idx = samples[k];
     while (idx >= base + n && ti < tensors.length - 1) {
       base += n;
       ti++;
@@ -324,12 +308,12 @@ function sampleValues(tensors: TensorEntry[], samples: number[], out: Float32Arr
     const t = tensors[ti];
     if (!t.data) {
       out[k] = 0;
-      return;
+      continue;
     }
     dv ??= new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
     const i = idx - base;
     out[k] = t.dtype === DTYPE_F32 ? dv.getFloat32(i * 4, true) : bf16BitsToF32(dv.getUint16(i * 2, true));
-  });
+  }
   return out;
 }
 
