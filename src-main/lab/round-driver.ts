@@ -365,7 +365,7 @@ export class RoundDriver {
     }
   }
 
-  /** Called as each round begins, before its SyncNow (a sweep's warm-up boundary). */
+  /** Called as each round begins, before its SyncNow (a sweep's warm-up boundary); stop() there ends the rounds before it. */
   onRoundStart: ((round: number) => void) | null = null;
 
   /** Waits (at most PREPARED_WAIT_MS) until every live rank that is not stopped has made round r's gradient. */
@@ -396,6 +396,8 @@ export class RoundDriver {
     await this.untilPrepared(r);
     if (this.stopRequested || this.ended) return;
     this.onRoundStart?.(r);
+    // The hook may end the rounds here (a sweep's case is done): no SyncNow for this round.
+    if (this.stopRequested) return;
     const t0 = performance.now();
     const stallMs = stallThresholdMs(
       this.stallMs,

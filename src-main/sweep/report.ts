@@ -61,10 +61,20 @@ export function sweepTable(r: SweepResult): string {
       : 'uplinks unshaped (loopback)';
   out.push(
     '',
-    `${s.modelBytes} B model, ${s.dtype}, ${s.rounds} rounds per case (after ${s.warmupRounds ?? 0} warm-up rounds left out), ${shaping}. * lab-only mode (flodl 0.7 has only fold).`,
+    `${s.modelBytes} B model, ${s.dtype}, ${s.rounds} rounds per case (after ${warmupText(r)} left out), ${shaping}. * lab-only mode (flodl 0.7 has only fold).`,
   );
   const benefit = foldBenefit(r);
   if (benefit) out.push(benefit);
   if (!r.complete) out.push(`stopped (${r.stoppedBy}) after ${r.cases.length} of ${r.casesPlanned} cases`);
   return out.join('\n') + '\n';
+}
+
+/** The warm-up as run: a count, or the counts the 'auto' warm-up took (each case's). */
+function warmupText(r: SweepResult): string {
+  const w = r.spec.warmupRounds ?? 0;
+  if (w !== 'auto') return `${w} warm-up rounds`;
+  const ran = [...new Set(r.cases.map((c) => c.warmupRounds ?? 0))].sort((a, b) => a - b);
+  const counts =
+    ran.length === 0 ? 'none run yet' : ran.length === 1 ? `${ran[0]}` : `${ran[0]}-${ran[ran.length - 1]}`;
+  return `an auto warm-up of ${counts} rounds`;
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_TOPOLOGY, LAB_ONLY_MODES, type TopologyConfig, type UplinkMode } from '@shared/lab/topology';
 import type { LinkView } from '@shared/lab/state';
-import { DEFAULT_WARMUP_ROUNDS, topologyLabel } from '@shared/sweep/spec';
+import { DEFAULT_WARMUP, maxWarmupRounds, topologyLabel, warmupOver } from '@shared/sweep/spec';
 import { dataDownBytes, dataUpBytes, roundFrameBytes, roundStats, shapedRoundMs } from '@shared/sweep/theory';
 import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
 import { releaseSharedLanes } from '../engine/link-fault';
@@ -82,7 +82,11 @@ export async function runSweepCase(
   opts: SweepRunOptions & { traceStem: string },
 ): Promise<SweepCase | null> {
   const label = topologyLabel(ranksPerHost);
-  const warmup = spec.warmupRounds ?? DEFAULT_WARMUP_ROUNDS;
+  const warmupSpec = spec.warmupRounds ?? DEFAULT_WARMUP;
+  // The round the measured ones start at: decided as rounds begin ('auto' ends on time or rounds).
+  let warmup = maxWarmupRounds(warmupSpec);
+  let warmupDecided = false;
+  let firstRoundAt = 0;
   const hosts = ranksPerHost.length;
   const config: TopologyConfig = {
     ...DEFAULT_TOPOLOGY,
@@ -90,7 +94,8 @@ export async function runSweepCase(
     mode,
     modelBytes: spec.modelBytes,
     dtype: spec.dtype,
-    rounds: spec.rounds + warmup,
+    // An upper bound: the rounds end once the measured ones are done (onRoundStart below).
+    rounds: spec.rounds + maxWarmupRounds(warmupSpec),
     seed: spec.seed ?? 1,
     roundIntervalMs: 0,
     saltHex: undefined,
@@ -121,7 +126,7 @@ export async function runSweepCase(
     report = await runTopology(config, {
       snapLen: tracePath ? 64 * 1024 : 0,
       // A wedged case ends at a deadline instead of holding the sweep.
-      maxMs: 60_000 + (spec.rounds + warmup) * 30_000,
+      maxMs: 60_000 + (spec.rounds + maxWarmupRounds(warmupSpec)) * 30_000,
       onSession: (s) => (session = s),
       onRoundsStart: () => {
         const s = session!;
@@ -131,8 +136,16 @@ export async function runSweepCase(
         before = s.activeCluster!.tap.linkViews();
         // The counters start over when the first measured round begins: every byte of the
         // warm-up rounds' data has been delivered by then (each rank adopted their consensus).
-        s.requireRounds().onRoundStart = (r) => {
-          if (r === warmup) before = s.activeCluster!.tap.linkViews();
+        const driver = s.requireRounds();
+        driver.onRoundStart = (r) => {
+          if (r === 0) firstRoundAt = performance.now();
+          if (!warmupDecided && warmupOver(warmupSpec, r, performance.now() - firstRoundAt)) {
+            warmupDecided = true;
+            warmup = r;
+            before = s.activeCluster!.tap.linkViews();
+          }
+          // The measured rounds are done: this round does not start.
+          if (warmupDecided && r >= warmup + spec.rounds) driver.stop();
         };
         if (aborted) s.endRounds();
       },
@@ -175,6 +188,8 @@ export async function runSweepCase(
   }
   const measured = report.rounds.filter((r) => r.round >= warmup);
   const roundsCompleted = Math.max(0, report.roundsCompleted - warmup);
+  // The rounds were asked for up to the longest warm-up: ending once the measured ones are done is complete.
+  const done = warmupDecided && roundsCompleted >= spec.rounds && report.verdict === 'incomplete';
   const n = Math.max(1, roundsCompleted);
   const per = (xs: number[]) => xs.map((x) => x / n);
   const d = deltas(before, after ?? report.links, hosts);
@@ -201,8 +216,8 @@ export async function runSweepCase(
       mismatch: measured.filter((r) => r.verdict === 'mismatch').length,
       unchecked: measured.filter((r) => r.verdict === 'unchecked').length,
     },
-    verdict: report.verdict,
-    ended: report.ended,
+    verdict: done ? 'ok' : report.verdict,
+    ended: done ? 'all rounds completed' : report.ended,
     ...(tracePath ? { trace: opts.traceDir ? path.basename(tracePath) : tracePath } : {}),
   };
 }

@@ -13,11 +13,15 @@ import {
   theoryShapes,
 } from '@shared/sweep/theory';
 import {
+  AUTO_WARMUP,
+  maxWarmupRounds,
   parseModes,
   parseTopologies,
   parseTopology,
+  parseWarmup,
   topologyLabel,
   validateSweepSpec,
+  warmupOver,
 } from '@shared/sweep/spec';
 import { modelLayout } from '@shared/synthetic';
 
@@ -77,12 +81,40 @@ describe('sweep choices', () => {
     expect(() => parseTopology('8x9')).toThrow(/at most 64 ranks/);
     expect(() => parseModes('fold,relay')).toThrow(/mode 'relay'/);
     const ok = { topologies: [[2]], modes: ['fold'], modelBytes: 1024, dtype: 'f32', rounds: 2 };
-    expect(validateSweepSpec(ok)).toEqual({ ...ok, warmupRounds: 2 });
+    expect(validateSweepSpec(ok)).toEqual({ ...ok, warmupRounds: 'auto' });
     expect(validateSweepSpec({ ...ok, warmupRounds: 0 }).warmupRounds).toBe(0);
-    expect(() => validateSweepSpec({ ...ok, warmupRounds: 101 })).toThrow(/warmupRounds must be 0..100/);
+    expect(() => validateSweepSpec({ ...ok, warmupRounds: 101 })).toThrow(
+      /warmupRounds must be 'auto' or 0..100/,
+    );
+    expect(() => validateSweepSpec({ ...ok, warmupRounds: 'some' })).toThrow(/warmupRounds/);
     expect(() => validateSweepSpec({ ...ok, warmupRounds: 1.5 })).toThrow(/warmupRounds/);
     expect(() => validateSweepSpec({ ...ok, extra: 1 })).toThrow(/unknown field 'extra'/);
     expect(() => validateSweepSpec({ ...ok, uplinkBandwidth: 5 })).toThrow(/uplinkBandwidth/);
     expect(() => validateSweepSpec({ ...ok, rounds: 0 })).toThrow(/rounds/);
+  });
+});
+
+describe('warm-up', () => {
+  it("a count ends at that round; 'auto' after at least 2 rounds, at 20 rounds or 3 s of warm-up", () => {
+    expect(warmupOver(3, 2, 60_000)).toBe(false);
+    expect(warmupOver(3, 3, 0)).toBe(true);
+    expect(warmupOver(0, 0, 0)).toBe(true);
+    // A quick case warms up for 20 rounds.
+    expect(warmupOver('auto', 19, 500)).toBe(false);
+    expect(warmupOver('auto', 20, 500)).toBe(true);
+    // A slow one (a big model) ends on time, but never before its second round.
+    expect(warmupOver('auto', 1, 10_000)).toBe(false);
+    expect(warmupOver('auto', 2, 10_000)).toBe(true);
+    expect(warmupOver('auto', 5, AUTO_WARMUP.maxMs - 1)).toBe(false);
+    expect(maxWarmupRounds('auto')).toBe(AUTO_WARMUP.maxRounds);
+    expect(maxWarmupRounds(4)).toBe(4);
+  });
+
+  it("parses 'auto' or a count, and names anything else", () => {
+    expect(parseWarmup(' Auto ')).toBe('auto');
+    expect(parseWarmup('0')).toBe(0);
+    expect(parseWarmup('12')).toBe(12);
+    for (const bad of ['', '-1', '1.5', 'two', '101'])
+      expect(() => parseWarmup(bad)).toThrow(/warm-up must be 'auto' or 0..100 rounds/);
   });
 });

@@ -2,7 +2,7 @@
 // the checks every front end applies before a process starts: the same
 // limits as one topology (64 ranks, 512 MiB), plus a cap on the cases.
 import type { UplinkMode, WireDtype } from '../lab/topology';
-import type { SweepSpec } from './types';
+import type { SweepSpec, SweepWarmup } from './types';
 
 export class SweepSpecError extends Error {
   override readonly name = 'SweepSpecError';
@@ -21,8 +21,45 @@ export const SWEEP_LIMITS = {
   minBandwidth: 1000,
 } as const;
 
-/** Warm-up rounds of a case when the spec names none (SweepSpec.warmupRounds). */
-export const DEFAULT_WARMUP_ROUNDS = 2;
+/**
+ * The warm-up a case gets when the spec names none (SweepSpec.warmupRounds): 'auto', which
+ * runs warm-up rounds until the lab's own JavaScript is compiled (AUTO_WARMUP).
+ */
+export const DEFAULT_WARMUP: SweepWarmup = 'auto';
+
+/**
+ * The 'auto' warm-up: at least `minRounds`, then until `maxRounds` or until the warm-up has
+ * taken `maxMs`. Why these: V8 compiles a function once it is hot, and every process runs
+ * each of its round's functions about once a round, so the lab's JIT is done after a count
+ * of rounds, not of bytes. Measured on a 2-core machine (1x4, 256 KiB, 50 MB/s uplinks): the
+ * engine's compiler and GC threads used 12 to 30 ms of CPU per round in rounds 2 to 6, every
+ * rank's compiler threads 8 to 17 ms per round in rounds 7 to 10, and the round's median fell
+ * from 25 ms (rounds 0-9) to 18 (10-19) and 16 to 17 from round 40 on. A big model's rounds
+ * run their loops long enough to be compiled within a round or two, and would make a 20-round
+ * warm-up long: `maxMs` ends its warm-up sooner.
+ */
+export const AUTO_WARMUP = { minRounds: 2, maxRounds: 20, maxMs: 3000 } as const;
+
+/** Is round `round` (0-based), starting `elapsedMs` after the first round did, past the warm-up? */
+export function warmupOver(warmup: SweepWarmup, round: number, elapsedMs: number): boolean {
+  if (warmup !== 'auto') return round >= warmup;
+  return round >= AUTO_WARMUP.maxRounds || (round >= AUTO_WARMUP.minRounds && elapsedMs >= AUTO_WARMUP.maxMs);
+}
+
+/** The most warm-up rounds `warmup` can take. */
+export function maxWarmupRounds(warmup: SweepWarmup): number {
+  return warmup === 'auto' ? AUTO_WARMUP.maxRounds : warmup;
+}
+
+/** `auto` or a whole number of rounds (0..maxWarmupRounds). */
+export function parseWarmup(text: string): SweepWarmup {
+  const t = text.trim().toLowerCase();
+  if (t === 'auto') return 'auto';
+  const n = Number(t);
+  if (t === '' || !isInt(n, 0, SWEEP_LIMITS.maxWarmupRounds))
+    fail(`warm-up must be 'auto' or 0..${SWEEP_LIMITS.maxWarmupRounds} rounds, not '${text}'`);
+  return n;
+}
 
 const MODES: readonly UplinkMode[] = ['fold', 'forward', 'direct'];
 
@@ -114,9 +151,13 @@ export function validateSweepSpec(v: unknown): SweepSpec {
     dtype: s.dtype as WireDtype,
     rounds: s.rounds,
   };
-  if (s.warmupRounds !== undefined && !isInt(s.warmupRounds, 0, SWEEP_LIMITS.maxWarmupRounds))
-    fail(`warmupRounds must be 0..${SWEEP_LIMITS.maxWarmupRounds}`);
-  out.warmupRounds = (s.warmupRounds as number | undefined) ?? DEFAULT_WARMUP_ROUNDS;
+  if (
+    s.warmupRounds !== undefined &&
+    s.warmupRounds !== 'auto' &&
+    !isInt(s.warmupRounds, 0, SWEEP_LIMITS.maxWarmupRounds)
+  )
+    fail(`warmupRounds must be 'auto' or 0..${SWEEP_LIMITS.maxWarmupRounds}`);
+  out.warmupRounds = (s.warmupRounds as SweepWarmup | undefined) ?? DEFAULT_WARMUP;
   if (s.uplinkBandwidth !== undefined) {
     if (!isInt(s.uplinkBandwidth, SWEEP_LIMITS.minBandwidth, Number.MAX_SAFE_INTEGER))
       fail(

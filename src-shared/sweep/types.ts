@@ -12,17 +12,20 @@ export interface SweepSpec {
   dtype: WireDtype;
   rounds: number;
   /**
-   * Rounds run first and left out of every figure (default DEFAULT_WARMUP_ROUNDS): a case's
-   * first rounds pay for JIT compilation and cold buffers in every process (3-5x a steady
-   * round here), which would otherwise be most of a short case's median.
+   * Rounds run first and left out of every figure (default 'auto', spec.ts AUTO_WARMUP): a
+   * case's first rounds pay for JIT compilation and cold buffers in every process (3-5x a
+   * steady round here), which would otherwise be most of a short case's median.
    */
-  warmupRounds?: number;
+  warmupRounds?: SweepWarmup;
   /** Each host uplink's rate in bytes per second, each direction, shared by the host's connections. */
   uplinkBandwidth?: number;
   /** One-way latency added to each host uplink, each direction. */
   uplinkLatencyMs?: number;
   seed?: number;
 }
+
+/** A count of warm-up rounds, or 'auto': until the lab's JIT is done (spec.ts AUTO_WARMUP). */
+export type SweepWarmup = number | 'auto';
 
 /** Bytes per round, one number per host (averaged over the completed rounds). */
 export interface PerHostBytes {
@@ -42,7 +45,7 @@ export interface SweepCase {
   roundsRequested: number;
   /** Measured rounds completed (warm-up rounds not counted). */
   roundsCompleted: number;
-  /** Rounds run before the measured ones (absent in sweeps saved before warm-up existed: 0). */
+  /** Rounds run before the measured ones, as many as the warm-up took (absent in sweeps saved before warm-up existed: 0). */
   warmupRounds?: number;
   /** Data channel, host -> controller, per host per round: measured and theory (exact, headers included). */
   dataUp: PerHostBytes;

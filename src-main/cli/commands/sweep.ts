@@ -3,29 +3,42 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  DEFAULT_WARMUP_ROUNDS,
+  AUTO_WARMUP,
+  DEFAULT_WARMUP,
   parseModes,
   parseTopologies,
+  parseWarmup,
   SweepSpecError,
   validateSweepSpec,
 } from '@shared/sweep/spec';
 import { sweepToCsv } from '@shared/sweep/csv';
-import type { SweepResult, SweepSpec } from '@shared/sweep/types';
+import type { SweepResult, SweepSpec, SweepWarmup } from '@shared/sweep/types';
 import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
 import { runSweep } from '../../sweep/runner';
 import { sweepTable } from '../../sweep/report';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--modes fold,forward,direct]
-  [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--warmup N (2)] [--uplink-bandwidth BYTES_PER_S]
+  [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--warmup N|auto (auto)] [--uplink-bandwidth BYTES_PER_S]
   [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--json | --csv]
   Runs every topology x mode case for real, one after another (progress on stderr).
-  --warmup rounds run first in each case and are left out of its figures (JIT, cold buffers).
+  --warmup rounds run first in each case and are left out of its figures (JIT, cold buffers);
+  auto (the default) runs them until the lab's own code is compiled: at least ${AUTO_WARMUP.minRounds} rounds,
+  then up to ${AUTO_WARMUP.maxRounds} or ${AUTO_WARMUP.maxMs / 1000} s, whichever comes first (each case says how many it ran).
   --uplink-bandwidth/--uplink-latency-ms shape every host uplink in both directions with
   one rate shared by the host's connections (in direct mode: the host's ranks' connections
   to the controller together), so every mode gets the same NIC per host.
   --trace-dir saves each case's trace there. Ctrl-C stops the running case and prints
   the cases that finished. forward and direct are lab-only modes (flodl 0.7 has only fold).`;
+
+function warmupFlag(text: string | undefined): SweepWarmup {
+  if (text === undefined) return DEFAULT_WARMUP;
+  try {
+    return parseWarmup(text);
+  } catch (e) {
+    throw new UsageError(`--warmup: ${(e as Error).message}`);
+  }
+}
 
 export function sweepSpecFromFlags(
   argv: string[],
@@ -54,7 +67,7 @@ export function sweepSpecFromFlags(
       modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
       rounds: intFlag(values.rounds, 'rounds', 5, 1),
-      warmupRounds: intFlag(values.warmup, 'warmup', DEFAULT_WARMUP_ROUNDS, 0),
+      warmupRounds: warmupFlag(values.warmup),
       seed: intFlag(values.seed, 'seed', 1),
     };
     if (values['uplink-bandwidth'] !== undefined)

@@ -21,7 +21,7 @@ describe('Explore form and progress', () => {
       modelBytes: 256 * 1024,
       dtype: 'f32',
       rounds: 3,
-      warmupRounds: 2,
+      warmupRounds: 'auto',
       uplinkBandwidth: 50_000_000,
     });
     const unshaped = formToSpec({ ...DEFAULT_EXPLORE_FORM, bandwidthMBps: ' ', topologies: '4+2+1' });
@@ -36,7 +36,8 @@ describe('Explore form and progress', () => {
     ).toThrow(/at least one mode/);
     expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, modelBytes: 'big' })).toThrow(/model size/);
     expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, rounds: 'x' })).toThrow(/rounds/);
-    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, warmupRounds: '-1' })).toThrow(/warmupRounds/);
+    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, warmupRounds: '-1' })).toThrow(/warm-up must be/);
+    expect(formToSpec({ ...DEFAULT_EXPLORE_FORM, warmupRounds: '5' }).warmupRounds).toBe(5);
   });
 
   it('keeps each finished case once, in the order they come', () => {

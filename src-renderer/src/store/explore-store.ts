@@ -7,10 +7,11 @@ import type { LabBatch, ReplyOf, TraceFileInfo } from '@shared/lab/contract';
 import type { SweepCommand } from '@shared/sweep/contract';
 import type { UplinkMode, WireDtype } from '@shared/lab/topology';
 import {
-  DEFAULT_WARMUP_ROUNDS,
+  DEFAULT_WARMUP,
   parseModes,
   parseSize,
   parseTopologies,
+  parseWarmup,
   validateSweepSpec,
 } from '@shared/sweep/spec';
 import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
@@ -60,7 +61,7 @@ export const DEFAULT_EXPLORE_FORM: ExploreForm = {
   modelBytes: '256KiB',
   dtype: 'f32',
   rounds: '3',
-  warmupRounds: String(DEFAULT_WARMUP_ROUNDS),
+  warmupRounds: String(DEFAULT_WARMUP),
   bandwidthMBps: '50',
   latencyMs: '',
 };
@@ -157,7 +158,7 @@ export function formToSpec(f: ExploreForm): SweepSpec {
     modelBytes: parseSize(f.modelBytes, 'model size'),
     dtype: f.dtype,
     rounds: Number(f.rounds),
-    warmupRounds: Number(f.warmupRounds),
+    warmupRounds: parseWarmup(f.warmupRounds),
   };
   if (f.bandwidthMBps.trim() !== '') spec.uplinkBandwidth = Math.round(Number(f.bandwidthMBps) * 1e6);
   if (f.latencyMs.trim() !== '') spec.uplinkLatencyMs = Number(f.latencyMs);

@@ -117,10 +117,10 @@ export function ExploreView() {
           Warm-up
           <input
             aria-label="Warm-up rounds"
-            inputMode="numeric"
+            placeholder="auto"
             value={s.form.warmupRounds}
             onChange={(e) => setForm({ warmupRounds: e.target.value })}
-            title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower)"
+            title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower): a number, or auto (until the lab's code is compiled: 2 to 20 rounds, at most 3 s)"
           />
         </label>
         <label>
