@@ -217,7 +217,8 @@ describe('scenarios through the lab contract', () => {
     expect(picks['broken-host historical']!.label).toMatch(/consensus/);
     expect(picks['broken-host historical']!.why).toMatch(/scattered while h1 died/);
     await host.shutdown();
-  });
+    // Ten real runs, each a real topology: about 22 s on a quiet 2-core machine, over 30 s beside a full suite.
+  }, 120_000);
 
   it('an unknown scenario is a named error, not a crash', async () => {
     const reply = await newHost().command({ type: 'runScenario', name: 'nope' });
