@@ -16,6 +16,8 @@ describe('bench JSON (tiny configuration)', () => {
       ranksPerHost: 2,
       rounds: 2,
       smallRounds: 2,
+      smallWarmup: 1,
+      roundWarmup: 1,
       tap: false,
       scale: { grid: [[1, 1]], models: [4096], modelsTopology: [1, 1], rounds: 1 },
     });
@@ -50,14 +52,20 @@ describe('bench JSON (tiny configuration)', () => {
       expect(r.round.fold.memory!.processes).toBeGreaterThanOrEqual(3);
       expect(r.round.fold.memory!.peakTreeRssBytes).toBeGreaterThan(r.round.fold.memory!.engineHwmBytes / 2);
     }
-    // The small model against the loopback round-trip floor (two processes ping-ponging).
-    expect(r.round.small.verdict).toBe('ok');
-    expect(r.round.small.roundTrip.medianUs).toBeGreaterThan(0);
-    expect(r.round.small.floorMs).toBeCloseTo(
-      (r.round.small.hops / 2) * (r.round.small.roundTrip.medianUs / 1000),
-      9,
-    );
-    expect(r.round.small.ofFloor).toBeGreaterThan(0);
+    // The warm-up rounds ran and are in no figure.
+    expect(r.round.fold.warmupRounds).toBe(1);
+    expect(r.round.fold.msPerRound).toHaveLength(2);
+    // The small model against its floor: the critical path (two processes ping-ponging) or its
+    // messages' CPU over the cores, whichever is larger.
+    const small = r.round.small;
+    expect(small.verdict).toBe('ok');
+    expect(small.msPerRound).toHaveLength(2);
+    expect(small.roundTrip.medianUs).toBeGreaterThan(0);
+    expect(small.roundTrip.cpuPerMessageUs).toBeGreaterThan(0);
+    expect(small.floor.criticalPathMs).toBeCloseTo((small.hops / 2) * (small.roundTrip.medianUs / 1000), 9);
+    expect(small.floor.messages).toBe(4 * 1 * 2 + 3 * 1);
+    expect(small.floorMs).toBe(Math.max(small.floor.criticalPathMs, small.floor.workMs));
+    expect(small.ofFloor).toBeGreaterThan(0);
     const scale = r.scale!;
     expect(scale.byRanks.points).toHaveLength(1);
     expect(scale.byRanks.points[0].verdict).toBe('ok');

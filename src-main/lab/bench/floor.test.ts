@@ -1,6 +1,7 @@
 // The round floor's arithmetic (a pure function; no timing measured here).
 import { describe, expect, it } from 'vitest';
 import { roundFloor, type MachineRates } from './floor';
+import { smallRoundFloor } from './round-trip';
 
 const rates: MachineRates = {
   socketBytesPerMs: 1000,
@@ -58,5 +59,22 @@ describe('roundFloor', () => {
     expect(() => roundFloor({ hosts: 0, ranksPerHost: 4, frameBytes: 1000, mode: 'fold' }, rates)).toThrow(
       /hosts must be/,
     );
+  });
+});
+
+describe('smallRoundFloor', () => {
+  it('is the critical path (7 hops at half a round trip) or 4HK + 3H messages of CPU over the cores', () => {
+    // 2 x 4: 38 messages of 20 us on 2 cores = 0.38 ms, against 3.5 trips of 60 us = 0.21 ms.
+    const f = smallRoundFloor(2, 4, { medianUs: 60, cpuPerMessageUs: 20 }, 2);
+    expect(f.criticalPathMs).toBeCloseTo(0.21, 9);
+    expect(f.messages).toBe(38);
+    expect(f.workMs).toBeCloseTo(0.38, 9);
+    expect(f.floorMs).toBeCloseTo(0.38, 9);
+    expect(f.boundBy).toBe('work');
+    expect(f.derivation).toContain('38 messages');
+    // One rank on many cores: the path binds.
+    const g = smallRoundFloor(1, 1, { medianUs: 60, cpuPerMessageUs: 20 }, 16);
+    expect(g.boundBy).toBe('criticalPath');
+    expect(g.floorMs).toBeCloseTo(0.21, 9);
   });
 });

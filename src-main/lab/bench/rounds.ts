@@ -12,6 +12,8 @@ import { StageRecorder, summarizeStages } from './stages';
 
 export interface RoundBench {
   mode: string;
+  /** Rounds run first and left out of msPerRound, medianMs and the stages (the lab's own JIT). */
+  warmupRounds: number;
   msPerRound: number[];
   medianMs: number;
   uplinkDataBytesPerHostPerRound: number[];
@@ -25,6 +27,8 @@ export async function benchRounds(
   mode: 'fold' | 'direct',
   cfg: Partial<TopologyConfig>,
   maxMs?: number,
+  /** Rounds run before `cfg.rounds` and left out of the figures. */
+  warmupRounds = 0,
 ): Promise<{ round: RoundBench; loopDelayP99Ms: number; loopDelayMaxMs: number }> {
   const h = monitorEventLoopDelay({ resolution: 1 });
   const stages = new StageRecorder();
@@ -33,7 +37,13 @@ export async function benchRounds(
   let mem: MemoryPeak | null = null;
   // Measured while rounds run (not during process spawning or teardown).
   const report = await runTopology(
-    { ...DEFAULT_TOPOLOGY, roundIntervalMs: 0, ...cfg, mode } as TopologyConfig,
+    {
+      ...DEFAULT_TOPOLOGY,
+      roundIntervalMs: 0,
+      ...cfg,
+      rounds: (cfg.rounds ?? DEFAULT_TOPOLOGY.rounds) + warmupRounds,
+      mode,
+    } as TopologyConfig,
     {
       snapLen: 0,
       maxMs,
@@ -58,15 +68,18 @@ export async function benchRounds(
     if (r.kind === 'HostFrame' || r.kind === 'RoundFrame') dataUp[r.host ?? 0] += r.length;
   }
   const rounds = Math.max(1, report.rounds.length);
-  const msPerRound = report.rounds.map((r) => Math.round(r.durationMs * 10) / 10);
+  const msPerRound = report.rounds
+    .filter((r) => r.round >= warmupRounds)
+    .map((r) => Math.round(r.durationMs * 10) / 10);
   return {
     round: {
       mode,
+      warmupRounds,
       msPerRound,
       medianMs: median(msPerRound),
       uplinkDataBytesPerHostPerRound: dataUp.map((b) => b / rounds),
       verdict: report.verdict,
-      stages: summarizeStages(stages.breakdown(records, tap.t0)),
+      stages: summarizeStages(stages.breakdown(records, tap.t0).slice(warmupRounds)),
       memory: mem,
     },
     loopDelayP99Ms: h.percentile(99) / 1e6,
