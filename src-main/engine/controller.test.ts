@@ -1,9 +1,9 @@
 // The controller against fake relays on real sockets (WIRE.md 5.4): averages,
 // Hello validation, inner HMAC, elastic scatter, stale relay builds, hostile
 // lengths and a peer that stalls mid-frame.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getFoldKernel, setFoldKernel } from '@shared/fold';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createWasmFoldKernel } from '@shared/fold/kernel-wasm';
+import { useFoldKernel } from './testing/fold-kernel';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { REC_HOST_FRAME } from '@shared/wire/constants';
 import { decodeMuxRecord, encodeMuxHeader, encodeMuxRecord } from '@shared/wire/mux';
@@ -244,12 +244,7 @@ describe('controller: the consensus memory', () => {
   // round took fresh memory (a new page-faulting module memory, or a run of receive-arena blocks
   // that no one returned) and left the relay's recycled sums nothing to reuse.
   const kernel = createWasmFoldKernel({ arenaBytes: 16 << 20 })!;
-  let before = getFoldKernel();
-  beforeAll(() => {
-    before = getFoldKernel();
-    setFoldKernel(kernel);
-  });
-  afterAll(() => setFoldKernel(before));
+  useFoldKernel(kernel);
 
   it('goes back to the kernel once every Broadcast of it is sent: the arena in use stays flat over rounds', async () => {
     const arena = kernel.receiveArena!()!;

@@ -2,9 +2,9 @@
 // sockets (WIRE.md 5.2): tagging and routing on the control channel, the fold
 // on the data channel, deaths, DeclareDead, validation failures.
 import type net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { getFoldKernel, setFoldKernel } from '@shared/fold';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createWasmFoldKernel } from '@shared/fold/kernel-wasm';
+import { useFoldKernel } from './testing/fold-kernel';
 import { hostFoldReference } from '@shared/fold/testing/flodl-reference';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import {
@@ -355,12 +355,7 @@ describe('relay data channel (first fold tier)', () => {
 
 describe('relay data channel reading into the receive arena (WebAssembly kernel)', () => {
   const kernel = createWasmFoldKernel({ arenaBytes: 24 << 20 })!;
-  let before = getFoldKernel();
-  beforeAll(() => {
-    before = getFoldKernel();
-    setFoldKernel(kernel);
-  });
-  afterAll(() => setFoldKernel(before));
+  useFoldKernel(kernel);
 
   it('sums model-sized deposits read in place, as flodl does byte for byte, round after round', async () => {
     const arena = kernel.receiveArena!()!;
