@@ -305,8 +305,12 @@ function CaseTable({ cases }: { cases: SweepCase[] }) {
                 {formatBytes(c.memory.enginePeakRssBytes)} /{' '}
                 {c.memory.rankPeakRssBytes === null ? '–' : formatBytes(c.memory.rankPeakRssBytes)}
               </td>
-              <td className={c.verdict === 'ok' ? 'ok' : 'bad'}>
+              <td
+                className={c.verdict === 'ok' ? 'ok' : 'bad'}
+                title={`after ${c.warmupRounds ?? 0} warm-up rounds that no figure counts`}
+              >
                 {c.verdicts.ok}/{c.roundsRequested} {c.error ? `error: ${c.error}` : c.verdict}
+                <span className="muted small"> +{c.warmupRounds ?? 0} warm-up</span>
               </td>
               <td>
                 {c.trace ? (
