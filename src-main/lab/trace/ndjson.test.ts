@@ -88,6 +88,31 @@ describe('trace NDJSON', () => {
     });
   });
 
+  it("writes a record as JSON.stringify would, in parts, and counts the file's bytes exactly", async () => {
+    const events = sampleEvents();
+    for (const e of events) {
+      const expected =
+        e.type === 'record'
+          ? JSON.stringify({ ...e, bytes: Buffer.from(e.bytes).toString('base64') }) + '\n'
+          : JSON.stringify(e) + '\n';
+      expect(encodeEventLine(e)).toBe(expected);
+    }
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const w = new TraceWriter(out, sampleHeader());
+    for (const e of events) if (e.type !== 'end') w.write(e);
+    const written = Buffer.concat(chunks);
+    expect(w.position().bytes).toBe(written.length);
+    expect(written.toString('utf8')).toBe(
+      encodeHeaderLine(sampleHeader()) +
+        events
+          .filter((e) => e.type !== 'end')
+          .map(encodeEventLine)
+          .join(''),
+    );
+  });
+
   it('streams through a real file with backpressure', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'relay-lab-trace-'));
     const path = join(dir, 'session.ndjson');

@@ -8,7 +8,13 @@ import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { TraceError } from './errors';
 import { TRACE_FORMAT, TRACE_VERSION, type EndEvent, type TraceEvent, type TraceHeader } from './format';
-import { decodeEventLine, decodeHeaderLine, encodeEventLine, encodeHeaderLine } from './ndjson-codec';
+import {
+  decodeEventLine,
+  decodeHeaderLine,
+  encodeEventLine,
+  encodeEventLineParts,
+  encodeHeaderLine,
+} from './ndjson-codec';
 
 export function makeTraceHeader(fields: Omit<TraceHeader, 'format' | 'version'>): TraceHeader {
   return { format: TRACE_FORMAT, version: TRACE_VERSION, ...fields };
@@ -78,9 +84,16 @@ export class TraceWriter {
     this.events += 1;
     if (event.type === 'record') this.records += 1;
     this.lastT = Math.max(this.lastT, event.t);
-    const line = encodeEventLine(event);
-    this.byteCount += Buffer.byteLength(line);
-    return this.out.write(line);
+    // A record's base64 goes to the stream as Latin-1 (its bytes as they are: ASCII), the rest as UTF-8.
+    const [head, base64, tail] = encodeEventLineParts(event);
+    if (base64 === undefined) {
+      this.byteCount += Buffer.byteLength(head);
+      return this.out.write(head);
+    }
+    this.byteCount += Buffer.byteLength(head) + base64.length + tail.length;
+    this.out.write(head);
+    this.out.write(base64, 'latin1');
+    return this.out.write(tail);
   }
 
   async drained(): Promise<void> {
