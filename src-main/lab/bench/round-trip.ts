@@ -16,6 +16,7 @@
 // (SyncNow records, HostFrame, Broadcast): 4HK + 3H messages that share the
 // machine's cores. The floor is the larger of the two (smallRoundFloor).
 import { spawn } from 'node:child_process';
+import readline from 'node:readline';
 import { median } from './stages';
 
 /** One-way hops between processes or sockets on a fold round's critical path (see above). */
@@ -64,22 +65,14 @@ export interface RoundTripBench {
   cpuPerMessageUs: number;
 }
 
-/** Lines a child prints, one at a time. */
+/** Lines a child prints, one at a time (node:readline buffers the ones nobody has asked for yet). */
 function lineReader(stream: NodeJS.ReadableStream): () => Promise<string> {
-  let buf = '';
-  const waiting: ((line: string) => void)[] = [];
-  const lines: string[] = [];
-  stream.on('data', (d: Buffer) => {
-    buf += d.toString();
-    for (let i; (i = buf.indexOf('\n')) >= 0;) {
-      const line = buf.slice(0, i).trim();
-      buf = buf.slice(i + 1);
-      const w = waiting.shift();
-      if (w) w(line);
-      else lines.push(line);
-    }
-  });
-  return () => (lines.length > 0 ? Promise.resolve(lines.shift()!) : new Promise((r) => waiting.push(r)));
+  const lines = readline.createInterface({ input: stream })[Symbol.asyncIterator]();
+  return async () => {
+    const next = await lines.next();
+    if (next.done) throw new Error('the child closed its output early');
+    return next.value.trim();
+  };
 }
 
 /** Median and p90 of `trips` loopback round trips between two child processes, and the CPU per message. */
