@@ -40,7 +40,12 @@ const sock = net.connect({ port, host: '127.0.0.1', noDelay: true }, async () =>
   const times = [];
   let cpu0 = process.cpuUsage();
   for (let i = 0; i < warmup + trips; i++) {
-    if (i === warmup) { process.stdout.write('timing\\n'); cpu0 = process.cpuUsage(); }
+    if (i === warmup) {
+      // Timed trips start once the parent has read the echo's CPU time ('go' on stdin).
+      process.stdout.write('timing\\n');
+      await new Promise((r) => process.stdin.once('data', r));
+      cpu0 = process.cpuUsage();
+    }
     const t0 = process.hrtime.bigint();
     await new Promise((resolve) => {
       let got = 0;
@@ -92,11 +97,12 @@ export async function benchLoopbackRoundTrip(trips = 2000): Promise<RoundTripBen
     };
     const warmup = Math.min(200, trips);
     pinger = spawn(process.execPath, ['-e', PINGER, String(port), String(trips), String(warmup)], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
     });
     const pingLine = lineReader(pinger.stdout!);
     await pingLine(); // 'timing': the warm-up is over
     const echoCpu0 = await echoCpuUs();
+    pinger.stdin!.write('go\n');
     const { times, cpuUs } = JSON.parse(await pingLine()) as { times: number[]; cpuUs: number };
     const echoCpu = (await echoCpuUs()) - echoCpu0;
     const sorted = [...times].sort((a, b) => a - b);
@@ -107,6 +113,7 @@ export async function benchLoopbackRoundTrip(trips = 2000): Promise<RoundTripBen
       cpuPerMessageUs: (cpuUs + echoCpu) / (2 * trips),
     };
   } finally {
+    pinger?.stdin?.end();
     pinger?.kill();
     echo.stdin!.end();
     echo.kill();
