@@ -117,8 +117,8 @@ export async function runRank(
         if (st.commands.error) throw new Error(st.commands.error);
         break;
       }
-      const g = prepared?.round === round ? prepared : st.gradients.make(round);
-      await runRound(st, g);
+      const frame = prepared?.round === round ? prepared : signedFrame(st, st.gradients.make(round));
+      await runRound(st, frame);
       prepared = prepare(st, round + 1);
     }
     if (result.rounds.some((r) => r.verdict === 'mismatch')) result.verdict = 'mismatch';
@@ -186,25 +186,38 @@ function sendTiming(st: RankState, msg: TimingMsg): void {
   void st.control.sendBlob([frame]);
 }
 
+/** A round's gradient and its RoundFrame, encoded and signed (tensor data as views of the gradient's buffers). */
+interface SignedFrame {
+  round: number;
+  gradient: Gradient;
+  chunks: Uint8Array[];
+}
+
+function signedFrame(st: RankState, g: Gradient): SignedFrame {
+  const frame = { roundKind: ROUND_KIND_MODEL, weight: g.mass, tensors: g.tensors };
+  return { round: g.round, gradient: g, chunks: encodeRoundFrameChunks(frame, st.mac) };
+}
+
 /**
- * The next round's gradient, made while the rank waits for SyncNow, as a trainer's backward pass
- * comes before its sync, so a round's time is the transport's and not the generator's.
+ * The next round's gradient, made and signed while the rank waits for SyncNow, as a trainer's
+ * backward pass comes before its sync, so a round's time is the transport's and not the
+ * generator's. Signed too: the frame depends on nothing SyncNow carries, and its MAC (a
+ * model-sized HMAC per rank) otherwise ran on the round's clock, with every rank wanting a core
+ * at once.
  */
-function prepare(st: RankState, round: number): Gradient | null {
+function prepare(st: RankState, round: number): SignedFrame | null {
   if (st.spec.rounds !== 0 && round >= st.spec.rounds) return null;
-  const g = st.gradients.make(round);
+  const frame = signedFrame(st, st.gradients.make(round));
   if (st.cued) st.report({ type: 'prepared', rank: st.spec.rank, round });
-  return g;
+  return frame;
 }
 
 /** One round: the frame up, the consensus back, adopted and reported; then the lab's check of it. */
-async function runRound(st: RankState, g: Gradient): Promise<void> {
+async function runRound(st: RankState, frame: SignedFrame): Promise<void> {
   const { spec, data, mac } = st;
-  const round = g.round;
+  const { round, gradient: g } = frame;
   const t0 = performance.now();
-  await data.sendBlob(
-    encodeRoundFrameChunks({ roundKind: ROUND_KIND_MODEL, weight: g.mass, tensors: g.tensors }, mac),
-  );
+  await data.sendBlob(frame.chunks);
   const replyBytes = await data.next();
   // Reuse this round's value buffers only if no write still holds them (a shaped or
   // stalled link can deliver the consensus before the kernel took all of our frame).
