@@ -16,6 +16,7 @@ import { closeServer, listen, serverPort } from './conn';
 import { Controller } from './controller';
 import { Coordinator } from './coordinator';
 import { DeadRanks } from './dead-ranks';
+import { tuneEngineHeap } from './engine-heap';
 import { PortMux } from './port-mux';
 import { RankProcess } from './rank-process';
 import { Relay, type RelayEvent } from './relay';
@@ -100,6 +101,7 @@ export class Cluster {
   }
 
   static async start(config: ClusterConfig, hooks: ClusterHooks = {}): Promise<Cluster> {
+    tuneEngineHeap();
     const c = new Cluster(config, hooks);
     try {
       await c.boot();

@@ -52,6 +52,11 @@ describe('bench JSON (tiny configuration)', () => {
       expect(r.round.fold.memory!.processes).toBeGreaterThanOrEqual(3);
       expect(r.round.fold.memory!.peakTreeRssBytes).toBeGreaterThan(r.round.fold.memory!.engineHwmBytes / 2);
     }
+    // The engine's GCs while its rounds ran: counted from V8's events, per round.
+    expect(Object.keys(r.round.fold.engineGc).sort()).toEqual(
+      ['major', 'majorPauseMs', 'majorPerRound', 'minor', 'pauseMs'].sort(),
+    );
+    expect(r.round.fold.engineGc.majorPerRound).toBe(r.round.fold.engineGc.major / 3);
     // The warm-up rounds ran and are in no figure.
     expect(r.round.fold.warmupRounds).toBe(1);
     expect(r.round.fold.msPerRound).toHaveLength(2);

@@ -7,6 +7,7 @@ import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
 import type { UnitRecord } from '@shared/lab/records';
 import { runTopology, type RunReport } from '../run-topology';
 import type { TopologySession } from '../topology-session';
+import { countGc, type GcCount } from './gc-count';
 import { sampleTreeMemory, type MemoryPeak } from './memory';
 import { StageRecorder, summarizeStages } from './stages';
 
@@ -21,6 +22,8 @@ export interface RoundBench {
   /** Where the time goes, per stage (critical path), medians over the rounds. */
   stages: ReturnType<typeof summarizeStages>;
   memory: MemoryPeak | null;
+  /** The engine process's GCs over the measured rounds (warm-up included: GC does not wait for it). */
+  engineGc: GcCount & { majorPerRound: number };
 }
 
 export async function benchRounds(
@@ -35,6 +38,8 @@ export async function benchRounds(
   let session: TopologySession | null = null;
   const memory = sampleTreeMemory(100);
   let mem: MemoryPeak | null = null;
+  let stopGc: (() => GcCount) | null = null;
+  let gc: GcCount | null = null;
   // Measured while rounds run (not during process spawning or teardown).
   const report = await runTopology(
     {
@@ -49,9 +54,13 @@ export async function benchRounds(
       maxMs,
       observe: stages.observe,
       onSession: (s) => (session = s),
-      onRoundsStart: () => h.enable(),
+      onRoundsStart: () => {
+        h.enable();
+        stopGc = countGc();
+      },
       onRoundsEnd: () => {
         h.disable();
+        gc = stopGc?.() ?? null;
         mem = memory.stop();
       },
     },
@@ -81,10 +90,16 @@ export async function benchRounds(
       verdict: report.verdict,
       stages: summarizeStages(stages.breakdown(records, tap.t0).slice(warmupRounds)),
       memory: mem,
+      engineGc: withPerRound(gc, report.rounds.length),
     },
     loopDelayP99Ms: h.percentile(99) / 1e6,
     loopDelayMaxMs: h.max / 1e6,
   };
+}
+
+function withPerRound(gc: GcCount | null, rounds: number): RoundBench['engineGc'] {
+  const c = gc ?? { major: 0, minor: 0, majorPauseMs: 0, pauseMs: 0 };
+  return { ...c, majorPerRound: rounds > 0 ? c.major / rounds : 0 };
 }
 
 function median(xs: number[]): number {
