@@ -1,8 +1,8 @@
 // Collects one streamed RoundFrame for a holder that needs it whole later
 // (the controller keeps each contribution until its round completes). The
-// codec's parser validates and MACs chunk by chunk; tensor bytes are kept as
-// the chunks that arrived and joined once per tensor, so a lying length costs
-// nothing beyond the bytes actually sent. The frame is handed out only once
+// codec's parser validates and MACs chunk by chunk; tensor bytes are joined
+// as the chunks arrive, in a buffer that grows with them, so a lying length
+// costs at most twice the bytes actually sent. The frame is handed out only once
 // its footer MAC verified.
 import type { Mac } from '@shared/wire/mac';
 import { ChunkAccumulator } from '@shared/wire/reader-core';
@@ -41,11 +41,10 @@ export class FrameCollector {
           this.weight = h.weight;
         },
         onTensor: (t) => {
-          this.tensors.push({
-            dtype: t.dtype,
-            dims: t.dims,
-            data: t.nbytes > 0 ? new ChunkAccumulator() : null,
-          });
+          // Joined as its bytes arrive (the last chunk leaves nothing to copy), never past twice what came.
+          const data = t.nbytes > 0 ? new ChunkAccumulator() : null;
+          data?.expect(t.nbytes);
+          this.tensors.push({ dtype: t.dtype, dims: t.dims, data });
         },
         // Views into the pushed chunks, which are never reused (socket chunks).
         onData: (i, _off, bytes) => this.tensors[i].data?.append(bytes),

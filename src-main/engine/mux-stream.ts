@@ -67,6 +67,8 @@ export class MuxRecordStream {
           this.start = this.next;
           this.next += hb.length + this.header.payloadLen;
           this.gathered.clear();
+          // A gathered payload (a Broadcast the relay fans out) is joined as it arrives.
+          this.gathered.expect(this.header.payloadLen);
           this.sink = this.handler.begin(this.header, hb);
         },
         onChunk: (b) => {

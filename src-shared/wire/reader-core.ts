@@ -36,25 +36,61 @@ export interface ReaderClock {
  * joins them once (sized by bytes received, not by a declared length) or
  * returns the single view when the unit sat inside one chunk. Pushed chunks
  * must not be mutated by the caller afterwards (socket chunks never are).
+ *
+ * `expect(n)` joins as the bytes arrive instead: a unit that spans chunks is
+ * copied into one buffer chunk by chunk, so `take` after the last chunk has
+ * nothing left to copy (the join of a model-sized unit otherwise ran after
+ * its last byte, on the round's clock). The buffer grows by doubling up to
+ * the declared length, so a lying length still costs at most twice the bytes
+ * actually sent.
  */
 export class ChunkAccumulator {
   private parts: Uint8Array[] = [];
   private total = 0;
+  /** The declared length when joining as the bytes arrive (0: join in take). */
+  private declared = 0;
+  /** The bytes joined so far (the first `total` bytes), once a second chunk came. */
+  private joined: Uint8Array | null = null;
 
   get length(): number {
     return this.total;
   }
 
+  /** The unit declares `n` bytes: join as they arrive (until take or clear). */
+  expect(n: number): void {
+    this.declared = n;
+  }
+
   append(b: Uint8Array): void {
     if (b.length === 0) return;
+    if (this.declared > 0 && (this.joined || this.parts.length > 0)) return this.appendJoined(b);
     this.parts.push(b);
     this.total += b.length;
   }
 
+  private appendJoined(b: Uint8Array): void {
+    const need = this.total + b.length;
+    if (!this.joined || this.joined.length < need) {
+      const cap = Math.max(need, Math.min(this.declared, 2 * need));
+      const grown = new Uint8Array(cap);
+      if (this.joined) grown.set(this.joined.subarray(0, this.total));
+      else {
+        let off = 0;
+        for (const p of this.parts) {
+          grown.set(p, off);
+          off += p.length;
+        }
+      }
+      this.joined = grown;
+      this.parts = [];
+    }
+    this.joined.set(b, this.total);
+    this.total = need;
+  }
+
   take(): Uint8Array {
-    const out = this.join();
-    this.parts = [];
-    this.total = 0;
+    const out = this.joined ? this.joined.subarray(0, this.total) : this.join();
+    this.clear();
     return out;
   }
 
@@ -66,13 +102,14 @@ export class ChunkAccumulator {
       out.set(p, off);
       off += p.length;
     }
-    this.parts = this.total ? [out] : [];
     return out;
   }
 
   clear(): void {
     this.parts = [];
     this.total = 0;
+    this.declared = 0;
+    this.joined = null;
   }
 }
 
