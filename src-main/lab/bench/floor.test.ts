@@ -14,16 +14,17 @@ const rates: MachineRates = {
 describe('roundFloor', () => {
   it('adds every term at its rate and takes the larger of the critical path and the cores bound', () => {
     const f = roundFloor({ hosts: 2, ranksPerHost: 4, frameBytes: 1000, mode: 'fold' }, rates);
-    // Engine: sockets (8 + 2 + 2 + 8) frames at 1 ms, MACs (8 + 2 + 2 + 1 + 2) at 2 ms,
-    // folds (8 + 2) at 0.5 ms, copies (2 + 1) at 0.25 ms.
-    expect(f.engineMs).toBeCloseTo(20 + 30 + 5 + 0.75, 9);
+    // Engine: sockets (8 + 2 + 2 + 8) frames at 1 ms; MACs at 2 ms: relays verify 8, sign 2 x 2
+    // HostFrames (footer and record tag), the controller verifies 2 x 2 and signs the consensus's
+    // 2, the relays check the Broadcast's tag 2; folds (8 + 2) at 0.5 ms, copies (2 + 1) at 0.25 ms.
+    expect(f.engineMs).toBeCloseTo(20 + 40 + 5 + 0.75, 9);
     // Ranks: MAC encode 8 + verify 8 at 2 ms, reply copy 8 at 0.25 ms.
     expect(f.ranksTotalMs).toBeCloseTo(32 + 2, 9);
-    expect(f.criticalPathMs).toBeCloseTo(55.75 + 34 / 8, 9);
-    expect(f.allCoresMs).toBeCloseTo((55.75 + 34) / 2, 9);
-    expect(f.floorMs).toBeCloseTo(60, 9);
+    expect(f.criticalPathMs).toBeCloseTo(65.75 + 34 / 8, 9);
+    expect(f.allCoresMs).toBeCloseTo((65.75 + 34) / 2, 9);
+    expect(f.floorMs).toBeCloseTo(70, 9);
     expect(f.boundBy).toBe('criticalPath');
-    expect(f.derivation).toContain('= 60 ms');
+    expect(f.derivation).toContain('= 70 ms');
   });
 
   it('with many rank processes on few cores the cores bound wins', () => {
@@ -41,6 +42,13 @@ describe('roundFloor', () => {
     expect(direct.terms.socketUplink.bytes).toBe(4 * fold.terms.socketUplink.bytes);
     expect(direct.terms.foldRelay.bytes).toBe(0);
     expect(direct.terms.foldController.bytes).toBe(8000);
+    // Two MACs on each mux-wrapped frame in fold mode; direct's len-framed frames carry one.
+    expect(fold.terms.macUplinkEncode.bytes).toBe(4000);
+    expect(fold.terms.macControllerVerify.bytes).toBe(4000);
+    expect(fold.terms.macConsensus.bytes).toBe(2000);
+    expect(direct.terms.macUplinkEncode.bytes).toBe(0);
+    expect(direct.terms.macControllerVerify.bytes).toBe(8000);
+    expect(direct.terms.macConsensus.bytes).toBe(1000);
   });
 
   it('scales linearly in the frame size', () => {

@@ -10,7 +10,14 @@
 //   MAC:     each rank MACs its frame (H*K, in the ranks) and each receiver
 //            verifies what it gets: relays (H*K), controller (H), relays the
 //            broadcast (H), ranks the consensus (H*K, in the ranks); the
-//            engine MACs each HostFrame (H) and the consensus once (1);
+//            engine MACs each HostFrame (H) and the consensus once (1). A
+//            frame inside a mux record carries two MACs over the same bytes,
+//            the RoundFrame's footer and the record's tag (WIRE.md 3.2, 4.4,
+//            4.5): the relay signs both on each HostFrame, the controller
+//            verifies both (read_from, then the inner RoundFrame) and signs
+//            both on the Broadcast; the relay checks the Broadcast's tag only
+//            (its fan-out is verbatim). Direct mode's frames are len-framed:
+//            one MAC each;
 //   fold:    each relay folds its K deposits (H*K frames), the controller its
 //            H HostFrames (fold mode; in direct it sums the H*K frames);
 //   copy:    the engine assembles each HostFrame and the consensus from their
@@ -74,6 +81,8 @@ export function roundFloor(shape: RoundShape, rates: MachineRates): RoundFloor {
   const HK = H * K;
   // Direct mode: the relays forward every rank's frame up unfolded.
   const upFrames = mode === 'fold' ? H : HK;
+  // The footer and the mux record's tag on each HostFrame and Broadcast; len-framed in direct mode.
+  const macsPerMuxFrame = mode === 'fold' ? 2 : 1;
   const term = (bytes: number, rate: number, where: FloorTerm['where']): FloorTerm => ({
     bytes,
     ms: bytes / rate,
@@ -86,9 +95,9 @@ export function roundFloor(shape: RoundShape, rates: MachineRates): RoundFloor {
     socketFanOut: term(HK * F, rates.socketBytesPerMs, 'engine'),
     macRankEncode: term(HK * F, rates.hmacBytesPerMs, 'ranks'),
     macRelayVerify: term(HK * F, rates.hmacBytesPerMs, 'engine'),
-    macUplinkEncode: term(mode === 'fold' ? H * F : 0, rates.hmacBytesPerMs, 'engine'),
-    macControllerVerify: term(upFrames * F, rates.hmacBytesPerMs, 'engine'),
-    macConsensus: term(F, rates.hmacBytesPerMs, 'engine'),
+    macUplinkEncode: term(mode === 'fold' ? 2 * H * F : 0, rates.hmacBytesPerMs, 'engine'),
+    macControllerVerify: term(macsPerMuxFrame * upFrames * F, rates.hmacBytesPerMs, 'engine'),
+    macConsensus: term(macsPerMuxFrame * F, rates.hmacBytesPerMs, 'engine'),
     macBroadcastVerify: term(H * F, rates.hmacBytesPerMs, 'engine'),
     macRankVerify: term(HK * F, rates.hmacBytesPerMs, 'ranks'),
     foldRelay: term(mode === 'fold' ? HK * F : 0, rates.foldBytesPerMs, 'engine'),
