@@ -40,19 +40,33 @@ describe('ChunkAccumulator', () => {
     for (const c of chunks) acc.append(c);
     const out = acc.take();
     expect(out).toEqual(concat(chunks));
-    // Grown by doubling up to the declared length, and no further.
+    // A declared length this small is allocated at once, and nothing more.
     expect(out.buffer.byteLength).toBe(100);
     // The later chunks were copied when they came: changing one now changes nothing taken.
     chunks[9][0] = 99;
     expect(out[90]).toBe(9);
   });
 
-  it('holds at most twice the bytes sent when the declared length lies', () => {
+  it('holds at most 1 MiB, or four times the bytes sent, when the declared length lies', () => {
     const acc = new ChunkAccumulator();
     acc.expect(1 << 30);
     for (let i = 0; i < 3; i++) acc.append(new Uint8Array(10).fill(i));
+    expect(acc.take().buffer.byteLength).toBe(1 << 20);
+    acc.expect(1 << 30);
+    const mib = new Uint8Array(1 << 20);
+    for (let i = 0; i < 3; i++) acc.append(mib);
     const out = acc.take();
-    expect(out.length).toBe(30);
-    expect(out.buffer.byteLength).toBeLessThanOrEqual(60);
+    expect(out.length).toBe(3 << 20);
+    expect(out.buffer.byteLength).toBeLessThanOrEqual(4 * (3 << 20));
+  });
+
+  it('ends a large honest unit in a buffer of exactly its declared length', () => {
+    const acc = new ChunkAccumulator();
+    acc.expect(16 << 20);
+    const chunk = new Uint8Array(64 << 10);
+    for (let i = 0; i < 256; i++) acc.append(chunk);
+    const out = acc.take();
+    expect(out.length).toBe(16 << 20);
+    expect(out.buffer.byteLength).toBe(16 << 20);
   });
 });
