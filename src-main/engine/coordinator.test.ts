@@ -1,14 +1,14 @@
 // The coordinator against a fake relay's control connection: Hello/HelloAck,
 // ControlFrames to ranks as rank-tagged Data, TimingMsg from ranks, and the
 // heartbeat staleness that declares a silent rank dead.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { decodeControlFrame, encodeControlFrame, MSG_KIND_TIMING } from '@shared/wire/control-frame';
 import { decodeControlMsg, encodeTimingMsg } from '@shared/wire/control-msgs';
 import { decodeMuxRecord, encodeMuxRecord } from '@shared/wire/mux';
 import { saltFromHex } from '@shared/wire/salt';
 import { nodeMac } from '../crypto/node-mac';
-import { closeServer, listen, serverPort } from './conn';
+import { Conn, closeServer, listen, serverPort } from './conn';
 import { Coordinator, type CoordinatorEvent } from './coordinator';
 import { DeadRanks } from './dead-ranks';
 import { PortMux } from './port-mux';
@@ -86,6 +86,30 @@ describe('coordinator (control channel)', () => {
       .poll(() => events.some((e) => e.type === 'timing' && e.rank === 0 && e.msg.type === 'Heartbeat'))
       .toBe(true);
     expect(coordinator.send(5, { type: 'SyncNow' })).toBe(false);
+  });
+
+  it('broadcasts to the ranks behind one relay in one write, each record in rank order', async () => {
+    const { coordinator, relay } = await setup(3);
+    const p = await relay('h0', [0, 1, 2]);
+    await p.readMux(); // HelloAck
+    await expect.poll(() => coordinator.ready).toBe(true);
+    const send = vi.spyOn(Conn.prototype, 'send');
+    expect(coordinator.broadcast({ type: 'SyncNow' }, [2, 0, 1])).toBe(3);
+    expect(send).toHaveBeenCalledTimes(1);
+    send.mockRestore();
+    const ranks: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const rec = decodeMuxRecord((await p.readMux())!, mac) as {
+        kind: 'Data';
+        rank: number;
+        payload: Uint8Array;
+      };
+      expect(decodeControlMsg(decodeControlFrame(rec.payload, mac, { version: 2 }).payload)).toEqual({
+        type: 'SyncNow',
+      });
+      ranks.push(rec.rank);
+    }
+    expect(ranks).toEqual([2, 0, 1]);
   });
 
   it('rejects ranks announced twice and out of range', async () => {

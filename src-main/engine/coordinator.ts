@@ -360,8 +360,47 @@ export class Coordinator {
 
   /** Sends one ControlMsg to a rank; false when it has no route or its connection is gone. */
   send(rank: number, msg: ControlMsg): boolean {
+    const route = this.routeOf(rank);
+    if (!route) return false;
+    const one = this.recordFor(rank, route, msg);
+    route.conn.send(one);
+    this.recordSent(rank, route, msg, one);
+    return true;
+  }
+
+  /**
+   * Best-effort broadcast: every rank is attempted even if an earlier send failed. The records for
+   * the ranks behind one connection (a host's relay) go out as one write, as flodl's coordinator
+   * writes them back to back: four SyncNow records were four writes, each its own TCP segment
+   * and its own read at the relay, and the relay's last rank heard of the round about 0.3 ms
+   * after its first.
+   */
+  broadcast(msg: ControlMsg, ranks?: number[]): number {
+    const byConn = new Map<Conn, { route: Route; records: { rank: number; bytes: Uint8Array }[] }>();
+    for (const rank of ranks ?? [...this.routes.keys()]) {
+      const route = this.routeOf(rank);
+      if (!route) continue;
+      let batch = byConn.get(route.conn);
+      if (!batch) byConn.set(route.conn, (batch = { route, records: [] }));
+      batch.records.push({ rank, bytes: this.recordFor(rank, route, msg) });
+    }
+    let n = 0;
+    for (const [conn, { route, records }] of byConn) {
+      conn.send(records.length === 1 ? records[0].bytes : Buffer.concat(records.map((r) => r.bytes)));
+      for (const r of records) this.recordSent(r.rank, route, msg, r.bytes);
+      n += records.length;
+    }
+    return n;
+  }
+
+  /** The rank's route, or null when it has none or its connection is gone. */
+  private routeOf(rank: number): Route | null {
     const route = this.routes.get(rank);
-    if (!route || route.conn.closed || route.conn.writer.error) return false;
+    return !route || route.conn.closed || route.conn.writer.error ? null : route;
+  }
+
+  /** One ControlMsg to `rank` as the bytes its route carries (a mux Data record, or len-framed when direct). */
+  private recordFor(rank: number, route: Route, msg: ControlMsg): Uint8Array {
     const frame = encodeControlFrame(
       {
         version: this.opts.controlVersion,
@@ -374,25 +413,19 @@ export class Coordinator {
       ? [encodeLenPrefix(frame.length, CONTROL_CEILING), frame]
       : [encodeMuxRecord({ kind: 'Data', rank, payload: frame }, this.opts.mac)];
     // Small records are one write (WIRE.md 6.1 fix, part 1).
-    const one = parts.length === 1 ? parts[0] : Buffer.concat(parts);
-    route.conn.send(one);
+    return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+  }
+
+  private recordSent(rank: number, route: Route, msg: ControlMsg, bytes: Uint8Array): void {
     route.units.record({
       dir: 'down',
       layer: route.direct ? 'lenframe' : 'mux',
       kind: route.direct ? 'ControlFrame' : 'Data',
       rank,
-      length: one.length,
+      length: bytes.length,
       summary: `${msg.type} to rank ${rank}`,
-      bytes: [one],
+      bytes: [bytes],
     });
-    return true;
-  }
-
-  /** Best-effort broadcast: every rank is attempted even if an earlier send failed. */
-  broadcast(msg: ControlMsg, ranks?: number[]): number {
-    let n = 0;
-    for (const r of ranks ?? [...this.routes.keys()]) if (this.send(r, msg)) n++;
-    return n;
   }
 
   stop(): void {
