@@ -17,6 +17,7 @@ import { Controller } from './controller';
 import { Coordinator } from './coordinator';
 import { DeadRanks } from './dead-ranks';
 import { tuneEngineHeap } from './engine-heap';
+import { unitBuffers } from './buffer-pool';
 import { PortMux } from './port-mux';
 import { RankProcess } from './rank-process';
 import { Relay, type RelayEvent } from './relay';
@@ -331,5 +332,7 @@ export class Cluster {
     for (const r of this.relays) await r?.close();
     this.mux?.destroyAll();
     if (this.server) await closeServer(this.server);
+    // The recycled unit buffers were this model's size: the next cluster's may differ.
+    unitBuffers.clear();
   }
 }

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createWasmFoldKernel } from '@shared/fold/kernel-wasm';
 import { useFoldKernel } from './testing/fold-kernel';
 import { encodeChannelMagic } from '@shared/wire/channel';
+import { unitBuffers } from './buffer-pool';
 import { REC_HOST_FRAME } from '@shared/wire/constants';
 import { decodeMuxRecord, encodeMuxHeader, encodeMuxRecord } from '@shared/wire/mux';
 import { decodeRoundFrame, encodeRoundFrame } from '@shared/wire/round-frame';
@@ -270,5 +271,25 @@ describe('controller: the consensus memory', () => {
     // One round's sums may still be on their way out; none accumulate.
     expect(Math.max(...inUse.slice(2))).toBeLessThanOrEqual(Math.max(...inUse.slice(0, 2)) + 1);
     expect(inUse[inUse.length - 1]).toBeLessThan(6);
+  });
+
+  it("takes the HostFrames' buffers from the pool and gives them back after the reduce: no fresh buffer after the first rounds", async () => {
+    const { port } = await startController(2);
+    const a = await relay(port, 'h0', [0]);
+    const b = await relay(port, 'h1', [1]);
+    await expectAck(a);
+    await expectAck(b);
+    const n = 256 * 1024;
+    const fresh: number[] = [];
+    for (let round = 0; round < 8; round++) {
+      const values = Array.from({ length: n }, (_, i) => (i % 5) + round);
+      sendHostFrame(a, frame(values, 1));
+      sendHostFrame(b, frame(values, 1));
+      for (const p of [a, b]) expect((await readBroadcast(p)).values[3]).toBe(3 + round);
+      fresh.push(unitBuffers.stats.fresh);
+    }
+    // Each 1 MiB HostFrame spans many reads: it was joined into a pooled buffer, given back once reduced.
+    expect(fresh[1]).toBeGreaterThan(0);
+    expect(fresh[7]).toBe(fresh[1]);
   });
 });

@@ -7,6 +7,7 @@
 // dropped, as a late frame from a dead rank is.
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import type { FrameSink } from '@shared/wire/reader-core';
+import { unitBuffers } from './buffer-pool';
 import { RelayChannel, type RankSock, type UpstreamRecord } from './relay-channel';
 import type { RelayEvent, RelayOptions } from './relay-options';
 
@@ -113,13 +114,20 @@ export abstract class DataUplink extends RelayChannel {
     // Stray Hello/HelloAck/RankExit, HostFrame from upstream: dropped.
   }
 
-  /** The consensus, verbatim, to every local rank not dead (per-write failures ignored). */
+  /**
+   * The consensus, verbatim, to every local rank not dead (per-write failures ignored). Its
+   * payload's buffer goes back to the pool it came from (if any) once every rank's writer is done
+   * with it.
+   */
   private fanOut(payload: Uint8Array): void {
     const prefix = encodeLenPrefix(payload.length, this.opts.ceiling);
     const round = this.consensusDown++;
+    let writing = 1;
+    const oneSent = () => --writing === 0 && unitBuffers.give(payload);
     for (const rs of this.ranks.values()) {
       if (this.dead.has(rs.rank)) continue;
-      rs.conn.writer.enqueue([prefix, payload]);
+      writing++;
+      rs.conn.writer.enqueue([prefix, payload], oneSent);
       this.unitFor(
         rs,
         'down',
@@ -131,5 +139,6 @@ export abstract class DataUplink extends RelayChannel {
         round,
       );
     }
+    oneSent();
   }
 }

@@ -1,12 +1,15 @@
 // Collects one streamed RoundFrame for a holder that needs it whole later
 // (the controller keeps each contribution until its round completes). The
 // codec's parser validates and MACs chunk by chunk; tensor bytes are joined
-// as the chunks arrive, in a buffer that grows with them, so a lying length
-// costs at most twice the bytes actually sent. The frame is handed out only once
-// its footer MAC verified.
+// as the chunks arrive, into one buffer of the tensor's length, so a lying length
+// holds at most one declared length (bounded by the frame ceiling). Tensor
+// buffers come from a pool of recycled buffers (buffer-pool.ts says why) and
+// go back with releaseFrame once the frame is reduced. The frame is handed
+// out only once its footer MAC verified.
 import type { Mac } from '@shared/wire/mac';
 import { ChunkAccumulator } from '@shared/wire/reader-core';
 import { RoundFrameStreamParser } from '@shared/wire/round-frame-stream';
+import { unitBuffers, type BufferPool } from './buffer-pool';
 
 export interface CollectedTensor {
   dtype: number;
@@ -29,7 +32,8 @@ export class FrameCollector {
   private readonly tensors: { dtype: number; dims: number[]; data: ChunkAccumulator | null }[] = [];
   private result: CollectedFrame | null = null;
 
-  constructor(mac: Mac, ceiling: number, totalLen: number | undefined) {
+  /** `pool`: where tensor buffers come from; the holder gives them back (releaseFrame) once it is done with them. */
+  constructor(mac: Mac, ceiling: number, totalLen: number | undefined, pool: BufferPool = unitBuffers) {
     this.parser = new RoundFrameStreamParser(mac, {
       ceiling,
       totalLen,
@@ -43,7 +47,7 @@ export class FrameCollector {
         onTensor: (t) => {
           // Joined as its bytes arrive (the last chunk leaves nothing to copy), never past twice what came.
           const data = t.nbytes > 0 ? new ChunkAccumulator() : null;
-          data?.expect(t.nbytes);
+          data?.expect(t.nbytes, (n) => pool.take(n));
           this.tensors.push({ dtype: t.dtype, dims: t.dims, data });
         },
         // Views into the pushed chunks, which are never reused (socket chunks).
@@ -74,4 +78,9 @@ export class FrameCollector {
     if (!this.result) throw new Error('RoundFrame ended without its footer');
     return this.result;
   }
+}
+
+/** Gives a reduced frame's tensor buffers back to the pool they came from (nothing reads them after). */
+export function releaseFrame(frame: CollectedFrame, pool: BufferPool = unitBuffers): void {
+  for (const t of frame.tensors) if (t.data) pool.give(t.data);
 }

@@ -14,6 +14,10 @@ import { MuxReader } from '@shared/wire/mux-reader';
 import { ChunkAccumulator } from '@shared/wire/reader-core';
 import type { WireError } from '@shared/wire/errors';
 import type { Conn } from './conn';
+import { unitBuffers } from './buffer-pool';
+
+/** Gathered payloads at least this large come from the pool of recycled unit buffers. */
+const POOLED_PAYLOAD_BYTES = 64 * 1024;
 
 /** Where a streamed payload goes; `chunk` gets views into socket chunks (copy to keep past the call). */
 export interface PayloadSink {
@@ -67,8 +71,10 @@ export class MuxRecordStream {
           this.start = this.next;
           this.next += hb.length + this.header.payloadLen;
           this.gathered.clear();
-          // A gathered payload (a Broadcast the relay fans out) is joined as it arrives.
-          this.gathered.expect(this.header.payloadLen);
+          // A gathered payload (a Broadcast the relay fans out) is joined as it arrives, a model-sized
+          // one into a recycled buffer (its consumer gives it back to unitBuffers when done with it).
+          const len = this.header.payloadLen;
+          this.gathered.expect(len, len >= POOLED_PAYLOAD_BYTES ? (n) => unitBuffers.take(n) : undefined);
           this.sink = this.handler.begin(this.header, hb);
         },
         onChunk: (b) => {

@@ -10,7 +10,7 @@ import { REC_BROADCAST } from '@shared/wire/constants';
 import { encodeLenPrefix } from '@shared/wire/len-frame';
 import { encodeMuxRecord } from '@shared/wire/mux';
 import type { ContributionSource, ControllerEvent, ControllerOptions } from './controller-options';
-import type { CollectedFrame } from './frame-collector';
+import { releaseFrame, type CollectedFrame } from './frame-collector';
 import { encodeRoundFrameSliced, muxHeaderSliced, reduceSliced } from './sliced';
 
 export class RoundReducer {
@@ -150,6 +150,8 @@ export class RoundReducer {
         // The consensus's f32 data are views of kernel memory, given back once every Broadcast of it is sent.
         const lent: Float32Array[] = [];
         const consensus = await reduceSliced(frames, lent);
+        // The contributions' buffers are read: back to the pool for the next round's (buffer-pool.ts).
+        for (const f of frames) releaseFrame(f);
         const { chunks, length } = await encodeRoundFrameSliced(consensus, this.opts.mac);
         const header =
           this.opts.mode === 'direct'

@@ -69,4 +69,18 @@ describe('ChunkAccumulator', () => {
     expect(out.length).toBe(16 << 20);
     expect(out.buffer.byteLength).toBe(16 << 20);
   });
+
+  it('takes its buffer of the declared length from the allocator it is given, once', () => {
+    const asked: number[] = [];
+    const acc = new ChunkAccumulator();
+    acc.expect(30, (n) => {
+      asked.push(n);
+      return new Uint8Array(64).subarray(0, n);
+    });
+    for (let i = 0; i < 3; i++) acc.append(new Uint8Array(10).fill(i + 1));
+    const out = acc.take();
+    expect(asked).toEqual([30]);
+    expect(out).toEqual(concat([1, 2, 3].map((v) => new Uint8Array(10).fill(v))));
+    expect(out.buffer.byteLength).toBe(64);
+  });
 });

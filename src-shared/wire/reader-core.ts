@@ -57,14 +57,21 @@ export class ChunkAccumulator {
   private declared = 0;
   /** The bytes joined so far (the first `total` bytes), once a second chunk came. */
   private joined: Uint8Array | null = null;
+  private alloc: ((n: number) => Uint8Array) | null = null;
 
   get length(): number {
     return this.total;
   }
 
-  /** The unit declares `n` bytes: join as they arrive (until take or clear). */
-  expect(n: number): void {
+  /**
+   * The unit declares `n` bytes: join as they arrive (until take or clear).
+   * With `alloc` (a pool of recycled buffers), the buffer is the declared
+   * length from the start, taken from it: a lying length then holds at most
+   * one declared length, which the reader's ceiling bounds.
+   */
+  expect(n: number, alloc?: (n: number) => Uint8Array): void {
     this.declared = n;
+    this.alloc = alloc ?? null;
   }
 
   append(b: Uint8Array): void {
@@ -77,8 +84,12 @@ export class ChunkAccumulator {
   private appendJoined(b: Uint8Array): void {
     const need = this.total + b.length;
     if (!this.joined || this.joined.length < need) {
-      const cap = Math.max(need, Math.min(this.declared, Math.max(JOIN_MIN_BYTES, JOIN_GROWTH * need)));
-      const grown = new Uint8Array(cap);
+      const grown =
+        this.alloc && !this.joined && need <= this.declared
+          ? this.alloc(this.declared)
+          : new Uint8Array(
+              Math.max(need, Math.min(this.declared, Math.max(JOIN_MIN_BYTES, JOIN_GROWTH * need))),
+            );
       if (this.joined) grown.set(this.joined.subarray(0, this.total));
       else {
         let off = 0;
@@ -116,6 +127,7 @@ export class ChunkAccumulator {
     this.total = 0;
     this.declared = 0;
     this.joined = null;
+    this.alloc = null;
   }
 }
 
