@@ -66,7 +66,7 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
       expect(await rows.nth(i).locator('td').nth(3).textContent()).toMatch(/=$/);
       // After the auto warm-up (the form's default), which says how many rounds it took.
       expect(await rows.nth(i).locator('td').nth(9).textContent()).toMatch(
-        /^2\/2 ok \+([2-9]|1\d|20) warm-up$/,
+        /^2\/2 ok \+([2-9]|[1-3]\d|40) warm-up$/,
       );
     }
     expect(await dialog.getByLabel('Fold time benefit').textContent()).toMatch(

@@ -95,13 +95,13 @@ describe('sweep choices', () => {
 });
 
 describe('warm-up', () => {
-  it("a count ends at that round; 'auto' after at least 2 rounds, at 20 rounds or 3 s of warm-up", () => {
+  it("a count ends at that round; 'auto' after at least 2 rounds, at 40 rounds or 3 s of warm-up", () => {
     expect(warmupOver(3, 2, 60_000)).toBe(false);
     expect(warmupOver(3, 3, 0)).toBe(true);
     expect(warmupOver(0, 0, 0)).toBe(true);
-    // A quick case warms up for 20 rounds.
-    expect(warmupOver('auto', 19, 500)).toBe(false);
-    expect(warmupOver('auto', 20, 500)).toBe(true);
+    // A quick case warms up for 40 rounds.
+    expect(warmupOver('auto', 39, 900)).toBe(false);
+    expect(warmupOver('auto', 40, 900)).toBe(true);
     // A slow one (a big model) ends on time, but never before its second round.
     expect(warmupOver('auto', 1, 10_000)).toBe(false);
     expect(warmupOver('auto', 2, 10_000)).toBe(true);

@@ -34,11 +34,14 @@ export const DEFAULT_WARMUP: SweepWarmup = 'auto';
  * of rounds, not of bytes. Measured on a 2-core machine (1x4, 256 KiB, 50 MB/s uplinks): the
  * engine's compiler and GC threads used 12 to 30 ms of CPU per round in rounds 2 to 6, every
  * rank's compiler threads 8 to 17 ms per round in rounds 7 to 10, and the round's median fell
- * from 25 ms (rounds 0-9) to 18 (10-19) and 16 to 17 from round 40 on. A big model's rounds
- * run their loops long enough to be compiled within a round or two, and would make a 20-round
- * warm-up long: `maxMs` ends its warm-up sooner.
+ * from 25 ms (rounds 0-9) to 18 (10-19) and 16 to 17 from round 40 on. Measured again over four
+ * runs of 80 rounds (medians): 22.5 ms in rounds 0-9, 17.1 and 17.0 in 10-29, 16.6 in 30-39,
+ * 15.4 to 16.0 from round 40 on; the three rounds after a 20-round warm-up read 16.2 to 19.6 ms
+ * where the steady state is 16. So the warm-up runs to 40 rounds. A big model's rounds run their
+ * loops long enough to be compiled within a round or two, and would make a 40-round warm-up
+ * long: `maxMs` ends its warm-up sooner.
  */
-export const AUTO_WARMUP = { minRounds: 2, maxRounds: 20, maxMs: 3000 } as const;
+export const AUTO_WARMUP = { minRounds: 2, maxRounds: 40, maxMs: 3000 } as const;
 
 /** Is round `round` (0-based), starting `elapsedMs` after the first round did, past the warm-up? */
 export function warmupOver(warmup: SweepWarmup, round: number, elapsedMs: number): boolean {

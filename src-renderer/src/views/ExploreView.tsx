@@ -120,7 +120,7 @@ export function ExploreView() {
             placeholder="auto"
             value={s.form.warmupRounds}
             onChange={(e) => setForm({ warmupRounds: e.target.value })}
-            title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower): a number, or auto (until the lab's code is compiled: 2 to 20 rounds, at most 3 s)"
+            title="rounds run first in each case and left out of its figures (JIT compilation and cold buffers make a case's first rounds 3-5x slower): a number, or auto (until the lab's code is compiled: 2 to 40 rounds, at most 3 s)"
           />
         </label>
         <label>
