@@ -106,8 +106,26 @@ describe('TapRouter: live taps as the window source', () => {
     const c = await controller.done;
     expect(c.code, c.err).toBe(0);
     expect(JSON.parse(c.out)).toMatchObject({ roundsCompleted: 3, verdict: 'ok' });
-    // The decoder runs beside the path: give it its turns, then flush.
-    for (let i = 0; i < 50 && recordsOf(events).filter((r) => r.kind === 'RankExit').length < 4; i++)
+    // The decoder runs beside the path, each connection in its own turns: the
+    // control link's RankExits can be decoded before the data link's last
+    // Broadcast. Wait for both (the counters are compared exactly below), then flush.
+    const ctlLinks = JSON.parse(c.out).links as { id: string; bytesUp: number; bytesDown: number }[];
+    const dataSettled = async () => {
+      const s = await router.command({ type: 'snapshot' });
+      return (
+        s.ok &&
+        ['h0.uplink.data', 'h1.uplink.data'].every((id) => {
+          const tap = s.snapshot.links.find((l) => l.id === id);
+          const ctl = ctlLinks.find((l) => l.id === id);
+          return tap && ctl && tap.bytesUp === ctl.bytesUp && tap.bytesDown === ctl.bytesDown;
+        })
+      );
+    };
+    for (
+      let i = 0;
+      i < 50 && (recordsOf(events).filter((r) => r.kind === 'RankExit').length < 4 || !(await dataSettled()));
+      i++
+    )
       await new Promise((r) => setTimeout(r, 100));
     router.feed.flush();
 
@@ -133,7 +151,7 @@ describe('TapRouter: live taps as the window source', () => {
       [2, 3],
     ]);
     for (const id of ['h0.uplink.data', 'h1.uplink.data']) {
-      const ctl = JSON.parse(c.out).links.find((l: { id: string }) => l.id === id);
+      const ctl = ctlLinks.find((l) => l.id === id)!;
       const tap = snap.snapshot.links.find((l) => l.id === id);
       expect(tap?.bytesUp, id).toBe(ctl.bytesUp);
       expect(tap?.bytesDown, id).toBe(ctl.bytesDown);
