@@ -69,6 +69,12 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
         /^2\/2 ok \+([2-9]|[1-3]\d|40) warm-up$/,
       );
     }
+    // Where each case's round goes: its longest stage, every stage in the cell's title.
+    for (let i = 0; i < 4; i++) {
+      const cell = rows.nth(i).locator('td').nth(10);
+      expect(await cell.textContent()).toMatch(/^[a-zA-Z]+ \d+\.\d$/);
+      expect(await cell.getAttribute('title')).toMatch(/rankEncodeSend .* ms, .*rankVerify .* ms/);
+    }
     expect(await dialog.getByLabel('Fold time benefit').textContent()).toMatch(
       /1x2: fold .* ms vs direct .* ms/,
     );

@@ -242,6 +242,11 @@ export class Tap {
     return this.nextSeq;
   }
 
+  /** The records still held, oldest first (the recent window: the last maxRecords at least). */
+  get heldRecords(): readonly UnitRecord[] {
+    return this.recent;
+  }
+
   private keepCapture(seq: number, bytes: Uint8Array): void {
     this.captured.set(seq, bytes);
     this.captureOrder.push(seq);

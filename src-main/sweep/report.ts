@@ -3,6 +3,7 @@
 // traffic, round times and verdicts.
 import type { SweepCase, SweepResult } from '@shared/sweep/types';
 import { foldBenefit } from '@shared/sweep/summary';
+import { stageMedians } from '@shared/lab/round-stages';
 
 const kb = (b: number) => (b >= 10_240 ? `${(b / 1024).toFixed(1)} KiB` : `${Math.round(b)} B`);
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -65,8 +66,16 @@ export function sweepTable(r: SweepResult): string {
   );
   const benefit = foldBenefit(r);
   if (benefit) out.push(benefit);
+  const stages = r.cases.filter((c) => c.stages).map(stageLine);
+  if (stages.length) out.push('', 'Where a round goes (medians, ms, on the critical path):', ...stages);
   if (!r.complete) out.push(`stopped (${r.stoppedBy}) after ${r.cases.length} of ${r.casesPlanned} cases`);
   return out.join('\n') + '\n';
+}
+
+/** `1x4 fold: rankEncodeSend 1.9 · uplink 5.6 · ...` (the stages the case's mode has). */
+export function stageLine(c: SweepCase): string {
+  const parts = stageMedians(c.stages).map((m) => `${m.stage} ${m.ms.toFixed(2)}`);
+  return `  ${c.topology} ${c.mode}: ${parts.join(' · ')}`;
 }
 
 /** The warm-up as run: a count, or the counts the 'auto' warm-up took (each case's). */

@@ -17,6 +17,8 @@ import type { TopologySession } from '../lab/topology-session';
 import { recordSession } from '../lab/trace/session-recording';
 import type { TraceRecorder } from '../lab/trace/recorder';
 import { MemoryWatch } from './memory';
+import { StageRecorder, summarizeStages } from '../lab/bench/stages';
+import type { StageSummary } from '@shared/lab/round-stages';
 
 export interface SweepRunOptions {
   /** Aborting stops the running case (dropped) and keeps every finished one. */
@@ -114,6 +116,9 @@ export async function runSweepCase(
   let rankPeak: number | null = null;
   let aborted = opts.signal?.aborted ?? false;
   const memory = new MemoryWatch();
+  // The bench's stage breakdown, from events the engine reports anyway (no timers in the engine).
+  const stageRecorder = new StageRecorder();
+  let stages: StageSummary | undefined;
   const onAbort = () => {
     aborted = true;
     session?.endRounds();
@@ -127,6 +132,7 @@ export async function runSweepCase(
       snapLen: tracePath ? 64 * 1024 : 0,
       // A wedged case ends at a deadline instead of holding the sweep.
       maxMs: 60_000 + (spec.rounds + maxWarmupRounds(warmupSpec)) * 30_000,
+      observe: stageRecorder.observe,
       onSession: (s) => (session = s),
       onRoundsStart: () => {
         const s = session!;
@@ -152,6 +158,7 @@ export async function runSweepCase(
       onRoundsEnd: () => {
         const c = session!.activeCluster!;
         after = c.tap.linkViews();
+        stages = summarizeStages(stageRecorder.breakdown(c.tap.heldRecords, c.tap.t0, warmup));
         rankPeak = MemoryWatch.peakOfProcesses(c.ranks.map((r) => r.pid));
       },
     });
@@ -209,6 +216,7 @@ export async function runSweepCase(
     controllerIngressPerRound: (sum(d.dataUp) + sum(d.controlUp)) / n,
     controllerEgressPerRound: (sum(d.dataDown) + sum(d.controlDown)) / n,
     roundMs: { ...stats, each },
+    ...(stages && stages.sumOfMediansMs > 0 ? { stages } : {}),
     theoryRoundMs: shapedRoundMs(theoryUp, theoryDown, spec.uplinkBandwidth, spec.uplinkLatencyMs),
     memory: { enginePeakRssBytes: memory.peak, rankPeakRssBytes: rankPeak },
     verdicts: {

@@ -72,6 +72,11 @@ describe('relay-lab sweep', () => {
       expect(c.warmupRounds).toBeLessThanOrEqual(AUTO_WARMUP.maxRounds);
       expect(c.roundMs.each).toHaveLength(2);
       expect(c.memory.enginePeakRssBytes).toBeGreaterThan(0);
+      // The bench's stage breakdown per case: the relay's stages only where there is a relay.
+      const stages = Object.keys(c.stages?.medianMs ?? {});
+      expect(stages).toContain('rankEncodeSend');
+      expect(stages).toContain('rankVerify');
+      expect(stages.includes('relayReceiveVerifyFold'), c.mode).toBe(c.mode !== 'direct');
       expect(fs.existsSync(path.join(traceDir, c.trace!))).toBe(true);
     }
     const byKey = (t: string, m: string) => r.cases.find((c) => c.topology === t && c.mode === m)!;

@@ -1,6 +1,7 @@
 // A sweep as CSV: one row per case, per-host lists joined with ';' so a
 // spreadsheet keeps one cell per field. The JSON form is the full record.
 import type { SweepCase, SweepResult } from './types';
+import { ROUND_STAGES } from '../lab/round-stages';
 
 export const SWEEP_CSV_COLUMNS = [
   'topology',
@@ -24,6 +25,8 @@ export const SWEEP_CSV_COLUMNS = [
   'rounds_mismatch',
   'verdict',
   'trace',
+  // Where a round's time goes: each stage's median ms (empty where the mode has no such stage).
+  ...ROUND_STAGES.map((s) => `stage_${s}_ms` as const),
 ] as const;
 
 const list = (xs: number[]) => xs.map((x) => round2(x)).join(';');
@@ -57,6 +60,10 @@ export function sweepCaseRow(c: SweepCase): string[] {
     String(c.verdicts.mismatch),
     c.error ? `error: ${c.error}` : c.verdict,
     c.trace ?? '',
+    ...ROUND_STAGES.map((s) => {
+      const ms = c.stages?.medianMs[s];
+      return ms === undefined ? '' : String(round2(ms));
+    }),
   ];
 }
 

@@ -2,6 +2,7 @@
 // its own processes and sockets, one after another. Shared by the runner
 // (src-main/sweep), the `relay-lab sweep` command and the Explore view.
 import type { UplinkMode, WireDtype } from '../lab/topology';
+import type { StageSummary } from '../lab/round-stages';
 
 export interface SweepSpec {
   /** Ranks per host of each topology, in the order given: [[4],[2,2],[1,1,1,1]]. */
@@ -60,6 +61,11 @@ export interface SweepCase {
   controllerIngressPerRound: number;
   controllerEgressPerRound: number;
   roundMs: { median: number; p90: number; each: number[] };
+  /**
+   * Where a measured round's time goes, stage by stage on its critical path (the bench's
+   * breakdown), medians over the measured rounds; absent in sweeps saved before it existed.
+   */
+  stages?: StageSummary;
   /** The round time the shaped uplink alone implies (bytes / rate + latency, up then down); null unshaped. */
   theoryRoundMs: number | null;
   memory: {

@@ -4,7 +4,7 @@
 // engine and every rank.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
-import type { UnitRecord } from '@shared/lab/records';
+import type { StageSummary } from '@shared/lab/round-stages';
 import { runTopology, type RunReport } from '../run-topology';
 import type { TopologySession } from '../topology-session';
 import { countGc, type GcCount } from './gc-count';
@@ -20,7 +20,7 @@ export interface RoundBench {
   uplinkDataBytesPerHostPerRound: number[];
   verdict: RunReport['verdict'];
   /** Where the time goes, per stage (critical path), medians over the rounds. */
-  stages: ReturnType<typeof summarizeStages>;
+  stages: StageSummary;
   memory: MemoryPeak | null;
   /** The engine process's GCs over the measured rounds (warm-up included: GC does not wait for it). */
   engineGc: GcCount & { majorPerRound: number };
@@ -68,11 +68,8 @@ export async function benchRounds(
   const tap = (session as unknown as TopologySession).activeCluster!.tap;
   const hosts = report.hosts;
   const dataUp = new Array<number>(hosts).fill(0);
-  const records: UnitRecord[] = [];
-  for (let s = 0; s < tap.recordCount; s++) {
-    const r = tap.findRecord(s);
-    if (!r) continue;
-    records.push(r);
+  const records = tap.heldRecords;
+  for (const r of records) {
     if (r.dir !== 'up' || !r.link.endsWith('uplink.data')) continue;
     if (r.kind === 'HostFrame' || r.kind === 'RoundFrame') dataUp[r.host ?? 0] += r.length;
   }
@@ -88,7 +85,7 @@ export async function benchRounds(
       medianMs: median(msPerRound),
       uplinkDataBytesPerHostPerRound: dataUp.map((b) => b / rounds),
       verdict: report.verdict,
-      stages: summarizeStages(stages.breakdown(records, tap.t0).slice(warmupRounds)),
+      stages: summarizeStages(stages.breakdown(records, tap.t0, warmupRounds)),
       memory: mem,
       engineGc: withPerRound(gc, report.rounds.length),
     },

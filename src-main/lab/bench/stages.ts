@@ -19,18 +19,7 @@ import type { UnitRecord } from '@shared/lab/records';
 import type { ControllerEvent } from '../../engine/controller';
 import type { RelayEvent } from '../../engine/relay';
 import type { RankToParent } from '../../rank/spec';
-
-export const STAGES = [
-  'rankEncodeSend',
-  'relayReceiveVerifyFold',
-  'uplink',
-  'controller',
-  'consensus',
-  'broadcast',
-  'fanOut',
-  'rankVerify',
-] as const;
-export type Stage = (typeof STAGES)[number];
+import { ROUND_STAGES, type RoundStage, type StageSummary } from '@shared/lab/round-stages';
 
 interface RoundTimes {
   rankStart: Map<number, number>;
@@ -75,8 +64,13 @@ export class StageRecorder {
   /**
    * Per round, each stage's ms on the critical path; `records` are the tap's
    * units of the run and `tapT0` its clock's origin (performance.now()).
+   * Rounds before `fromRound` (the warm-up) are left out.
    */
-  breakdown(records: UnitRecord[], tapT0: number): Partial<Record<Stage, number>>[] {
+  breakdown(
+    records: readonly UnitRecord[],
+    tapT0: number,
+    fromRound = 0,
+  ): Partial<Record<RoundStage, number>>[] {
     // A rank's own data link: fold hH.rR.data (units carry no round: one frame per round each way,
     // in round order); direct rR.uplink.data straight to the controller (units carry the round).
     const rankUp = new Map<number, number[]>();
@@ -109,10 +103,11 @@ export class StageRecorder {
     const latest = (xs: Iterable<number>) => Math.max(...xs);
     const ofRound = (m: Map<string, number>, round: number) =>
       [...m].filter(([k]) => k.endsWith(`/${round}`)).map(([, v]) => v);
-    const out: Partial<Record<Stage, number>>[] = [];
+    const out: Partial<Record<RoundStage, number>>[] = [];
     for (const [round, r] of [...this.rounds].sort((a, b) => a[0] - b[0])) {
-      const stage: Partial<Record<Stage, number>> = {};
-      const set = (s: Stage, from: number, to: number) => {
+      if (round < fromRound) continue;
+      const stage: Partial<Record<RoundStage, number>> = {};
+      const set = (s: RoundStage, from: number, to: number) => {
         if (Number.isFinite(from) && Number.isFinite(to)) stage[s] = Math.max(0, to - from);
       };
       const ups = rankUp.get(round) ?? [];
@@ -142,16 +137,16 @@ export class StageRecorder {
 }
 
 /** Each stage's median over the rounds, and its share of the median sum. */
-export function summarizeStages(perRound: Partial<Record<Stage, number>>[]) {
-  const medianMs: Partial<Record<Stage, number>> = {};
-  for (const s of STAGES) {
+export function summarizeStages(perRound: Partial<Record<RoundStage, number>>[]): StageSummary {
+  const medianMs: Partial<Record<RoundStage, number>> = {};
+  for (const s of ROUND_STAGES) {
     const xs = perRound.map((r) => r[s]).filter((x): x is number => x !== undefined);
     if (xs.length) medianMs[s] = Math.round(median(xs) * 100) / 100;
   }
   const total = Object.values(medianMs).reduce((a, b) => a + b, 0);
-  const share: Partial<Record<Stage, number>> = {};
+  const share: Partial<Record<RoundStage, number>> = {};
   for (const [s, v] of Object.entries(medianMs))
-    share[s as Stage] = total > 0 ? Math.round((v / total) * 1000) / 1000 : 0;
+    share[s as RoundStage] = total > 0 ? Math.round((v / total) * 1000) / 1000 : 0;
   return { medianMs, share, sumOfMediansMs: Math.round(total * 100) / 100 };
 }
 

@@ -7,6 +7,7 @@ import { Modal } from './Modal';
 import type { UplinkMode } from '@shared/lab/topology';
 import { foldBenefit } from '@shared/sweep/summary';
 import type { SweepCase, SweepResult } from '@shared/sweep/types';
+import { slowestStage, stageMedians } from '@shared/lab/round-stages';
 import { formatBytes } from '../lib/format';
 import { useLab } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
@@ -257,6 +258,18 @@ function hostsText(xs: number[]): string {
   return xs.every((x) => x === xs[0]) ? formatBytes(xs[0]) : xs.map(formatBytes).join(' / ');
 }
 
+/** The round's longest stage, with every stage's median in its title (absent in older saved sweeps). */
+function StageCell({ c }: { c: SweepCase }) {
+  const top = slowestStage(c.stages);
+  if (!top) return <td className="muted">–</td>;
+  const all = stageMedians(c.stages).map((m) => `${m.stage} ${m.ms.toFixed(2)} ms`);
+  return (
+    <td className="stage" title={`where a round goes (medians): ${all.join(', ')}`}>
+      {top.stage} {top.ms.toFixed(1)}
+    </td>
+  );
+}
+
 function CaseTable({ cases }: { cases: SweepCase[] }) {
   return (
     <table className="explore-table" aria-label="Sweep cases">
@@ -272,6 +285,7 @@ function CaseTable({ cases }: { cases: SweepCase[] }) {
           <th>p90</th>
           <th>engine / rank peak</th>
           <th>rounds ok</th>
+          <th title="the stage of the round's critical path with the largest median">longest stage, ms</th>
           <th>trace</th>
         </tr>
       </thead>
@@ -312,6 +326,7 @@ function CaseTable({ cases }: { cases: SweepCase[] }) {
                 {c.verdicts.ok}/{c.roundsRequested} {c.error ? `error: ${c.error}` : c.verdict}
                 <span className="muted small"> +{c.warmupRounds ?? 0} warm-up</span>
               </td>
+              <StageCell c={c} />
               <td>
                 {c.trace ? (
                   <button type="button" className="link" aria-label={`Open trace ${c.topology} ${c.mode}`}>
