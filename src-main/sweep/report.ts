@@ -73,7 +73,7 @@ export function sweepTable(r: SweepResult): string {
 }
 
 /** `1x4 fold: rankEncodeSend 1.9 · uplink 5.6 · ...` (the stages the case's mode has). */
-export function stageLine(c: SweepCase): string {
+function stageLine(c: SweepCase): string {
   const parts = stageMedians(c.stages).map((m) => `${m.stage} ${m.ms.toFixed(2)}`);
   return `  ${c.topology} ${c.mode}: ${parts.join(' · ')}`;
 }

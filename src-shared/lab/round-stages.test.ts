@@ -1,8 +1,6 @@
-// The stage summary as the sweep's table, CSV and Explore view read it.
+// The stage summary as the sweep's table and Explore view read it.
 import { describe, expect, it } from 'vitest';
 import { slowestStage, stageMedians, type StageSummary } from './round-stages';
-import { SWEEP_CSV_COLUMNS, sweepCaseRow } from '../sweep/csv';
-import type { SweepCase } from '../sweep/types';
 
 const direct: StageSummary = {
   // Out of round order on purpose: the readers put them in the round's order.
@@ -23,34 +21,5 @@ describe('round stages', () => {
     expect(slowestStage(direct)).toEqual({ stage: 'rankVerify', ms: 22.26 });
     expect(slowestStage(undefined)).toBeNull();
     expect(stageMedians(undefined)).toEqual([]);
-  });
-
-  it('puts each stage in its own CSV column, empty where the mode has no such stage', () => {
-    const c = {
-      topology: '1x4',
-      mode: 'direct',
-      labOnly: true,
-      roundsCompleted: 3,
-      roundsRequested: 3,
-      dataUp: { measured: [1], theory: [1] },
-      dataDown: { measured: [1], theory: [1] },
-      controlUp: [0],
-      uplinkUpPerHost: [1],
-      controllerIngressPerRound: 1,
-      controllerEgressPerRound: 1,
-      roundMs: { median: 45, p90: 46, each: [] },
-      theoryRoundMs: null,
-      memory: { enginePeakRssBytes: 1, rankPeakRssBytes: null },
-      verdicts: { ok: 3, mismatch: 0, unchecked: 0 },
-      verdict: 'ok',
-      stages: direct,
-    } as unknown as SweepCase;
-    const row = sweepCaseRow(c);
-    expect(row).toHaveLength(SWEEP_CSV_COLUMNS.length);
-    const cell = (col: string) => row[SWEEP_CSV_COLUMNS.indexOf(col as (typeof SWEEP_CSV_COLUMNS)[number])];
-    expect(cell('stage_rankVerify_ms')).toBe('22.26');
-    expect(cell('stage_uplink_ms')).toBe('');
-    // A sweep saved before the stages existed still writes a row of the same width.
-    expect(sweepCaseRow({ ...c, stages: undefined })).toHaveLength(SWEEP_CSV_COLUMNS.length);
   });
 });
