@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Writable } from 'node:stream';
 import { TraceError } from './errors';
 import type { TraceEvent } from './format';
 import { loadTrace, readTrace, readTraceFile, TraceWriter } from './ndjson';
@@ -102,8 +102,11 @@ describe('trace NDJSON', () => {
     out.on('data', (c: Buffer) => chunks.push(c));
     const w = new TraceWriter(out, sampleHeader());
     for (const e of events) if (e.type !== 'end') w.write(e);
+    // The length counts the lines still batched; flushed() hands them to the stream.
+    const cut = w.position().bytes;
+    await w.flushed();
     const written = Buffer.concat(chunks);
-    expect(w.position().bytes).toBe(written.length);
+    expect(cut).toBe(written.length);
     expect(written.toString('utf8')).toBe(
       encodeHeaderLine(sampleHeader()) +
         events
@@ -236,7 +239,6 @@ describe('trace NDJSON', () => {
 
 describe('TraceWriter on a failing stream', () => {
   it('never throws from write, counts what it dropped, and close rejects with the error', async () => {
-    const { Writable } = await import('node:stream');
     let writes = 0;
     const out = new Writable({
       write(_chunk, _enc, cb) {
@@ -256,6 +258,42 @@ describe('TraceWriter on a failing stream', () => {
     expect(w.dropped).toBeGreaterThan(0);
     await expect(w.close()).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(w.write(events[0] as Exclude<TraceEvent, { type: 'end' }>)).toBe(false);
+  });
+
+  it('batches small lines into one stream write per turn of the event loop, in order', async () => {
+    const writes: Buffer[] = [];
+    const out = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        writes.push(chunk);
+        cb();
+      },
+    });
+    const w = new TraceWriter(out, sampleHeader());
+    const logs = Array.from({ length: 500 }, (_, i) => ({
+      type: 'log' as const,
+      t: i,
+      level: 'info' as const,
+      message: `m${i}`,
+    }));
+    for (const e of logs) w.write(e);
+    // The header went at once; the 500 lines wait for the loop's next turn, then go as one chunk.
+    expect(writes.length).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(writes.length).toBe(2);
+    const big = new Uint8Array(400 * 1024).map((_, i) => i & 0xff);
+    const rec = sampleEvents().find((x) => x.type === 'record')!;
+    w.write(logs[0]);
+    // A line bigger than the batch: what was batched goes first, then the big line's parts.
+    w.write({ ...rec, bytes: big, record: { ...rec.record, length: big.length, captured: big.length } });
+    await w.close();
+    const text = Buffer.concat(writes).toString('utf8');
+    const lines = text.trimEnd().split('\n');
+    expect(lines.length).toBe(1 + 500 + 1 + 1 + 1);
+    expect(JSON.parse(lines[500]!)).toMatchObject({ message: 'm499' });
+    expect(JSON.parse(lines[501]!)).toMatchObject({ message: 'm0' });
+    expect(decodeEventLine(lines[502]!, 503)).toMatchObject({ type: 'record' });
+    // The count covers every line but the end line close() added.
+    expect(Buffer.byteLength(text) - Buffer.byteLength(lines.at(-1)! + '\n')).toBe(w.position().bytes);
   });
 
   it('rejects close on a file that cannot be created', async () => {
