@@ -17,6 +17,11 @@ describe('shaped host uplinks', () => {
       uplinkBandwidth: 50_000_000,
     });
     const [fold, direct] = r.cases;
+    // What was measured, so a failing run says by how much and where the fold's round went.
+    console.log(
+      `fold ${fold.roundMs.median.toFixed(1)} ms, direct ${direct.roundMs.median.toFixed(1)} ms: ` +
+        `${(direct.roundMs.median / fold.roundMs.median).toFixed(2)}x; fold stages ${JSON.stringify(fold.stages?.medianMs)}`,
+    );
     expect(fold.dataUp.measured).toEqual(fold.dataUp.theory);
     expect(direct.dataUp.measured).toEqual(direct.dataUp.theory);
     // The shaped uplink is a floor: no round beats the bytes at the rate.
