@@ -25,7 +25,7 @@ import {
 } from 'react';
 import { flushSync } from 'react-dom';
 import type { UnitRecord } from '@shared/lab/records';
-import { useLab, recordRing, onNewRecords, clearRecords } from '../store/lab-store';
+import { useLab, recordRing, onNewRecords } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
@@ -39,11 +39,12 @@ import {
   rowSlots,
   rowWindow,
 } from '../lib/row-window';
-import { FilterCompletions } from './FilterCompletions';
-import { ColumnChooser, columnChoiceProps } from './ColumnChooser';
+import { columnChoiceProps } from './ColumnChooser';
+import { RecordsHead } from './RecordsHead';
 import { sourceKey } from '../lib/source';
-import { typeFilter } from '../store/reveal-record';
-import { SuspendedFilterNote } from './SuspendedFilterNote';
+import { RecordCanvas } from './RecordCanvas';
+import { StreamRate } from '../lib/stream-rate';
+import type { PaintedRow } from '../lib/row-paint';
 
 export const ROW_HEIGHT = 22;
 /** Rows drawn beyond the viewport while the person reads (scrolling shows rows already drawn). */
@@ -66,8 +67,8 @@ export function RecordsView() {
   const displayPaused = useUi((s) => s.displayPaused);
   const selectedSeq = useUi((s) => s.selectedSeq);
   const revealSeq = useUi((s) => s.revealSeq);
-  const ranks = useLab((s) => s.snapshot?.ranks);
   const columns = columnChoiceProps(useUi((s) => s.hiddenColumns));
+  const theme = useUi((s) => s.theme);
   useLab((s) => s.recordsVersion);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
 
@@ -104,14 +105,22 @@ export function RecordsView() {
   // View rows trimmed from the front that the scroll position has already taken into account.
   const trimmedSeen = useRef(0);
   const [viewport, setViewport] = useState(400);
+  const [listWidth, setListWidth] = useState(600);
   useLayoutEffect(() => {
     const el = scrollRef.current;
     if (!el) return;
-    setViewport(el.clientHeight || 400);
-    const ro = new ResizeObserver(() => setViewport(el.clientHeight || 400));
+    const measure = () => {
+      setViewport(el.clientHeight || 400);
+      setListWidth(el.clientWidth || 600);
+    };
+    measure();
+    const ro = new ResizeObserver(measure);
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
+  const headRef = useRef<HTMLDivElement>(null);
+  // Rows a second coming into the view: past reading, the following list draws them on a canvas.
+  const streamRate = useRef(new StreamRate()).current;
 
   // A filter change shows its first rows at once: the selected row if the new
   // view holds it, else the newest rows while following, else the top (never a
@@ -141,9 +150,14 @@ export function RecordsView() {
         if (reset) {
           view.rebuild(recordRing);
           trimmedSeen.current = 0;
-        } else if (!pausedRef.current) view.append(records, recordRing, !followRef.current);
+          streamRate.reset();
+        } else if (!pausedRef.current) {
+          const before = view.length + view.trimmed;
+          view.append(records, recordRing, !followRef.current);
+          streamRate.add(view.length + view.trimmed - before, performance.now());
+        }
       }),
-    [view],
+    [view, streamRate],
   );
 
   // This frame's scroll position: the newest rows while following; else the
@@ -155,6 +169,15 @@ export function RecordsView() {
     ? maxScrollTop(view.length, ROW_HEIGHT, viewport)
     : topRef.current - (view.trimmed - trimmedSeen.current) * ROW_HEIGHT;
   const overscan = live ? OVERSCAN_FOLLOWING : OVERSCAN;
+  // The rows as one picture while the list follows a stream nobody reads (RecordCanvas); the
+  // rate is looked at whenever the list draws, and twice a second while it is a picture, so a
+  // stream that stops gives the rows back.
+  const asPicture = live && streamRate.fast(performance.now()) && canvasAvailable();
+  useEffect(() => {
+    if (!asPicture) return;
+    const t = setInterval(rerender, 500);
+    return () => clearInterval(t);
+  }, [asPicture]);
   // Row keys: the row's place in the drawn window (0 at its top), and every frame draws exactly
   // `slots` rows, so every key is in use in every frame and no row is ever created, removed or
   // moved while the list streams: the rows sit in one block moved to the window's top, and each
@@ -237,9 +260,14 @@ export function RecordsView() {
   const onSelect = useCallback((seq: number) => selectRef.current(seq), []);
 
   const rows: ReactElement[] = [];
+  const painted: PaintedRow[] = [];
   for (let i = win.first; i < win.end; i++) {
     const r = view.at(i);
     if (!r) continue;
+    if (asPicture) {
+      painted.push({ record: r, index: i });
+      continue;
+    }
     rows.push(
       <RecordRow
         key={i - win.first}
@@ -258,59 +286,7 @@ export function RecordsView() {
       style={columns.style}
       data-hide={columns['data-hide']}
     >
-      <header className="panel-head records-head">
-        <h2>Records</h2>
-        <div className="filter-box">
-          <input
-            type="text"
-            aria-label="Filter"
-            placeholder="filter: kind == HostFrame && host == h1"
-            spellCheck={false}
-            value={filterText}
-            aria-invalid={compiled.error ? true : undefined}
-            aria-describedby="filter-error"
-            className={compiled.error ? 'invalid' : filterText ? 'valid' : ''}
-            onChange={(e) => typeFilter(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === 'Escape') (e.target as HTMLInputElement).blur();
-            }}
-          />
-          <FilterCompletions text={filterText} />
-          <SuspendedFilterNote />
-          <div id="filter-error" className="filter-error" role="status">
-            {compiled.error ? `${compiled.error.message} (at ${compiled.error.at + 1})` : ''}
-          </div>
-        </div>
-        <label className="follow">
-          Follow
-          <select
-            aria-label="Follow rank"
-            value={followRank ?? ''}
-            onChange={(e) =>
-              useUi.getState().set({ followRank: e.target.value === '' ? null : Number(e.target.value) })
-            }
-          >
-            <option value="">all ranks</option>
-            {(ranks ?? []).map((r) => (
-              <option key={r.rank} value={r.rank}>
-                rank {r.rank}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          aria-pressed={displayPaused}
-          onClick={() => useUi.getState().set({ displayPaused: !displayPaused })}
-          title="Pause the display; capture goes on (Space)"
-        >
-          {displayPaused ? 'Resume display' : 'Pause display'}
-        </button>
-        <button type="button" onClick={() => clearRecords()} title="Clear the kept records (C)">
-          Clear
-        </button>
-        <ColumnChooser />
-      </header>
+      <RecordsHead filterText={filterText} error={compiled.error} />
       {/* One line of fixed height: counts that grow a digit, or the Jump button coming and going,
           must never wrap it and move the list (and the row a person selected) down the page. */}
       <div className="records-stats muted mono small" aria-label="Record counts">
@@ -332,7 +308,7 @@ export function RecordsView() {
           </button>
         )}
       </div>
-      <div className="grid-head rec-row" aria-hidden="true">
+      <div ref={headRef} className="grid-head rec-row" aria-hidden="true">
         <span>No.</span>
         <span>Time</span>
         <span>Link</span>
@@ -379,13 +355,41 @@ export function RecordsView() {
         }}
       >
         <div style={{ height: view.length * ROW_HEIGHT, position: 'relative' }}>
-          <div className="rec-rows" style={{ transform: `translateY(${win.first * ROW_HEIGHT}px)` }}>
-            {rows}
-          </div>
+          {asPicture ? (
+            <RecordCanvas
+              rows={painted}
+              top={win.first * ROW_HEIGHT}
+              width={listWidth}
+              height={Math.max(1, (win.end - win.first) * ROW_HEIGHT)}
+              rowHeight={ROW_HEIGHT}
+              selectedSeq={selectedSeq}
+              styleKey={`${listWidth}|${columns.className}|${columns['data-hide'] ?? ''}|${theme}`}
+              headRef={headRef}
+              onPick={(row) => select(row.record.seq)}
+            />
+          ) : (
+            <div className="rec-rows" style={{ transform: `translateY(${win.first * ROW_HEIGHT}px)` }}>
+              {rows}
+            </div>
+          )}
         </div>
       </div>
     </section>
   );
+}
+
+let canvasChecked: boolean | null = null;
+/** A 2D canvas to draw on (jsdom, for one, has none): without one the rows stay DOM rows. */
+function canvasAvailable(): boolean {
+  if (canvasChecked === null) {
+    try {
+      canvasChecked =
+        typeof HTMLCanvasElement !== 'undefined' && !!document.createElement('canvas').getContext('2d');
+    } catch {
+      canvasChecked = false;
+    }
+  }
+  return canvasChecked;
 }
 
 // Memoised: props are a record (immutable once received), flags and numbers, so a row whose

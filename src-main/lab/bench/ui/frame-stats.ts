@@ -145,9 +145,10 @@ export const PAGE_TAKE_SAMPLES = `(() => {
   return { intervals: s.intervals.splice(0), work: s.work.splice(0), start: s.start.splice(0) };
 })()`;
 
-/** The newest record the list shows (largest data-seq among rendered rows), or -1. */
+/** The newest record the list shows (largest data-seq among DOM rows, or the drawn rows' newest), or -1. */
 export const PAGE_NEWEST_SHOWN = `(() => {
   let max = -1;
   for (const el of document.querySelectorAll('.rec-scroll [data-seq]')) max = Math.max(max, Number(el.dataset.seq));
+  for (const el of document.querySelectorAll('.rec-scroll [data-newest-seq]')) max = Math.max(max, Number(el.dataset.newestSeq));
   return max;
 })()`;
