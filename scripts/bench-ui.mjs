@@ -37,6 +37,9 @@ await build({
   logLevel: 'error',
 });
 
+// `--build-only`: the bundles and nothing else (the records list's end-to-end test runs the bench's engine process).
+if (process.argv.includes('--build-only')) process.exit(0);
+
 const { main } = await import(pathToFileURL(path.join(outDir, 'ui-bench.mjs')).href);
 process.exitCode = await main(process.argv.slice(2), {
   serverScript: path.join(outDir, 'ui-bench-server.mjs'),

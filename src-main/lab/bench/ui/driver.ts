@@ -8,11 +8,10 @@
 // showed per second and the page's JS heap. Last, the engine alone at full
 // speed (no feed, no pause between rounds), so the report says which side
 // limits. Bundled to out/node/ui-bench.mjs by scripts/bench-ui.mjs.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import readline from 'node:readline';
 import { chromium, type Page, type CDPSession } from 'playwright-core';
 import {
   FRAME_BUDGET_MS,
@@ -26,6 +25,7 @@ import {
 import type { FrameSamples, FrameStats } from './frame-stats';
 import { FRAME_TRACE_CATEGORIES, framesFromTrace, type TraceEvent } from './trace-frames';
 import { saveProfile, saveTrace, summarizeProfile, type CpuProfile } from './profiles';
+import { ServerProcess } from './server-process';
 
 const BROWSERS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
 
@@ -61,35 +61,6 @@ interface RateResult {
   heapUsedBytes: number;
   engineRssBytes: number;
   loadAvg: number[];
-}
-
-class ServerProcess {
-  private readonly waiters = new Map<number, (body: Record<string, unknown>) => void>();
-  private nextId = 1;
-  readonly ready: Promise<string>;
-  constructor(readonly child: ChildProcess) {
-    let onUrl: (u: string) => void;
-    this.ready = new Promise((r) => (onUrl = r));
-    const rl = readline.createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      if (!line.startsWith('BENCH ')) return;
-      const body = JSON.parse(line.slice(6)) as Record<string, unknown>;
-      if (typeof body.url === 'string') onUrl(body.url);
-      const id = body.id as number | undefined;
-      if (id !== undefined) this.waiters.get(id)?.(body);
-      if (id !== undefined) this.waiters.delete(id);
-    });
-    child.stderr!.on('data', (c: Buffer) => process.stderr.write(c));
-  }
-  ask(op: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiters.set(id, (b) =>
-        b.ok === false ? reject(new Error(`${op}: ${String(b.error)}`)) : resolve(b),
-      );
-      this.child.stdin!.write(JSON.stringify({ id, op, ...args }) + '\n');
-    });
-  }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
