@@ -57,12 +57,13 @@ describe.skipIf(!exe)('the records list as a picture', { timeout: 300_000 }, () 
   const newestDrawn = async () => Number(await picture().getAttribute('data-newest-seq'));
   /** Pixels of the picture that are not the blank canvas: rows drawn, not an empty box. */
   const inkedPixels = () =>
-    picture().evaluate((c: HTMLCanvasElement) => {
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    page.evaluate(`(() => {
+      const c = document.querySelector('.rec-scroll canvas.rec-canvas');
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
       let n = 0;
       for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
       return n;
-    });
+    })()`) as Promise<number>;
 
   it('draws the following list as a picture at 6,000 records a second, rows and all', async () => {
     expect(await domRows().count()).toBeGreaterThan(5);

@@ -326,6 +326,11 @@ export function RecordsView() {
         role="grid"
         aria-label="Record list"
         aria-rowcount={view.length}
+        aria-description={
+          asPicture
+            ? 'Rows stream faster than anyone reads and are drawn as a picture: pause the display or scroll up to read them'
+            : undefined
+        }
         tabIndex={0}
         onScroll={(e) => {
           // The list's own writes land where it put them; anything else is the person scrolling.
