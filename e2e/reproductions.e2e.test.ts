@@ -8,7 +8,6 @@
 // trace (historical and flodl 0.7) in the main window with the decisive
 // unit selected.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,9 +19,9 @@ import {
   freshProfileDir,
   launchBrowserMode,
   resultsDir,
-  root,
   type LaunchedApp,
 } from './support';
+import { relayLab } from '../src-main/cli/testing/relay-lab-cli';
 
 const exe = browserOrSkip('reproductions e2e');
 const WAIT = { timeout: 120_000 };
@@ -36,17 +35,7 @@ const SOCKET_LEVEL = [
   'vanished-peer',
 ];
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [path.join(root, 'bin', 'relay-lab.mjs'), ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((r) => child.on('close', (code) => r({ code, out, err })));
-}
+const cli = relayLab;
 
 describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_000 }, () => {
   let app: LaunchedApp;

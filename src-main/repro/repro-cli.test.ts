@@ -2,24 +2,16 @@
 // a run with a rank kill and link latency is saved with --save-repro, replayed
 // twice with identical consensusSha256 in every round, a changed expectation
 // fails with its name (exit 1), a format error exits 2 with its path.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { relayLab } from '../cli/testing/relay-lab-cli';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = path.join(root, 'bin', 'relay-lab.mjs');
 
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((r) => child.on('close', (code) => r({ code, out, err })));
-}
+const cli = relayLab;
 
 interface ReplayJson {
   held: boolean;

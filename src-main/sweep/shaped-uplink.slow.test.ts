@@ -8,30 +8,14 @@
 // engine inside a vitest worker (sources transformed on the fly, a worker
 // thread sharing the test runner's process) measured 10 to 25% slower per
 // round than the bundled command, which is not what anyone would run.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { SweepResult } from '@shared/sweep/types';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = path.join(root, 'bin', 'relay-lab.mjs');
-
-function sweep(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const child = spawn(process.execPath, [bin, 'sweep', ...args], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((r) => child.on('close', (code) => r({ code, out, err })));
-}
+import { relayLab } from '../cli/testing/relay-lab-cli';
 
 describe('shaped host uplinks', () => {
   it('1x4 fold beats direct by at least 2.5x at 50 MB/s per host uplink', async () => {
-    const { code, out, err } = await sweep([
+    const { code, out, err } = await relayLab([
+      'sweep',
       '--topologies',
       '1x4',
       '--modes',

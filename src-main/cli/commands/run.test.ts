@@ -1,27 +1,13 @@
 // `relay-lab run` through the real command line, and the no-orphans rule:
 // when the process hosting the engine dies by SIGKILL, every rank process
 // ends too, even a stopped one.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import { describe, expect, it } from 'vitest';
+import { startRelayLab } from '../testing/relay-lab-cli';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const bin = path.join(root, 'bin', 'relay-lab.mjs');
-
-function cli(args: string[]) {
-  const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  const done = new Promise<{ code: number | null; out: string; err: string }>((r) =>
-    child.on('close', (code) => r({ code, out, err })),
-  );
-  return { child, done };
-}
+const cli = startRelayLab;
 
 interface Proc {
   pid: number;

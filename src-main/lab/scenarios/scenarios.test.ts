@@ -2,30 +2,12 @@
 // --json`), its verdict checked: the bug reproduced under the historical
 // behaviour and flodl 0.7's behaviour held. No process a scenario started may
 // outlive it.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { ScenarioInfo, ScenarioResult } from '@shared/lab/contract';
 import { pidAlive } from '../../engine/rank-process';
+import { relayLab } from '../../cli/testing/relay-lab-cli';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const bin = path.join(root, 'bin', 'relay-lab.mjs');
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  const env = { ...process.env };
-  delete env.NODE_EXTRA_CA_CERTS;
-  const child = spawn(process.execPath, [bin, ...args], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  return new Promise((r) => child.on('close', (code) => r({ code, out, err })));
-}
+const cli = relayLab;
 
 const EXPECTED = [
   'mid-frame-desync',

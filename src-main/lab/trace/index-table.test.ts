@@ -4,11 +4,9 @@
 // coordinator reads with the same table; the trace records the table, and a
 // reader decodes the traced control frames with it. A trace round trip keeps
 // the table, and a trace from before the setting reads as v2.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { decodeControlFrame } from '@shared/wire/control-frame';
 import { decodeControlMsg, decodeTimingMsg } from '@shared/wire/control-msgs';
@@ -25,21 +23,9 @@ import type { TraceHeader } from './format';
 import { TraceError } from './errors';
 import { parseRepro } from '@shared/repro';
 import { reproConfig } from '../../repro/runner';
+import { relayLab } from '../../cli/testing/relay-lab-cli';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const bin = path.join(root, 'bin', 'relay-lab.mjs');
-
-function cli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, out, err }));
-  });
-}
+const cli = relayLab;
 
 /** Every dissected field name and value, flattened (to find the decoded message). */
 function flatFields(fields: { name: string; value: string; children?: unknown[] }[]): string[] {
