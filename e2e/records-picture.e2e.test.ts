@@ -73,8 +73,13 @@ describe.skipIf(!exe)('the records list as a picture', { timeout: 300_000 }, () 
     const first = await newestDrawn();
     await expect.poll(newestDrawn, WAIT).toBeGreaterThan(first + 1000);
     expect(await inkedPixels()).toBeGreaterThan(5000);
-    // The list says how many it shows, as it does with DOM rows.
-    await expect.poll(() => page.getByLabel('Record counts').textContent(), WAIT).toMatch(/showing [\d,]+/);
+    // The list says how many it shows, as it does with DOM rows, and that it is a picture, and why.
+    await expect
+      .poll(() => page.getByLabel('Record counts').textContent(), WAIT)
+      .toMatch(/showing [\d,]+ .* · [\d,]+ rows\/s, drawn as a picture/);
+    const grid = page.getByRole('grid', { name: 'Record list' });
+    expect(await grid.getAttribute('aria-busy')).toBe('true');
+    expect(await grid.getAttribute('aria-describedby')).toBe('records-picture-note');
   });
 
   it('a click on the picture selects the row under it: DOM rows back, the row in place, not following', async () => {

@@ -17,19 +17,22 @@ const rec = (seq: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
   ...over,
 });
 
-const style: RowPaintStyle = {
-  columns: [
-    { left: 8, width: 50 },
-    { left: 63, width: 52 },
-    { left: 120, width: 40 },
-    { left: 165, width: 18 },
-    null, // Layer hidden, as a narrow list or the column chooser hides it
-    { left: 188, width: 96 },
-    { left: 289, width: 32 },
-    { left: 326, width: 86 },
-    { left: 417, width: 64 },
-    { left: 486, width: 400 },
-  ],
+const columns: RowPaintStyle['columns'] = [
+  { left: 8, width: 50 },
+  { left: 63, width: 52 },
+  { left: 120, width: 40 },
+  { left: 165, width: 18 },
+  null, // Layer hidden, as a narrow list or the column chooser hides it
+  { left: 188, width: 96 },
+  { left: 289, width: 32 },
+  { left: 326, width: 86 },
+  { left: 417, width: 64 },
+  { left: 486, width: 400 },
+];
+
+const style = (): RowPaintStyle => ({
+  columns,
+  fitted: columns.map(() => new Map()),
   mono: '12px monospace',
   sans: '12px sans-serif',
   colors: {
@@ -43,16 +46,14 @@ const style: RowPaintStyle = {
     accent: 'AC',
     rowAlt: 'ALT',
   },
-};
+});
 
 /** A 2D context that records what was drawn (text and measureText's width: 6 px a character). */
 function recordingContext() {
-  const texts: { text: string; x: number; y: number; font: string; fill: string; clipped: boolean }[] = [];
+  const texts: { text: string; x: number; y: number; font: string; fill: string }[] = [];
   const rects: { fill: string; alpha: number; y: number }[] = [];
   let fontSets = 0;
-  let clipDepth = 0;
   const state = { fillStyle: '', font: '', textAlign: '', textBaseline: '', globalAlpha: 1 };
-  const saved: (typeof state)[] = [];
   const ctx = {
     get fillStyle() {
       return state.fillStyle;
@@ -86,19 +87,7 @@ function recordingContext() {
     },
     measureText: (t: string) => ({ width: t.length * 6 }),
     fillText(text: string, x: number, y: number) {
-      texts.push({ text, x, y, font: state.font, fill: state.fillStyle, clipped: clipDepth > 0 });
-    },
-    save() {
-      saved.push({ ...state });
-    },
-    restore() {
-      Object.assign(state, saved.pop());
-      clipDepth = 0;
-    },
-    beginPath() {},
-    rect() {},
-    clip() {
-      clipDepth++;
+      texts.push({ text, x, y, font: state.font, fill: state.fillStyle });
     },
   };
   return { ctx: ctx as unknown as CanvasRenderingContext2D, texts, rects, fontSets: () => fontSets };
@@ -109,14 +98,14 @@ const paint = (rows: UnitRecord[], selectedSeq: number | null = null) => {
   paintRows(
     r.ctx,
     rows.map((record, i) => ({ record, index: 10 + i })),
-    style,
+    style(),
     { width: 900, height: rows.length * 22, rowHeight: 22, selectedSeq, scale: 1 },
   );
   return r;
 };
 
 describe('rowCells', () => {
-  it('is the DOM row: time in seconds, arrow, grouped length, a star for a short capture', () => {
+  it('is the DOM row: time in seconds, arrow, grouped length', () => {
     expect(rowCells(rec(7, { rank: 3, captured: 100 }))).toEqual([
       '7',
       '1.234',
@@ -125,7 +114,7 @@ describe('rowCells', () => {
       'mux',
       'HostFrame',
       '3',
-      '262,212*',
+      '262,212',
       'ok',
       'HostFrame r=3 1 tensor w=4',
     ]);
@@ -141,7 +130,7 @@ describe('paintRows', () => {
     expect(texts.filter((t) => t.y === 11).map((t) => t.text)).toEqual([
       '1',
       '1.234',
-      'h0.uplink.data',
+      'h0.up…',
       '↑',
       'HostFrame',
       '262,212',
@@ -158,8 +147,8 @@ describe('paintRows', () => {
     const rows = Array.from({ length: 27 }, (_, i) => rec(i));
     const r = paint(rows);
     expect(r.fontSets()).toBe(9);
-    expect(r.texts.filter((t) => t.text === 'HostFrame').every((t) => t.font === style.sans)).toBe(true);
-    expect(r.texts.filter((t) => t.text === '1.234').every((t) => t.font === style.mono)).toBe(true);
+    expect(r.texts.filter((t) => t.text === 'HostFrame').every((t) => t.font === style().sans)).toBe(true);
+    expect(r.texts.filter((t) => t.text === '1.234').every((t) => t.font === style().mono)).toBe(true);
   });
 
   it('colours by meaning: direction, verdict, muted info, white on the selected row', () => {
@@ -169,7 +158,7 @@ describe('paintRows', () => {
     expect(at(11, 'ok').fill).toBe('OK');
     expect(at(11, 'HostFrame r=3 1 tensor w=4').fill).toBe('M');
     expect(at(33, 'HostFrame').fill).toBe('DN');
-    expect(at(33, 'HMAC_MISMATCH').fill).toBe('BAD');
+    expect(at(33, 'HMAC_MISM…').fill).toBe('BAD');
     expect(texts.filter((t) => t.y === 55).every((t) => t.fill === '#fff')).toBe(true);
     // Backgrounds: the rejected row tinted, the selected row in the accent; row 10 (even) plain.
     expect(rects).toEqual([
@@ -178,10 +167,32 @@ describe('paintRows', () => {
     ]);
   });
 
-  it('cuts a cell wider than its column at the column, and only then', () => {
-    const { texts } = paint([rec(1)]);
-    // The link (14 characters, 84 px) is wider than its 40 px column; the verdict fits.
-    expect(texts.find((t) => t.text === 'h0.uplink.data')!.clipped).toBe(true);
-    expect(texts.find((t) => t.text === 'ok')!.clipped).toBe(false);
+  it('cuts a cell wider than its column with an ellipsis, as the DOM row does, measuring each text once', () => {
+    const r = recordingContext();
+    let measured = 0;
+    const measure = r.ctx.measureText.bind(r.ctx);
+    r.ctx.measureText = (t: string) => (measured++, measure(t));
+    const st = style();
+    const rows = [rec(1), rec(2)].map((record, index) => ({ record, index }));
+    const opts = { width: 900, height: 44, rowHeight: 22, selectedSeq: null, scale: 1 };
+    paintRows(r.ctx, rows, st, opts);
+    // 6 px a character: 'h0.up…' is the longest head of the link that fits 40 px with its ellipsis.
+    expect(r.texts.filter((t) => t.text === 'h0.up…')).toHaveLength(2);
+    expect(r.texts.some((t) => t.text === 'ok')).toBe(true);
+    const once = measured;
+    paintRows(r.ctx, rows, st, opts);
+    expect(measured).toBe(once);
+  });
+
+  it("draws a short capture's star after its length in the warning colour, on the selected row too", () => {
+    const { texts } = paint([rec(1, { captured: 100 }), rec(2, { captured: 100 })], 2);
+    const stars = texts.filter((t) => t.text === '*');
+    expect(stars.map((t) => t.fill)).toEqual(['W', 'W']);
+    expect(stars.every((t) => t.x === 326 + 86)).toBe(true);
+    const lengths = texts.filter((t) => t.text === '262,212');
+    expect(lengths.map((t) => [t.fill, t.x])).toEqual([
+      ['T', 326 + 86 - 6],
+      ['#fff', 326 + 86 - 6],
+    ]);
   });
 });

@@ -18,6 +18,8 @@ export interface RowColumn {
 export interface RowPaintStyle {
   /** The ten columns' boxes in CSS px from the list's left edge; null where hidden. */
   columns: (RowColumn | null)[];
+  /** Per column, each text as it fits its box (cut with an ellipsis); made with the style, so a new width starts afresh. */
+  fitted: Map<string, string>[];
   mono: string;
   sans: string;
   colors: {
@@ -34,9 +36,13 @@ export interface RowPaintStyle {
 }
 
 const COLUMN_COUNT = 10;
+/** The rows' right padding (`.rec-row`). */
+const ROW_PADDING_RIGHT = 8;
 const MONO_COLUMNS = new Set([0, 1, 2, 6, 7]);
-/** Columns whose text can be wider than its box (the last, Info, is cut by the canvas's edge). */
-const CLIPPED_COLUMNS = new Set([2, 4, 5, 8]);
+/** The Length column: its number in the text colour, a short capture's star after it in the warning colour. */
+const LENGTH_COLUMN = 7;
+/** Texts remembered per column before its memory starts afresh (links and kinds repeat; summaries mostly do). */
+const FITTED_MAX = 4_000;
 
 /** Reads the columns from the grid head and the colours and fonts from the list's CSS. */
 export function readRowPaintStyle(head: HTMLElement, list: HTMLElement): RowPaintStyle {
@@ -59,6 +65,7 @@ export function readRowPaintStyle(head: HTMLElement, list: HTMLElement): RowPain
   };
   return {
     columns,
+    fitted: columns.map(() => new Map()),
     mono: `12px ${family('mono')}`,
     sans: `12px ${css.fontFamily}`,
     colors: {
@@ -75,7 +82,7 @@ export function readRowPaintStyle(head: HTMLElement, list: HTMLElement): RowPain
   };
 }
 
-/** The ten cells' text, as the DOM row shows them. */
+/** The ten cells' text, as the DOM row shows them (a short capture's star is drawn apart, in its own colour). */
 export function rowCells(r: UnitRecord): string[] {
   return [
     String(r.seq),
@@ -85,7 +92,7 @@ export function rowCells(r: UnitRecord): string[] {
     r.layer,
     r.kind,
     String(r.rank ?? ''),
-    formatInt(r.length) + (r.captured < r.length ? '*' : ''),
+    formatInt(r.length),
     r.verdict,
     r.summary,
   ];
@@ -98,8 +105,6 @@ function cellColor(r: UnitRecord, col: number, c: RowPaintStyle['colors']): stri
       return c.muted;
     case 5:
       return r.dir === 'up' ? c.up : c.down;
-    case 7:
-      return r.captured < r.length ? c.warn : c.text;
     case 8:
       return r.verdict === 'ok' ? c.ok : c.bad;
     default:
@@ -153,27 +158,52 @@ export function paintRows(
     const box = style.columns[col];
     if (!box) continue;
     ctx.font = MONO_COLUMNS.has(col) ? style.mono : style.sans;
-    const right = col === 7;
+    const right = col === LENGTH_COLUMN;
     ctx.textAlign = right ? 'right' : 'left';
+    const star =
+      right && rows.some((row) => row.record.captured < row.record.length) ? ctx.measureText('*').width : 0;
     const x = right ? box.left + box.width : box.left;
-    const clip = CLIPPED_COLUMNS.has(col);
+    // The head spans the scrollbar too, so its last column is wider than the rows' by as much.
+    const room = Math.min(box.width, width - ROW_PADDING_RIGHT - box.left);
+    const fit = style.fitted[col];
     for (let n = 0; n < rows.length; n++) {
       const text = cells[n][col];
       if (!text) continue;
       const r = rows[n].record;
+      const y = n * rowHeight + rowHeight / 2;
       const want = r.seq === selectedSeq ? '#fff' : cellColor(r, col, c);
       if (want !== color) ctx.fillStyle = color = want;
-      const y = n * rowHeight;
-      const mid = y + rowHeight / 2;
-      if (clip && ctx.measureText(text).width > box.width) {
-        ctx.save();
-        ctx.beginPath();
-        ctx.rect(box.left, y, box.width, rowHeight);
-        ctx.clip();
-        ctx.fillText(text, x, mid);
-        ctx.restore();
-        // restore() put back the fill colour from before save(): the one set above.
-      } else ctx.fillText(text, x, mid);
+      if (right && r.captured < r.length) {
+        ctx.fillText(fitText(ctx, text, room - star, fit), x - star, y);
+        // The star keeps its colour on the selected row too, as the DOM row's does.
+        ctx.fillStyle = color = c.warn;
+        ctx.fillText('*', x, y);
+      } else ctx.fillText(fitText(ctx, text, room, fit), x, y);
     }
   }
+}
+
+/** `text` as it fits `width` in the context's font: whole, or its longest head that fits with an ellipsis. */
+function fitText(
+  ctx: CanvasRenderingContext2D,
+  text: string,
+  width: number,
+  memo: Map<string, string>,
+): string {
+  let fitted = memo.get(text);
+  if (fitted !== undefined) return fitted;
+  if (ctx.measureText(text).width <= width) fitted = text;
+  else {
+    let lo = 0;
+    let hi = text.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (ctx.measureText(text.slice(0, mid) + '…').width <= width) lo = mid;
+      else hi = mid - 1;
+    }
+    fitted = text.slice(0, lo) + '…';
+  }
+  if (memo.size >= FITTED_MAX) memo.clear();
+  memo.set(text, fitted);
+  return fitted;
 }

@@ -28,10 +28,15 @@ export class StreamRate {
     return (sum * 1_000) / this.windowMs;
   }
 
-  /** Past reading: becomes true at FAST_ROWS_PER_SEC, false again below SLOW_ROWS_PER_SEC. */
+  /**
+   * Past reading: becomes true at FAST_ROWS_PER_SEC when its rows came over at least half the window, false
+   * again below SLOW_ROWS_PER_SEC. One burst (a big round's records at once) is not a stream.
+   */
   fast(now: number): boolean {
     const rate = this.perSecond(now);
-    if (rate >= FAST_ROWS_PER_SEC) this.isFast = true;
+    const b = this.batches;
+    const held = b.length > 1 && b[b.length - 1].t - b[0].t >= this.windowMs / 2;
+    if (rate >= FAST_ROWS_PER_SEC && held) this.isFast = true;
     else if (rate < SLOW_ROWS_PER_SEC) this.isFast = false;
     return this.isFast;
   }

@@ -24,7 +24,7 @@ export function RecordCanvas({
   height: number;
   rowHeight: number;
   selectedSeq: number | null;
-  /** Changes whenever the columns, the theme or the list's width may have: the style is read again. */
+  /** Changes whenever the columns or the list's width may have: the style is read again (the theme is added here). */
   styleKey: string;
   headRef: React.RefObject<HTMLElement | null>;
   onPick: (row: PaintedRow) => void;
@@ -38,8 +38,11 @@ export function RecordCanvas({
     const head = headRef.current;
     const ctx = canvas?.getContext('2d');
     if (!canvas || !head || !ctx) return;
-    if (style.current?.key !== styleKey) {
-      style.current = { key: styleKey, style: readRowPaintStyle(head, canvas.parentElement ?? canvas) };
+    // The theme as the document has it now, not as the store says: the attribute is set in an effect
+    // after this commit's layout effects, and the next frame of the stream reads the new colours.
+    const key = `${styleKey}|${document.documentElement.dataset.theme ?? ''}`;
+    if (style.current?.key !== key) {
+      style.current = { key, style: readRowPaintStyle(head, canvas.parentElement ?? canvas) };
     }
     paintRows(ctx, rows, style.current.style, { width, height, rowHeight, selectedSeq, scale });
   });

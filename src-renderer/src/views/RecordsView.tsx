@@ -68,7 +68,6 @@ export function RecordsView() {
   const selectedSeq = useUi((s) => s.selectedSeq);
   const revealSeq = useUi((s) => s.revealSeq);
   const columns = columnChoiceProps(useUi((s) => s.hiddenColumns));
-  const theme = useUi((s) => s.theme);
   useLab((s) => s.recordsVersion);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
 
@@ -120,7 +119,7 @@ export function RecordsView() {
   }, []);
   const headRef = useRef<HTMLDivElement>(null);
   // Rows a second coming into the view: past reading, the following list draws them on a canvas.
-  const streamRate = useRef(new StreamRate()).current;
+  const [streamRate] = useState(() => new StreamRate());
 
   // A filter change shows its first rows at once: the selected row if the new
   // view holds it, else the newest rows while following, else the top (never a
@@ -128,6 +127,8 @@ export function RecordsView() {
   useEffect(() => {
     view.setPredicate(combinedFilter(activeFilter, followRank), recordRing);
     trimmedSeen.current = 0;
+    // The view's rate is the filtered one: a narrower filter is judged on its own rows.
+    streamRate.reset();
     const sel = selectedSeq === null ? -1 : view.indexOfSeq(selectedSeq);
     if (sel >= 0) topRef.current = centerTop(sel, view.length, ROW_HEIGHT, viewport);
     else if (!followRef.current) topRef.current = 0;
@@ -139,6 +140,7 @@ export function RecordsView() {
     if (!displayPaused) {
       view.rebuild(recordRing);
       trimmedSeen.current = 0;
+      streamRate.reset();
       rerender();
     }
   }, [displayPaused, view]);
@@ -296,6 +298,12 @@ export function RecordsView() {
           the session
           {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
           {displayPaused && <strong className="warn"> · display paused</strong>}
+          {asPicture && (
+            <span id="records-picture-note" title="Scroll up, click a row or pause the display to read rows">
+              {' '}
+              · {formatInt(Math.round(streamRate.perSecond(performance.now())))} rows/s, drawn as a picture
+            </span>
+          )}
         </span>
         {!following && (
           <button
@@ -326,11 +334,8 @@ export function RecordsView() {
         role="grid"
         aria-label="Record list"
         aria-rowcount={view.length}
-        aria-description={
-          asPicture
-            ? 'Rows stream faster than anyone reads and are drawn as a picture: pause the display or scroll up to read them'
-            : undefined
-        }
+        aria-describedby={asPicture ? 'records-picture-note' : undefined}
+        aria-busy={asPicture || undefined}
         tabIndex={0}
         onScroll={(e) => {
           // The list's own writes land where it put them; anything else is the person scrolling.
@@ -368,7 +373,7 @@ export function RecordsView() {
               height={Math.max(1, (win.end - win.first) * ROW_HEIGHT)}
               rowHeight={ROW_HEIGHT}
               selectedSeq={selectedSeq}
-              styleKey={`${listWidth}|${columns.className}|${columns['data-hide'] ?? ''}|${theme}`}
+              styleKey={`${listWidth}|${columns.className}|${columns['data-hide'] ?? ''}`}
               headRef={headRef}
               onPick={(row) => select(row.record.seq)}
             />
