@@ -216,6 +216,10 @@ export async function runBench(o: BenchOptions = {}) {
       fold: foldRun.loopDelayP99Ms,
       direct: directRun.loopDelayP99Ms,
       foldMax: foldRun.loopDelayMaxMs,
+      // With the warm-up round (the buffer pool filling, the JIT compiling), as information.
+      foldWithWarmup: foldRun.loopDelayWithWarmupP99Ms,
+      foldWithWarmupMax: foldRun.loopDelayWithWarmupMaxMs,
+      directWithWarmup: directRun.loopDelayWithWarmupP99Ms,
       // Issue 13's goal: at most a frame's 16 ms in every mode.
       target: 16,
     },
