@@ -195,4 +195,23 @@ describe('paintRows', () => {
       ['#fff', 326 + 86 - 6],
     ]);
   });
+
+  it('fits a starred length in the room its star leaves, apart from the same number without one', () => {
+    const narrow = style();
+    narrow.columns[7] = { left: 326, width: 42 }; // 7 characters at 6 px
+    const r = recordingContext();
+    const rows = [rec(1), rec(2, { captured: 1 })].map((record, index) => ({ record, index }));
+    paintRows(r.ctx, rows, narrow, { width: 900, height: 44, rowHeight: 22, selectedSeq: null, scale: 1 });
+    // Without a star the number fits its 42 px; with one it has 36 px: five characters and the ellipsis.
+    expect(r.texts.filter((t) => t.text.startsWith('262')).map((t) => t.text)).toEqual(['262,212', '262,2…']);
+  });
+
+  it('draws nothing in a column too narrow for its ellipsis', () => {
+    const tiny = style();
+    tiny.columns[2] = { left: 120, width: 4 };
+    const r = recordingContext();
+    const opts = { width: 900, height: 22, rowHeight: 22, selectedSeq: null, scale: 1 };
+    paintRows(r.ctx, [{ record: rec(1), index: 0 }], tiny, opts);
+    expect(r.texts.filter((t) => t.x === 120).map((t) => t.text)).toEqual(['']);
+  });
 });

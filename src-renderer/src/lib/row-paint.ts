@@ -174,7 +174,7 @@ export function paintRows(
       const want = r.seq === selectedSeq ? '#fff' : cellColor(r, col, c);
       if (want !== color) ctx.fillStyle = color = want;
       if (right && r.captured < r.length) {
-        ctx.fillText(fitText(ctx, text, room - star, fit), x - star, y);
+        ctx.fillText(fitText(ctx, text, room - star, fit, `${text}*`), x - star, y);
         // The star keeps its colour on the selected row too, as the DOM row's does.
         ctx.fillStyle = color = c.warn;
         ctx.fillText('*', x, y);
@@ -183,16 +183,22 @@ export function paintRows(
   }
 }
 
-/** `text` as it fits `width` in the context's font: whole, or its longest head that fits with an ellipsis. */
+/**
+ * `text` as it fits `width` in the context's font: whole, or its longest head that fits with an
+ * ellipsis, or nothing where not even the ellipsis fits. `key`: where the memo keeps it (a
+ * starred length has less room than the same number without its star).
+ */
 function fitText(
   ctx: CanvasRenderingContext2D,
   text: string,
   width: number,
   memo: Map<string, string>,
+  key = text,
 ): string {
-  let fitted = memo.get(text);
+  let fitted = memo.get(key);
   if (fitted !== undefined) return fitted;
   if (ctx.measureText(text).width <= width) fitted = text;
+  else if (ctx.measureText('…').width > width) fitted = '';
   else {
     let lo = 0;
     let hi = text.length - 1;
@@ -204,6 +210,6 @@ function fitText(
     fitted = text.slice(0, lo) + '…';
   }
   if (memo.size >= FITTED_MAX) memo.clear();
-  memo.set(text, fitted);
+  memo.set(key, fitted);
   return fitted;
 }

@@ -302,6 +302,9 @@ export function RecordsView() {
             <span id="records-picture-note" title="Scroll up, click a row or pause the display to read rows">
               {' '}
               · {formatInt(Math.round(streamRate.perSecond(performance.now())))} rows/s, drawn as a picture
+              <span className="visually-hidden">
+                : scroll up, click a row or pause the display to read them
+              </span>
             </span>
           )}
         </span>
