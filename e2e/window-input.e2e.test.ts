@@ -146,15 +146,29 @@ describe.skipIf(!exe)('the window from the keyboard and its inputs', { timeout: 
       .poll(() => page.locator('[role="treeitem"][aria-selected="true"]').getAttribute('data-offset'))
       .not.toBe(before);
     expect(await page.locator('.hex .hb.hl').count()).toBeGreaterThan(0);
-    // The ladder: ↓ selects an arrow's record.
+    // The ladder: ↓ selects an arrow's record. Rounds paused first: the ladder shows the newest
+    // round and redraws twice a second, so under load the next round could replace the arrow just
+    // selected before it was looked for (a CI run saw no selected arrow).
+    await page.getByRole('button', { name: 'Pause rounds' }).click();
     const ladder = page.locator('.ladder-body');
     await expect.poll(() => ladder.locator('.arrow').count(), WAIT).toBeGreaterThan(0);
+    // The round in flight when the rounds paused still completes: wait until the ladder holds still.
+    const ladderRound = () =>
+      page.getByRole('region', { name: 'Ladder' }).locator('.panel-head').textContent();
+    await expect
+      .poll(async () => {
+        const before = await ladderRound();
+        await page.waitForTimeout(700);
+        return before === (await ladderRound());
+      }, WAIT)
+      .toBe(true);
     const selected = () => page.locator('[role="row"][aria-selected="true"]').getAttribute('data-seq');
     const was = await selected();
     await ladder.focus();
     await page.keyboard.press('ArrowDown');
-    await expect.poll(() => ladder.locator('.arrow.selected').count()).toBe(1);
-    await expect.poll(selected).not.toBe(was);
+    await expect.poll(() => ladder.locator('.arrow.selected').count(), WAIT).toBe(1);
+    await expect.poll(selected, WAIT).not.toBe(was);
+    await page.getByRole('button', { name: 'Resume rounds' }).click();
     // A splitter: → widens the topology pane; Enter collapses and restores it.
     const width = () => page.locator('.col-left').evaluate((el) => el.getBoundingClientRect().width);
     const w0 = await width();
