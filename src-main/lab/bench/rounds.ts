@@ -67,13 +67,9 @@ export async function benchRounds(
       onSession: (s) => (session = s),
       onRoundsStart: (s) => {
         hAll.enable();
-        if (warmupRounds === 0) h.enable();
-        else {
-          const driver = s.requireRounds();
-          driver.onRoundStart = (r) => {
-            if (r === warmupRounds) h.enable();
-          };
-        }
+        s.requireRounds().onRoundStart = (r) => {
+          if (r === warmupRounds) h.enable();
+        };
         stopGc = countGc();
       },
       onRoundsEnd: () => {

@@ -1,21 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { UnitRecord } from '@shared/lab/records';
-import { paintRows, rowCells, type RowPaintStyle } from './row-paint';
+import { record } from '../test-fixtures';
+import { paintRows, type RowPaintStyle } from './row-paint';
 
-const rec = (seq: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
-  seq,
-  t: 1234.5,
-  link: 'h0.uplink.data',
-  dir: 'up',
-  layer: 'mux',
-  kind: 'HostFrame',
-  rank: undefined,
-  length: 262212,
-  captured: 262212,
-  verdict: 'ok',
-  summary: 'HostFrame r=3 1 tensor w=4',
-  ...over,
-});
+// The shared fixture, with a model-sized length and a summary as the engine writes one.
+const rec = (seq: number, over: Partial<UnitRecord> = {}): UnitRecord =>
+  record(seq, {
+    t: 1234.5,
+    length: 262212,
+    captured: 262212,
+    summary: 'HostFrame r=3 1 tensor w=4',
+    ...over,
+  });
 
 const columns: RowPaintStyle['columns'] = [
   { left: 8, width: 50 },
@@ -103,25 +99,6 @@ const paint = (rows: UnitRecord[], selectedSeq: number | null = null) => {
   );
   return r;
 };
-
-describe('rowCells', () => {
-  it('is the DOM row: time in seconds, arrow, grouped length', () => {
-    expect(rowCells(rec(7, { rank: 3, captured: 100 }))).toEqual([
-      '7',
-      '1.234',
-      'h0.uplink.data',
-      '↑',
-      'mux',
-      'HostFrame',
-      '3',
-      '262,212',
-      'ok',
-      'HostFrame r=3 1 tensor w=4',
-    ]);
-    expect(rowCells(rec(8, { dir: 'down' }))[3]).toBe('↓');
-    expect(rowCells(rec(8))[6]).toBe('');
-  });
-});
 
 describe('paintRows', () => {
   it('draws every shown cell of every row at its column, row by row down the canvas', () => {

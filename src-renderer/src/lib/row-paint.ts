@@ -8,7 +8,7 @@
 // column choices), the colours from the theme's custom properties, the fonts
 // from the rows' CSS.
 import type { UnitRecord } from '@shared/lab/records';
-import { formatInt, formatTime } from './format';
+import { rowCells } from './record-cells';
 
 export interface RowColumn {
   left: number;
@@ -80,22 +80,6 @@ export function readRowPaintStyle(head: HTMLElement, list: HTMLElement): RowPain
       rowAlt: v('--row-alt'),
     },
   };
-}
-
-/** The ten cells' text, as the DOM row shows them (a short capture's star is drawn apart, in its own colour). */
-export function rowCells(r: UnitRecord): string[] {
-  return [
-    String(r.seq),
-    formatTime(r.t),
-    r.link,
-    r.dir === 'up' ? '↑' : '↓',
-    r.layer,
-    r.kind,
-    String(r.rank ?? ''),
-    formatInt(r.length),
-    r.verdict,
-    r.summary,
-  ];
 }
 
 function cellColor(r: UnitRecord, col: number, c: RowPaintStyle['colors']): string {

@@ -6,6 +6,10 @@
 import { useLayoutEffect, useRef } from 'react';
 import { paintRows, readRowPaintStyle, type PaintedRow, type RowPaintStyle } from '../lib/row-paint';
 
+/** How to read the rows while they are a picture (the canvas's tooltip, the counts line's note). */
+export const PICTURE_HINT =
+  'Rows stream faster than anyone reads: scroll up, click a row or pause the display to read them';
+
 export function RecordCanvas({
   rows,
   top,
@@ -53,7 +57,7 @@ export function RecordCanvas({
       ref={ref}
       className="rec-canvas"
       aria-hidden="true"
-      title="Rows stream faster than anyone reads: scroll up, pause or click a row to read them"
+      title={PICTURE_HINT}
       data-newest-seq={newest}
       width={Math.round(width * scale)}
       height={Math.round(height * scale)}

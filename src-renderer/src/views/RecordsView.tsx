@@ -29,7 +29,7 @@ import { useLab, recordRing, onNewRecords } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
-import { formatInt, formatTime } from '../lib/format';
+import { formatInt } from '../lib/format';
 import {
   centerTop,
   clampTop,
@@ -42,9 +42,10 @@ import {
 import { columnChoiceProps } from './ColumnChooser';
 import { RecordsHead } from './RecordsHead';
 import { sourceKey } from '../lib/source';
-import { RecordCanvas } from './RecordCanvas';
+import { PICTURE_HINT, RecordCanvas } from './RecordCanvas';
 import { StreamRate } from '../lib/stream-rate';
 import type { PaintedRow } from '../lib/row-paint';
+import { rowCells } from '../lib/record-cells';
 
 export const ROW_HEIGHT = 22;
 /** Rows drawn beyond the viewport while the person reads (scrolling shows rows already drawn). */
@@ -299,12 +300,10 @@ export function RecordsView() {
           {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
           {displayPaused && <strong className="warn"> · display paused</strong>}
           {asPicture && (
-            <span id="records-picture-note" title="Scroll up, click a row or pause the display to read rows">
+            <span id="records-picture-note" title={PICTURE_HINT}>
               {' '}
               · {formatInt(Math.round(streamRate.perSecond(performance.now())))} rows/s, drawn as a picture
-              <span className="visually-hidden">
-                : scroll up, click a row or pause the display to read them
-              </span>
+              <span className="visually-hidden">. {PICTURE_HINT}</span>
             </span>
           )}
         </span>
@@ -418,6 +417,7 @@ const RecordRow = memo(function RecordRow({
   index: number;
   onSelect: (seq: number) => void;
 }) {
+  const cells = rowCells(r);
   return (
     <div
       role="row"
@@ -430,28 +430,28 @@ const RecordRow = memo(function RecordRow({
       onClick={() => onSelect(r.seq)}
     >
       <span role="gridcell" className="mono">
-        {r.seq}
+        {cells[0]}
       </span>
       <span role="gridcell" className="mono">
-        {formatTime(r.t)}
+        {cells[1]}
       </span>
       <span role="gridcell" className="mono">
-        {r.link}
+        {cells[2]}
       </span>
       <span role="gridcell" title={r.dir} aria-label={r.dir}>
-        {r.dir === 'up' ? '↑' : '↓'}
+        {cells[3]}
       </span>
       <span role="gridcell" className="muted">
-        {r.layer}
+        {cells[4]}
       </span>
       <span role="gridcell" className="kind">
-        {r.kind}
+        {cells[5]}
       </span>
       <span role="gridcell" className="mono">
-        {r.rank ?? ''}
+        {cells[6]}
       </span>
       <span role="gridcell" className="mono num">
-        {formatInt(r.length)}
+        {cells[7]}
         {r.captured < r.length && (
           <span className="warn" title={`captured ${r.captured} of ${r.length} bytes`}>
             *
@@ -459,10 +459,10 @@ const RecordRow = memo(function RecordRow({
         )}
       </span>
       <span role="gridcell" className={r.verdict === 'ok' ? 'ok' : 'bad'} title={r.verdict}>
-        {r.verdict}
+        {cells[8]}
       </span>
       <span role="gridcell" className="info">
-        {r.summary}
+        {cells[9]}
       </span>
     </div>
   );
