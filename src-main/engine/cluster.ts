@@ -24,6 +24,7 @@ import { Relay, type RelayEvent } from './relay';
 import { modelLayout } from '@shared/synthetic';
 import { Tap, type TapOptions } from './tap';
 import type { LinkFault } from './link-fault';
+import type { RemoteHosts } from '../slurm/remote-hosts';
 
 export interface ClusterConfig extends TopologyConfig {
   /** Parsed once by the lab (src-shared/lab/topology-config.ts); the engine does not re-read the hex. */
@@ -43,6 +44,11 @@ export interface ClusterConfig extends TopologyConfig {
    * reduce so a replay sums in the same order, bit for bit. Absent: arrival order, as flodl.
    */
   mergeOrders?: (readonly (readonly number[])[] | undefined)[];
+  /**
+   * Hosts whose relay and ranks run on other nodes (a Slurm job's tasks, src-main/slurm/): the
+   * controller listens where they can reach it, and their relays and ranks start through their agents.
+   */
+  remote?: RemoteHosts;
 }
 
 export interface HistoricalBehaviours {
@@ -152,7 +158,7 @@ export class Cluster {
       direct: cfg.mode === 'direct',
       hostOfRank: (r) => this.hostOf(r),
     });
-    this.server = await listen('127.0.0.1', 0);
+    this.server = await listen(cfg.remote?.controllerListenAddress ?? '127.0.0.1', 0);
     this.port = serverPort(this.server);
     this.mux = new PortMux(this.server, {
       handlers: {
@@ -172,6 +178,32 @@ export class Cluster {
       if (cfg.mode === 'direct') {
         this.relays.push(null);
         ports.push({ data: this.port, control: this.port });
+        continue;
+      }
+      const agent = cfg.remote?.agent(h);
+      if (agent) {
+        // This host's relay runs on its own node and dials the controller across the network.
+        agent.onRelayEvent((e) => this.hooks.onRelayEvent?.(h, e));
+        this.relays.push(null);
+        ports.push(
+          await agent.startRelay({
+            hostName: hostName(h),
+            ranks: this.hostRanks[h],
+            worldSize: this.world,
+            mode: cfg.mode === 'forward' ? 'forward' : 'fold',
+            controllerAddress: cfg.remote!.controllerAdvertiseAddress,
+            controllerPort: this.port,
+            dataVersion: cfg.dataVersion,
+            controlVersion: cfg.controlVersion,
+            ceiling: this.ceiling,
+            starvationMs: cfg.starvationMs,
+            historical: {
+              nagle: cfg.historical?.nagle,
+              unboundedQueue: cfg.historical?.unboundedQueue,
+              staleBuild: cfg.historical?.staleRelayBuild,
+            },
+          }),
+        );
         continue;
       }
       const relay = await Relay.listen({
@@ -215,12 +247,14 @@ export class Cluster {
     const exitedEarly = new Promise<never>((_, reject) => (earlyExit = reject));
     exitedEarly.catch(() => {});
     for (let h = 0; h < this.hostRanks.length; h++) {
+      const agent = cfg.remote?.agent(h);
       for (const rank of this.hostRanks[h]) {
         const spec: RankSpec = {
           rank,
           worldSize: this.world,
           saltHex: cfg.salt.hex,
-          address: '127.0.0.1',
+          // A remote host's ranks dial its relay on their own node; in direct mode, the controller's node.
+          address: agent && cfg.mode === 'direct' ? cfg.remote!.controllerAdvertiseAddress : '127.0.0.1',
           dataPort: ports[h].data,
           controlPort: ports[h].control,
           direct: cfg.mode === 'direct',
@@ -241,15 +275,21 @@ export class Cluster {
           noElision: cfg.historical?.noElision,
           idleNaN: cfg.historical?.idleNaN,
         };
-        this.ranks[rank] = new RankProcess(spec, {
-          onMessage: (m) => this.hooks.onRankMessage?.(rank, m),
-          onExit: (code, signal) => {
-            if (!this.controller.ready)
-              earlyExit?.(new Error(`rank ${rank} exited during start-up (code ${code}, signal ${signal})`));
-            this.hooks.onRankExit?.(rank, code, signal);
+        this.ranks[rank] = new RankProcess(
+          spec,
+          {
+            onMessage: (m) => this.hooks.onRankMessage?.(rank, m),
+            onExit: (code, signal) => {
+              if (!this.controller.ready)
+                earlyExit?.(
+                  new Error(`rank ${rank} exited during start-up (code ${code}, signal ${signal})`),
+                );
+              this.hooks.onRankExit?.(rank, code, signal);
+            },
+            onStderr: (line) => this.hooks.onLog?.('warn', `rank ${rank}: ${line}`),
           },
-          onStderr: (line) => this.hooks.onLog?.('warn', `rank ${rank}: ${line}`),
-        });
+          agent?.spawner,
+        );
       }
     }
     return exitedEarly;
@@ -308,6 +348,7 @@ export class Cluster {
     if (h < 0 || h >= this.hostRanks.length) throw new RangeError(`no host ${h}`);
     this.killedHosts.add(h);
     this.relays[h]?.destroy();
+    this.config.remote?.agent(h)?.killHost();
     for (const r of this.hostRanks[h]) this.ranks[r]?.signal('SIGKILL');
   }
 

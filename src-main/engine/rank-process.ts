@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RANK_SPEC_ENV, type RankSpec, type RankToParent } from '../rank/spec';
-import { rankSpawner, type RankChild } from './rank-spawner';
+import { rankSpawner, type RankChild, type RankSpawner } from './rank-spawner';
 
 /**
  * Ranks run below the engine, not far below: at nice 10 (a ninth of the engine's CPU weight) a
@@ -70,6 +70,8 @@ export class RankProcess {
   constructor(
     readonly spec: RankSpec,
     events: RankProcessEvents = {},
+    /** Where the rank runs: this machine's current spawner unless given (a Slurm job's other nodes). */
+    spawner: RankSpawner = rankSpawner(),
   ) {
     // Only a rank that reports over IPC says when it runs; others are signalled at once.
     this.running = spec.report !== 'ipc';
@@ -80,7 +82,7 @@ export class RankProcess {
     delete env.NODE_OPTIONS;
     // Never run a binary as plain Node by environment: Electron starts ranks as utility processes.
     delete env.ELECTRON_RUN_AS_NODE;
-    this.child = rankSpawner()(entry, env, {
+    this.child = spawner(entry, env, {
       onMessage: (m) => {
         if (!this.running) {
           this.running = true;
