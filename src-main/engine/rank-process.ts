@@ -20,17 +20,14 @@ import { rankSpawner, type RankChild, type RankSpawner } from './rank-spawner';
  */
 const RANK_NICE = 5;
 
-/** Finds out/node/rank.mjs from wherever this module runs (sources, the CLI bundle, Electron's main). */
-export function rankEntryPath(): string {
-  const override = process.env.RELAY_LAB_RANK_ENTRY;
-  if (override) return override;
+/** The folder of relay-lab's package.json, found from wherever this module runs (sources, the CLI bundle, Electron's main). */
+export function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 8; i++) {
     const pkg = path.join(dir, 'package.json');
     if (fs.existsSync(pkg)) {
       try {
-        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'relay-lab')
-          return path.join(dir, 'out', 'node', 'rank.mjs');
+        if ((JSON.parse(fs.readFileSync(pkg, 'utf8')) as { name?: string }).name === 'relay-lab') return dir;
       } catch {
         // not ours, keep walking up
       }
@@ -39,7 +36,20 @@ export function rankEntryPath(): string {
     if (up === dir) break;
     dir = up;
   }
-  throw new Error('cannot locate out/node/rank.mjs (run `npm run build:node`)');
+  throw new Error(
+    "cannot locate relay-lab's package.json above " + path.dirname(fileURLToPath(import.meta.url)),
+  );
+}
+
+/** Finds out/node/rank.mjs from wherever this module runs. */
+export function rankEntryPath(): string {
+  const override = process.env.RELAY_LAB_RANK_ENTRY;
+  if (override) return override;
+  try {
+    return path.join(packageRoot(), 'out', 'node', 'rank.mjs');
+  } catch {
+    throw new Error('cannot locate out/node/rank.mjs (run `npm run build:node`)');
+  }
 }
 
 export interface RankProcessEvents {

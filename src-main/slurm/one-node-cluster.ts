@@ -171,7 +171,7 @@ export async function startOneNodeCluster(): Promise<OneNodeCluster> {
       })
       .join('\n');
     await stop();
-    throw new Error(`one-node Slurm cluster failed to start: ${(e as Error).message}\n${logs}`);
+    throw new Error(`one-node Slurm cluster failed to start: ${(e as Error).message}\n${logs}`, { cause: e });
   }
   return { dir, env, node, stop };
 }

@@ -138,6 +138,7 @@ export class HostAgentLink {
 
   /** Asks the agent to end (its ranks and relay with it) and closes the link. */
   shutdown(): void {
+    this.closed = true;
     this.send({ type: 'shutdown' });
     this.socket.end();
   }

@@ -13,6 +13,7 @@ import { importCommand } from './import';
 import { sweepCommand } from './sweep';
 import { reproCommand } from './repro';
 import { chaosCommand } from './chaos';
+import { slurmCommand } from './slurm';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -29,4 +30,5 @@ export const commands: Record<string, Command> = {
   sweep: sweepCommand,
   repro: reproCommand,
   chaos: chaosCommand,
+  slurm: slurmCommand,
 };

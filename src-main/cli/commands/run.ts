@@ -14,6 +14,20 @@ import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
 import { orderSensitive, reproFromRun } from '../../repro/runner';
+import type { RemoteHosts } from '../../slurm/remote-hosts';
+import type { RunReport } from '../../lab/run-topology';
+import type { ResolvedTopology } from '@shared/lab/topology-config';
+import type { TopologySession } from '../../lab/topology-session';
+
+/** What `relay-lab slurm` adds to a run (its first task runs the run with the other hosts remote). */
+export interface RunExtras {
+  /** Called once the flags are checked; 'stop' ends here, before anything starts (a job's flags checked at submit). */
+  validated?: (resolved: ResolvedTopology, schedule: Fault[]) => 'stop' | void;
+  /** Hosts whose relay and ranks run on other nodes. */
+  remote?: RemoteHosts;
+  onSession?: (s: TopologySession) => void;
+  onReport?: (report: RunReport) => void;
+}
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
@@ -103,9 +117,9 @@ function flagOf(field: string): string {
   return flags[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
-export const runCommand: Command = {
+export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Promise<number> } = {
   summary: 'run a whole topology headless and report bytes, rounds and the verdict',
-  async run(argv) {
+  async run(argv, extras: RunExtras = {}) {
     const { values } = parseFlags(argv, {
       hosts: { type: 'string' },
       'ranks-per-host': { type: 'string' },
@@ -201,6 +215,7 @@ export const runCommand: Command = {
       if (f.target >= limit)
         throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
     }
+    if (extras.validated?.(resolved, schedule) === 'stop') return 0;
     if (config.mode !== 'fold')
       process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
     const maxMs =
@@ -217,6 +232,8 @@ export const runCommand: Command = {
       maxMs,
       // A trace keeps the bytes of each unit (up to the tap's default 64 KiB); a plain run keeps none.
       snapLen: tracePath === undefined ? 0 : 64 * 1024,
+      extra: extras.remote ? { remote: extras.remote } : undefined,
+      onSession: extras.onSession,
       onRoundsStart: (session) => {
         if (tracePath !== undefined)
           recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });
@@ -237,6 +254,7 @@ export const runCommand: Command = {
           'relay-lab run: some fold summed 3+ terms in arrival order (as flodl does): a replay may adopt other consensus bytes (see mergeOrder)\n',
         );
     }
+    extras.onReport?.(report);
     if (values.json) printJson(report);
     else {
       process.stdout.write(
