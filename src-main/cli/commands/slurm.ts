@@ -174,10 +174,11 @@ async function submit(a: SlurmArgs): Promise<number> {
     ),
   );
   process.off('SIGINT', onInterrupt);
-  let written: RunReport | null = null;
+  let written: RunReport | null;
   try {
     written = JSON.parse(fs.readFileSync(path.join(out, REPORT_FILE), 'utf8')) as RunReport;
   } catch {
+    // The job ended before its first task wrote a report (cancelled early, failed to start).
     written = null;
   }
   const report = jobReport(written, status, { id, out }, resolved, schedule);
