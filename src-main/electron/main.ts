@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { tapsOfFlags } from '@shared/lab/tap-spec';
+import { AttachRouter } from '../lab/attach-router';
 import { TapRouter } from '../lab/tap-router';
 import { fileURLToPath } from 'node:url';
 import { chooseFoldKernel } from '@shared/fold';
@@ -84,7 +85,9 @@ process.on('exit', () => {
   lab.removeWorkDir();
   fs.rmSync(captureDir, { recursive: true, force: true });
 });
-const shell = installShell(electron, router, {
+// A topology that runs elsewhere (a Slurm job's watch server) is attached in front of everything.
+const front = new AttachRouter(router);
+const shell = installShell(electron, front, {
   rendererDir,
   preload: path.join(here, '../preload/index.cjs'),
 });
@@ -94,6 +97,12 @@ chooseFoldKernel('best');
 
 void app.whenReady().then(async () => {
   await shell.createWindow();
+  if (args.attach) {
+    // The window watches the job: no topology of its own at launch.
+    const r = await front.command({ type: 'attach', ...args.attach });
+    if (!r.ok) process.stderr.write(`relay-lab: ${r.error}: ${r.message}\n`);
+    return;
+  }
   // With no configuration, the default topology runs.
   const reply = await lab.command({ type: 'start' });
   if (!reply.ok) process.stderr.write(`relay-lab: the default topology did not start: ${reply.message}\n`);

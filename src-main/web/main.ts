@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { LabHost } from '../lab/lab-host';
 import { TapRouter } from '../lab/tap-router';
+import { AttachRouter } from '../lab/attach-router';
 import { newToken } from './guard';
 import { watchLifeline } from '../shell-common/lifeline';
 import { defaultRendererDir, parseBrowserModeArgs, runBrowserMode } from './run-browser-mode';
@@ -45,7 +46,9 @@ if (process.env.RELAY_LAB_REPORT_FIRST_VERDICT === '1') {
 }
 // Live taps and captures opened in the window (issue 14) go through the router in front of the host.
 const captureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-captures-'));
-const lab = new TapRouter(host, { tracesDir: opts.tracesDir, workDir: captureDir });
+const taps = new TapRouter(host, { tracesDir: opts.tracesDir, workDir: captureDir });
+// A topology that runs elsewhere (a Slurm job's watch server) is attached in front of everything.
+const lab = new AttachRouter(taps);
 try {
   await runBrowserMode(lab, { ...opts, token });
   process.stdout.write(`Traces folder: ${opts.tracesDir}\n`);
@@ -59,6 +62,14 @@ try {
       reply.ok
         ? `Tap ${tap.name ? `${tap.name} ` : ''}listening on ${tap.listenHost}:${reply.taps.at(-1)?.boundPort}, upstream ${tap.upstreamHost}:${tap.upstreamPort}\n`
         : `relay-lab web: tap ${tap.listenHost}:${tap.listenPort}: ${reply.error}: ${reply.message}\n`,
+    );
+  }
+  if (opts.attach) {
+    const reply = await lab.command({ type: 'attach', ...opts.attach });
+    process.stdout.write(
+      reply.ok
+        ? `Attached to the job at ${opts.attach.address}.\n`
+        : `relay-lab web: ${reply.error}: ${reply.message}\n`,
     );
   }
   if (opts.trace) {

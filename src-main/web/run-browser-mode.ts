@@ -25,6 +25,8 @@ export interface BrowserModeOptions {
   token?: string;
   /** Live taps to start at launch (`--tap [ADDR:]PORT=HOST:PORT[@NAME][,...] --salt HEX`). */
   taps: TapSpec[];
+  /** A job's watch server to attach the window to at launch (`--attach HOST:PORT --token T`). */
+  attach?: { address: string; token: string };
 }
 
 export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: string }): BrowserModeOptions {
@@ -37,6 +39,8 @@ export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: st
   };
   const tapFlags: string[] = [];
   let salt: string | undefined;
+  let attach: string | undefined;
+  let token: string | undefined;
   let i = 0;
   const value = (flag: string): string => {
     const v = argv[++i];
@@ -58,10 +62,21 @@ export function parseBrowserModeArgs(argv: string[], defaults: { rendererDir: st
     else if (a === '--trace') opts.trace = path.resolve(value(a));
     else if (a === '--tap') tapFlags.push(value(a));
     else if (a === '--salt') salt = value(a);
+    else if (a === '--attach') attach = value(a);
+    else if (a === '--token') token = value(a);
     else
       throw new Error(
-        `unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle, --traces-dir DIR, --trace FILE, --tap [ADDR:]PORT=HOST:PORT[@NAME], --salt HEX)`,
+        `unknown option '${a}' (known: --no-open, --port N, --renderer DIR, --idle, --traces-dir DIR, --trace FILE, --tap [ADDR:]PORT=HOST:PORT[@NAME], --salt HEX, --attach HOST:PORT --token T)`,
       );
+  }
+  if ((attach === undefined) !== (token === undefined))
+    throw new Error("--attach HOST:PORT and --token T go together (the job's folder's watch.json has both)");
+  if (attach !== undefined && token !== undefined) {
+    if (!/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/.test(attach))
+      throw new Error(`--attach takes HOST:PORT, not '${attach}'`);
+    opts.attach = { address: attach, token };
+    // The window watches the job: no topology of its own at launch.
+    opts.autoStart = false;
   }
   opts.taps = tapsOfFlagsOrThrow(tapFlags, salt);
   return opts;

@@ -163,7 +163,7 @@ export function requestUrl(target: string | undefined, port: number): URL | null
   }
 }
 
-function serveClient(ws: WebSocket, api: LabApi): void {
+export function serveClient(ws: WebSocket, api: LabApi): void {
   const send = (msg: ServerMessage): void => {
     if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(msg));
   };

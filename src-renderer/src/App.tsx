@@ -23,6 +23,7 @@ import { useExplore } from './store/explore-store';
 import { GlossaryDrawer } from './views/GlossaryDrawer';
 import { TourPanel } from './views/TourPanel';
 import { TapLayer } from './views/TapCaptureDialog';
+import { AttachLayer } from './views/AttachView';
 import { ConnectionNotice } from './views/ConnectionNotice';
 import { StartChoiceDialog } from './views/StartChoiceDialog';
 
@@ -72,6 +73,7 @@ export function App({ connected }: { connected: boolean }) {
       <div className="error-slot">
         <TraceBanner />
         <TapLayer />
+        <AttachLayer />
         <TraceNotice />
         <ConnectionNotice state={connection} />
         {lastError && (

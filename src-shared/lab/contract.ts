@@ -101,7 +101,23 @@ export interface TapCommandSpecs {
   };
 }
 
-export type CommandSpecs = LabCommandSpecs & TraceCommandSpecs & SweepCommandSpecs & TapCommandSpecs;
+/**
+ * Attaching the window to a topology that runs elsewhere (a Slurm job's engine,
+ * src-main/slurm/watch-server.ts): src-main/lab/attach-router.ts answers these.
+ * `address` is HOST:PORT of the job's watch server (an SSH tunnel's local end
+ * across machines), `token` the job's (its folder's watch.json).
+ */
+export interface AttachCommandSpecs {
+  attach: { command: { address: string; token: string }; reply: { view: LabView } };
+  /** Back to the lab's own topology (it kept running). */
+  detach: { command: NoFields; reply: { view: LabView } };
+}
+
+export type CommandSpecs = LabCommandSpecs &
+  TraceCommandSpecs &
+  SweepCommandSpecs &
+  TapCommandSpecs &
+  AttachCommandSpecs;
 export type CommandType = keyof CommandSpecs;
 /** The command of one type, e.g. `CommandOf<'killRank'>` is `{ type: 'killRank'; rank: number }`. */
 export type CommandOf<T extends CommandType> = { type: T } & CommandSpecs[T]['command'];
@@ -120,7 +136,8 @@ export type LabCommand = CommandUnion<keyof LabCommandSpecs>;
 export type TraceCommand = CommandUnion<keyof TraceCommandSpecs>;
 export type SweepCommandUnion = CommandUnion<keyof SweepCommandSpecs>;
 export type TapCommand = CommandUnion<keyof TapCommandSpecs>;
-export type AnyCommand = LabCommand | TraceCommand | SweepCommandUnion | TapCommand;
+export type AttachCommand = CommandUnion<keyof AttachCommandSpecs>;
+export type AnyCommand = LabCommand | TraceCommand | SweepCommandUnion | TapCommand | AttachCommand;
 /** Any command's reply (what a transport carries without knowing the command). */
 export type LabReply = ReplyOf<CommandType>;
 
@@ -251,7 +268,13 @@ export type LabView =
   | { kind: 'live' }
   /** The live taps (TapInfo): units of a cluster the lab did not start. */
   | { kind: 'tap'; taps: number }
-  | { kind: 'trace'; name: string; duration: number; t: number; complete: boolean; marks: TimelineMark[] };
+  | { kind: 'trace'; name: string; duration: number; t: number; complete: boolean; marks: TimelineMark[] }
+  /**
+   * A topology running elsewhere (a Slurm job), watched through its watch server at `address`.
+   * `state`: 'live' while connected; 'lost' since `since` (epoch ms): what is on screen stopped
+   * then and is not live (the lab reconnects on its own); 'ended': the job's engine is gone.
+   */
+  | { kind: 'attached'; address: string; state: 'live' | 'lost' | 'ended'; since: number };
 
 /** A kill, pause, fault or link close on a trace's timeline. */
 export interface TimelineMark {

@@ -260,6 +260,17 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
   },
   listTaps: bare,
   showTaps: bare,
+  attach: (v, type) => {
+    onlyKeys(v, ['type', 'address', 'token'], type);
+    if (typeof v.address !== 'string' || !/^[A-Za-z0-9.:[\]-]{1,255}:\d{1,5}$/.test(v.address))
+      failField('attach.address', 'attach.address must be HOST:PORT, e.g. 127.0.0.1:7450');
+    const port = Number(v.address.slice(v.address.lastIndexOf(':') + 1));
+    if (port < 1 || port > 65535) failField('attach.address', 'attach.address needs a port from 1 to 65535');
+    if (typeof v.token !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(v.token))
+      failField('attach.token', "attach.token must be the job's token (its folder's watch.json)");
+    return { type, address: v.address, token: v.token };
+  },
+  detach: bare,
   openCapture: (v, type) => {
     onlyKeys(v, ['type', 'name', 'saltHex'], type);
     const saltHex = tapField(() => saltHexOf(v.saltHex, 'openCapture.saltHex'));

@@ -18,6 +18,8 @@ export interface BatchScriptOptions {
   runFlags: string[];
   /** A salt file to use instead of one the job makes. */
   saltFile?: string;
+  /** --watch ADDR[:PORT] for the watch server (default: loopback, a free port). */
+  watch?: string;
   /** What the job was made from, for the person reading it. */
   describe: string;
 }
@@ -64,7 +66,7 @@ export function batchScript(o: BatchScriptOptions): string {
     `RELAY_LAB=(${words(o.relayLab)})`,
     '',
     '# One step, one task per host; a task that fails ends the others (nothing is left running).',
-    `srun --kill-on-bad-exit=1 --ntasks=${o.hosts} "\${RELAY_LAB[@]}" slurm task --out "$OUT" --salt-file "$SALT_FILE" -- ${words(o.runFlags)}`,
+    `srun --kill-on-bad-exit=1 --ntasks=${o.hosts} "\${RELAY_LAB[@]}" slurm task --out "$OUT" --salt-file "$SALT_FILE"${o.watch ? ` --watch ${shellQuote(o.watch)}` : ''} -- ${words(o.runFlags)}`,
     '',
   ].join('\n');
 }

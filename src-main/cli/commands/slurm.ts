@@ -18,7 +18,8 @@ import { runCommand } from './run';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab slurm script|submit [--out DIR] [--job-name NAME] [--partition P] [--account A]
-  [--time T] [--nodes N] [--ntasks-per-node N] [--sbatch-arg ARG]... [--salt-file FILE] [RUN FLAGS]
+  [--time T] [--nodes N] [--ntasks-per-node N] [--sbatch-arg ARG]... [--salt-file FILE]
+  [--watch ADDR[:PORT]] [RUN FLAGS]
   relay-lab slurm submit ... [--wait] [--json]
   relay-lab slurm one-node   (root: a one-node Slurm cluster in a temp folder until Ctrl-C, to try it here)
 RUN FLAGS are relay-lab run's (--hosts, --ranks-per-host, --topology, --rounds, --model-bytes, --mode,
@@ -26,7 +27,19 @@ RUN FLAGS are relay-lab run's (--hosts, --ranks-per-host, --topology, --rounds, 
 script prints the batch script; submit writes it to DIR/job.sh and runs sbatch. The job writes its salt
 (mode 600), report.json and trace.ndjson to DIR, which every node must see (a shared filesystem).
 --wait follows the job to its end and prints the run's report (as relay-lab run --json with --json),
-with the job's id and final state; a cancelled, timed-out or failed job never reads as ok.`;
+with the job's id and final state; a cancelled, timed-out or failed job never reads as ok.
+The job's first task serves a watch server for the window (npm start -- --attach HOST:PORT --token T),
+on 127.0.0.1 and a free port unless --watch names ADDR[:PORT]; DIR/watch.json (mode 600) has both.`;
+
+/** --watch ADDR[:PORT] (a port alone is on 127.0.0.1). */
+function watchFlag(v: string | undefined): { host: string; port: number } | undefined {
+  if (v === undefined) return undefined;
+  const m = /^(?:([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\]):)?(\d{1,5})$/.exec(v) ?? /^([A-Za-z0-9.-]+)$/.exec(v);
+  if (!m) throw new UsageError(`--watch must be ADDR[:PORT] or PORT, got '${v}'`);
+  const port = m[2] === undefined ? 0 : Number(m[2]);
+  if (port > 65535) throw new UsageError(`--watch: port ${port} is out of range (0-65535)`);
+  return { host: (m[1] ?? '127.0.0.1').replace(/^\[|\]$/g, ''), port };
+}
 
 const VALUE_FLAGS = [
   'out',
@@ -38,6 +51,7 @@ const VALUE_FLAGS = [
   'ntasks-per-node',
   'sbatch-arg',
   'salt-file',
+  'watch',
 ] as const;
 const BOOL_FLAGS = ['wait', 'json', 'help'] as const;
 /** Flags of `run` a job sets itself. */
@@ -130,6 +144,8 @@ async function scriptFor(a: SlurmArgs) {
   const { resolved, schedule } = await checkRunFlags(a.runFlags);
   const out = path.resolve(one(a, 'out') ?? defaultOut());
   const saltFile = one(a, 'salt-file');
+  const watch = one(a, 'watch');
+  watchFlag(watch);
   const c = resolved.config;
   const text = batchScript({
     jobName: one(a, 'job-name') ?? 'relay-lab',
@@ -139,6 +155,7 @@ async function scriptFor(a: SlurmArgs) {
     relayLab: [process.execPath, path.join(packageRoot(), 'bin', 'relay-lab.mjs')],
     runFlags: a.runFlags,
     saltFile: saltFile === undefined ? undefined : path.resolve(saltFile),
+    watch,
     describe: `${c.ranksPerHost.length} hosts (${c.ranksPerHost.join(',')} ranks), ${c.mode}, ${c.modelBytes} B ${c.dtype}, ${c.rounds} rounds`,
   });
   return { text, out, resolved, schedule };
@@ -201,7 +218,7 @@ async function task(argv: string[]): Promise<number> {
   const out = one(a, 'out');
   const saltFile = one(a, 'salt-file');
   if (!out || !saltFile) throw new UsageError('slurm task --out DIR --salt-file FILE -- RUN FLAGS');
-  return runSlurmTask({ out: path.resolve(out), saltFile, runFlags });
+  return runSlurmTask({ out: path.resolve(out), saltFile, runFlags, watch: watchFlag(one(a, 'watch')) });
 }
 
 /** A one-node cluster for trying `slurm submit` on one machine: up until Ctrl-C, then gone. */

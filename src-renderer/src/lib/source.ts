@@ -8,6 +8,7 @@ import type { SessionSnapshot } from '@shared/lab/state';
 export function sourceKey(view: LabView, snapshot: Pick<SessionSnapshot, 'startedAt'> | null): string {
   if (view.kind === 'trace') return `trace:${view.name}`;
   if (view.kind === 'tap') return 'tap';
+  if (view.kind === 'attached') return `attached:${view.address}:${snapshot?.startedAt ?? 'none'}`;
   return `live:${snapshot?.startedAt ?? 'none'}`;
 }
 
@@ -22,5 +23,9 @@ export function liveActionBlocker(view: LabView): string | null {
     return 'A saved trace is a recording: nothing in it can be killed or paused. Back to live to act on the running topology.';
   if (view.kind === 'tap')
     return 'Taps watch a cluster the lab did not start: the lab cannot kill or pause it. Back to live to act on the lab topology.';
+  if (view.kind === 'attached' && view.state !== 'live')
+    return view.state === 'lost'
+      ? 'The connection to the job is down: what is shown is not live, and nothing can be sent to it until the lab reconnects.'
+      : 'The job has ended: nothing is left to kill or pause.';
   return null;
 }

@@ -1,6 +1,7 @@
 // Run controls: start a topology (from the form in the topology panel),
 // stop, pause and step rounds, speed; theme and help.
 import { useLab, send } from '../store/lab-store';
+import { AttachButton } from './AttachView';
 import type { SessionSnapshot } from '@shared/lab/state';
 import { useUi, togglePane } from '../store/ui-store';
 import { startFromForm } from '../store/start-topology';
@@ -115,6 +116,7 @@ export function Toolbar() {
   const inMore = (
     <>
       <TapButtons />
+      <AttachButton />
       {PANE_BUTTONS.map((p) => (
         <button
           key={p.pane}
