@@ -132,6 +132,8 @@ export interface BrowserModeSessionOptions {
   launchTimeoutMs?: number;
   /** Called with the page before it loads the app (listeners that must see the first load). */
   onPage?: (page: Page) => void;
+  /** More flags for `npm start -- --browser --no-open` (e.g. --idle). */
+  extraArgs?: string[];
 }
 
 export interface BrowserModeSession {
@@ -165,10 +167,10 @@ export async function openBrowserModeSession(
     if (opts.tracesDir) fs.rmSync(opts.tracesDir, { recursive: true, force: true });
   };
   try {
-    app = await launchBrowserMode(
-      opts.launchTimeoutMs ?? 240_000,
-      opts.tracesDir ? ['--traces-dir', opts.tracesDir] : [],
-    );
+    app = await launchBrowserMode(opts.launchTimeoutMs ?? 240_000, [
+      ...(opts.tracesDir ? ['--traces-dir', opts.tracesDir] : []),
+      ...(opts.extraArgs ?? []),
+    ]);
     context = await chromium.launchPersistentContext(profile, {
       executablePath: exe,
       headless: true,

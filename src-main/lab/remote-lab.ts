@@ -31,15 +31,18 @@ export class RemoteLab implements LabApi {
   state: RemoteState = 'connecting';
   private everOpen = false;
 
+  /** Resolves when the first connection opens; rejects with the reason it could not. */
+  readonly firstOpen: Promise<void>;
+  private readonly firstOpenSettle: { resolve: () => void; reject: (e: Error) => void };
+
   constructor(private readonly opts: RemoteLabOptions) {
+    let settle!: { resolve: () => void; reject: (e: Error) => void };
+    this.firstOpen = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+    // Nobody may be waiting for it (a reconnect's failure is told through onState).
+    this.firstOpen.catch(() => {});
+    this.firstOpenSettle = settle;
     this.open();
   }
-
-  /** Resolves when the first connection opens; rejects with the reason it could not. */
-  readonly firstOpen: Promise<void> = new Promise((resolve, reject) => {
-    this.firstOpenSettle = { resolve, reject };
-  });
-  private firstOpenSettle!: { resolve: () => void; reject: (e: Error) => void };
 
   subscribe(l: (b: LabBatch) => void): () => void {
     this.listeners.add(l);
