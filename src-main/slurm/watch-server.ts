@@ -62,10 +62,11 @@ export async function startWatchServer(
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE });
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    let url: URL | null = null;
+    let url: URL | null;
     try {
       url = new URL(req.url ?? '', 'http://watch');
     } catch {
+      // A request target that is not a path: refused below like any other.
       url = null;
     }
     const reason =
