@@ -22,6 +22,17 @@ describe('browser mode options', () => {
       taps: [],
     });
   });
+  it('attaches to a Slurm job at launch (--attach HOST:PORT --token T), with no topology of its own', () => {
+    const token = 'abcdefghijklmnopqrstuvwx';
+    expect(parseBrowserModeArgs(['--attach', '127.0.0.1:7450', '--token', token], defaults)).toMatchObject({
+      attach: { address: '127.0.0.1:7450', token },
+      autoStart: false,
+    });
+    expect(() => parseBrowserModeArgs(['--attach', '127.0.0.1:7450'], defaults)).toThrow(/go together/);
+    expect(() => parseBrowserModeArgs(['--attach', 'nowhere', '--token', token], defaults)).toThrow(
+      /HOST:PORT/,
+    );
+  });
   it('takes a traces folder and a trace to open at launch', () => {
     expect(
       parseBrowserModeArgs(['--traces-dir', '/tmp/t', '--trace', '/tmp/t/a.trace.ndjson'], defaults),
