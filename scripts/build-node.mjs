@@ -14,6 +14,8 @@ export const nodeEntries = {
   rank: 'src-main/rank/main.ts',
   // Browser mode: the lab session behind HTTP + WebSocket on loopback.
   web: 'src-main/web/main.ts',
+  // The tap's decoding, off its forwarding thread (src-main/capture/decode-worker-client.ts).
+  'tap-decode-worker': 'src-main/capture/tap-decode-worker.ts',
 };
 
 /** Newest modification time (ms) among the sources the Node bundles are made of. */

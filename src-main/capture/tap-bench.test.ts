@@ -4,10 +4,18 @@ import { benchTap } from './tap-bench';
 
 describe('tap bench', () => {
   it('moves a small uplink through the tap, decodes every unit and times echo round trips', async () => {
-    const r = await benchTap({ frameBytes: 64 * 1024, frames: 4, pings: 20 });
+    const r = await benchTap({
+      frameBytes: 64 * 1024,
+      frames: 4,
+      pings: 20,
+      recordBytes: 64 * 1024,
+      recordRepeats: 2,
+    });
     expect(r.unitsDecoded).toBe(6);
     expect(r.unitsUndecodable).toBe(0);
     for (const v of [r.rawMiBPerSec, r.tapMiBPerSec, r.tapOverRaw, r.rttUs.rawMedian, r.rttUs.tapMedian])
       expect(Number.isFinite(v) && v > 0).toBe(true);
+    expect(r.record.decodedInWorker).toBe(true);
+    expect(Number.isFinite(r.record.tapOverDirect) && r.record.tapOverDirect > 0).toBe(true);
   });
 });

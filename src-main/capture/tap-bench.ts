@@ -22,6 +22,12 @@ export interface TapBenchOptions {
   frames?: number;
   /** Echo round trips for the latency figure. */
   pings?: number;
+  /** One record of this many payload bytes, forwarded alone on a fresh connection (default 8 MiB). */
+  recordBytes?: number;
+  /** How many times the one-record figure is taken (its median is reported; default 7). */
+  recordRepeats?: number;
+  /** Decode in the tap's forwarding thread (the figure before the decode worker), for comparison. */
+  decodeInline?: boolean;
 }
 
 async function server(onConn: (s: net.Socket) => void): Promise<net.Server> {
@@ -81,6 +87,7 @@ export async function benchTap(o: TapBenchOptions = {}) {
     upstreamHost: '127.0.0.1',
     upstreamPort: portOf(sink),
     mac,
+    decodeInline: o.decodeInline,
     onUnit: (_l, u) => {
       units++;
       if (u.verdict !== 'ok') undecodable++;
@@ -92,6 +99,9 @@ export async function benchTap(o: TapBenchOptions = {}) {
   while (units < chunks.length && performance.now() < decodeDeadline)
     await new Promise((r) => setTimeout(r, 5));
   const decodedMs = performance.now();
+  await tap.close();
+  await close(sink);
+  const oneRecord = await benchOneRecord(o);
 
   // Latency: a 33-byte record echoed back, one at a time.
   const echo = await server((s) => s.pipe(s));
@@ -120,9 +130,7 @@ export async function benchTap(o: TapBenchOptions = {}) {
   };
   const rawRtt = await pingRtts(portOf(echo));
   const tapRtt = await pingRtts(echoTap.port);
-  await tap.close();
   await echoTap.close();
-  await close(sink);
   await close(echo);
   const med = (xs: number[]) => xs[Math.floor(xs.length / 2)];
   const p99 = (xs: number[]) => xs[Math.floor(xs.length * 0.99)];
@@ -141,5 +149,65 @@ export async function benchTap(o: TapBenchOptions = {}) {
       p99: ((p99(tapRtt) - p99(rawRtt)) / 2) * 1000,
     },
     rttUs: { rawMedian: med(rawRtt) * 1000, tapMedian: med(tapRtt) * 1000 },
+    /** One model-sized record alone: the time until its last byte is through, tap against raw (median). */
+    record: oneRecord,
+  };
+}
+
+/**
+ * One record of `recordBytes` sent on a fresh connection (its channel magic and Hello first, as a
+ * relay's uplink starts), timed from the first byte written to the last byte received, straight
+ * and through a tap; medians of `recordRepeats`, interleaved so both see the same machine.
+ */
+async function benchOneRecord(o: TapBenchOptions) {
+  const mac = nodeMac(SALT);
+  const n = (o.recordBytes ?? 8 * MiB) / 4;
+  const payload = encodeRoundFrame(
+    { roundKind: 0, weight: 1, tensors: [tensorFromValues(0, [n], new Float32Array(n).fill(0.5))] },
+    mac,
+  );
+  const record = encodeMuxRecord({ kind: 'HostFrame', payload }, mac);
+  const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h0', ranks: [0] } }, mac);
+  const chunks = [encodeChannelMagic('data'), hello, record];
+  const total = chunks.reduce((a, b) => a + b.length, 0);
+  let arrived: ((t: number) => void) | null = null;
+  const sink = await server((s) => {
+    let got = 0;
+    s.on('data', (b: Buffer) => {
+      got += b.length;
+      if (got >= total) arrived?.(performance.now());
+    });
+  });
+  const wait = () => new Promise<number>((r) => (arrived = r));
+  let units = 0;
+  const tap = await TapProxy.start({
+    listenPort: 0,
+    upstreamHost: '127.0.0.1',
+    upstreamPort: portOf(sink),
+    mac,
+    decodeInline: o.decodeInline,
+    onUnit: () => units++,
+  });
+  const raw: number[] = [];
+  const tapped: number[] = [];
+  for (let i = 0; i < (o.recordRepeats ?? 7); i++) {
+    raw.push((await timedSend(portOf(sink), chunks, wait)).ms);
+    const before = units;
+    tapped.push((await timedSend(tap.port, chunks, wait)).ms);
+    // The next send starts once this one is decoded: its decoding must not share the next forwarding.
+    const end = performance.now() + 30_000;
+    while (units < before + chunks.length && performance.now() < end)
+      await new Promise((r) => setTimeout(r, 2));
+  }
+  await tap.close();
+  await close(sink);
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return {
+    bytes: total,
+    rawMs: med(raw),
+    tapMs: med(tapped),
+    /** The tap's time over the direct time for one record (the goal is at most 1.2). */
+    tapOverDirect: med(tapped) / med(raw),
+    decodedInWorker: !o.decodeInline,
   };
 }

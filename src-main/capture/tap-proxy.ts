@@ -12,8 +12,10 @@ import type { Direction } from '@shared/lab/state';
 import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { Mac } from '@shared/wire/mac';
 import type { TraceLink } from '../lab/trace/format';
-import { linkIdOf, traceLinkOf, type ConnEndpoints } from './link-naming';
-import { StreamDecoder, type DecodedUnit } from './stream-decoder';
+import type { DecodedUnit } from './stream-decoder';
+import type { ConnEndpoints } from './link-naming';
+import { TappedConnection } from './tapped-connection';
+import { DecodeWorker, decodeWorkerPath, type DecodeSide } from './decode-worker-client';
 
 export interface TapProxyOptions {
   listenHost?: string;
@@ -35,185 +37,43 @@ export interface TapProxyOptions {
   stallMs?: number;
   /** Milliseconds since the tap started (default performance.now based). */
   now?: () => number;
+  /**
+   * Decode in the tap's own thread instead of its decode worker (tests of the decoder's pacing;
+   * also what happens when the worker's bundle is missing or it dies).
+   */
+  decodeInline?: boolean;
   onUnit(link: TraceLink, u: DecodedUnit): void;
   onClose?(link: TraceLink | null, by: 'client' | 'server', reset: boolean, t: number): void;
   onLog?(level: 'info' | 'warn' | 'error', message: string): void;
-}
-
-interface Queued {
-  dir: Direction;
-  chunk: Uint8Array | null;
-  gap: number;
-  t: number;
-}
-
-/** One proxied connection: two sockets and the decoder beside them. */
-class TappedConnection {
-  readonly decoder: StreamDecoder;
-  private link: TraceLink | null = null;
-  private held: DecodedUnit[] = [];
-  private queue: Queued[] = [];
-  private queued = 0;
-  private dropped: Record<Direction, number> = { up: 0, down: 0 };
-  private scheduled = false;
-  private decoding = true;
-  private lastByte: Record<Direction, number>;
-  private stallReported: Record<Direction, boolean> = { up: false, down: false };
-  private readonly stallTimer: NodeJS.Timeout;
-  private closedBy: 'client' | 'server' | null = null;
-
-  constructor(
-    readonly index: number,
-    private readonly o: TapProxyOptions,
-    private readonly ends: ConnEndpoints,
-    private readonly now: () => number,
-  ) {
-    this.decoder = new StreamDecoder({
-      mac: o.mac,
-      ceiling: o.ceiling,
-      controlVersion: o.controlVersion,
-      indexTable: o.indexTable,
-      snapLen: o.snapLen,
-      onUnit: (u) => this.unit(u),
-    });
-    const t = now();
-    this.lastByte = { up: t, down: t };
-    const stallMs = o.stallMs ?? 10_000;
-    this.stallTimer = setInterval(() => this.checkStall(stallMs), Math.max(50, stallMs / 4));
-    this.stallTimer.unref();
-  }
-
-  /** Called from the forwarding path: O(1), never throws. */
-  observe(dir: Direction, chunk: Uint8Array): void {
-    const t = this.now();
-    this.lastByte[dir] = t;
-    this.stallReported[dir] = false;
-    if (!this.decoding) return;
-    if (this.queued + chunk.length > (this.o.maxQueuedBytes ?? 64 * 1024 * 1024)) {
-      this.dropped[dir] += chunk.length;
-      return;
-    }
-    if (this.dropped[dir] > 0) {
-      this.queue.push({ dir, chunk: null, gap: this.dropped[dir], t });
-      this.dropped[dir] = 0;
-    }
-    this.queue.push({ dir, chunk, gap: 0, t });
-    this.queued += chunk.length;
-    this.schedule();
-  }
-
-  ended(dir: Direction, by: 'client' | 'server', reset: boolean): void {
-    const t = this.now();
-    if (this.decoding) this.queue.push({ dir, chunk: null, gap: -1, t });
-    this.schedule();
-    if (this.closedBy === null) {
-      this.closedBy = by;
-      this.afterQueue(() => this.o.onClose?.(this.resolveLink(true), by, reset, t));
-    }
-  }
-
-  dispose(): void {
-    clearInterval(this.stallTimer);
-  }
-
-  /** The tap is closing: decode everything still queued now. */
-  flush(): void {
-    for (const dir of ['up', 'down'] as const) this.queue.push({ dir, chunk: null, gap: -1, t: this.now() });
-    this.drain(Infinity);
-  }
-
-  private afterQueue(fn: () => void): void {
-    this.queue.push({ dir: 'up', chunk: null, gap: -2, t: 0 });
-    this.pendingCallbacks.push(fn);
-    this.schedule();
-  }
-  private pendingCallbacks: (() => void)[] = [];
-
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    setImmediate(() => this.drain());
-  }
-
-  private drain(sliceMs = this.o.sliceMs ?? 4): void {
-    this.scheduled = false;
-    const deadline = performance.now() + sliceMs;
-    while (this.queue.length > 0 && performance.now() < deadline) {
-      const q = this.queue.shift()!;
-      if (q.gap === -2) {
-        this.pendingCallbacks.shift()?.();
-        continue;
-      }
-      if (!this.decoding) continue;
-      try {
-        if (q.chunk) {
-          this.queued -= q.chunk.length;
-          this.decoder.push(q.dir, q.chunk, q.t);
-        } else if (q.gap > 0) this.decoder.gap(q.dir, q.gap, q.t, 'not decoded: the decoder fell behind');
-        else this.decoder.end(q.dir, q.t);
-      } catch (e) {
-        // A decoder bug must not reach the proxy: stop decoding this connection only.
-        this.decoding = false;
-        this.queue = this.queue.filter((x) => x.gap === -2);
-        this.queued = 0;
-        this.o.onLog?.('error', `tap connection ${this.index}: decoding stopped: ${(e as Error).message}`);
-      }
-    }
-    if (this.queue.length > 0) this.schedule();
-  }
-
-  private checkStall(stallMs: number): void {
-    for (const dir of ['up', 'down'] as const) {
-      const p = this.decoder.partial(dir);
-      if (!p || this.stallReported[dir] || this.now() - this.lastByte[dir] < stallMs) continue;
-      this.stallReported[dir] = true;
-      const message = `no bytes for ${stallMs} ms inside a ${p.kind} unit (${p.got} of ${p.total} bytes)`;
-      this.unit({
-        t: this.now(),
-        dir,
-        layer: p.kind,
-        kind: 'stalled',
-        length: p.total,
-        bytes: new Uint8Array(0),
-        verdict: 'stalled',
-        code: 'STARVED',
-        message,
-        summary: `stalled: ${message}`,
-      });
-    }
-  }
-
-  private resolveLink(force: boolean): TraceLink | null {
-    if (this.link) return this.link;
-    let id = linkIdOf(this.decoder, this.o.name);
-    if (!id && !force) return null;
-    id ??= `${this.o.name ?? `tap${this.o.listenPort}`}.conn${this.index}`;
-    this.link = traceLinkOf(id, this.decoder, this.ends);
-    return this.link;
-  }
-
-  private unit(u: DecodedUnit): void {
-    // Hold the first units (a channel magic) until the link's name is known (its Hello or handshake).
-    const link = this.resolveLink(this.held.length >= 4 || u.verdict !== 'ok');
-    if (!link) {
-      this.held.push(u);
-      return;
-    }
-    for (const h of this.held.splice(0)) this.o.onUnit(link, h);
-    this.o.onUnit(link, u);
-  }
 }
 
 export class TapProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private readonly conns = new Set<TappedConnection>();
+  private readonly sides = new Set<DecodeSide>();
+  private worker: DecodeWorker | null = null;
+  private readonly epochT0: number;
   private nextIndex = 0;
   readonly now: () => number;
 
   private constructor(private readonly o: TapProxyOptions) {
     const t0 = performance.now();
     this.now = o.now ?? (() => performance.now() - t0);
+    this.epochT0 = performance.timeOrigin + t0;
+    const file = o.decodeInline || o.now ? null : decodeWorkerPath();
+    if (file)
+      try {
+        this.worker = new DecodeWorker(file, this.now, (why) => {
+          this.worker = null;
+          o.onLog?.('warn', `tap: ${why}; decoding new connections in the forwarding thread`);
+        });
+      } catch (e) {
+        o.onLog?.(
+          'warn',
+          `tap: no decode worker (${(e as Error).message}); decoding in the forwarding thread`,
+        );
+      }
     this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: true }, (c) => this.accept(c));
   }
 
@@ -250,18 +110,13 @@ export class TapProxy {
       s.setNoDelay(true);
       s.on('close', () => this.sockets.delete(s));
     }
-    const conn = new TappedConnection(
-      index,
-      this.o,
-      {
-        clientAddr: client.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
-        clientPort: client.remotePort ?? 0,
-        serverAddr: this.o.upstreamHost,
-        serverPort: this.o.upstreamPort,
-      },
-      this.now,
-    );
-    this.conns.add(conn);
+    const ends = {
+      clientAddr: client.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
+      clientPort: client.remotePort ?? 0,
+      serverAddr: this.o.upstreamHost,
+      serverPort: this.o.upstreamPort,
+    };
+    const conn = this.decodeSide(index, ends);
     upstream.once('connect', () => client.resume());
     this.forward(client, upstream, 'up', conn, 'client');
     this.forward(upstream, client, 'down', conn, 'server');
@@ -269,11 +124,45 @@ export class TapProxy {
     const onClose = () => {
       if (++closed === 2) {
         conn.dispose();
-        this.conns.delete(conn);
+        this.sides.delete(conn);
+        if (conn instanceof TappedConnection) this.conns.delete(conn);
       }
     };
     client.on('close', onClose);
     upstream.on('close', onClose);
+  }
+
+  /** Where a connection's bytes are decoded: the decode worker, or this thread when it has none. */
+  private decodeSide(index: number, ends: ConnEndpoints): DecodeSide {
+    const o = this.o;
+    let side: DecodeSide;
+    if (this.worker && !this.worker.dead) {
+      side = this.worker.open(
+        index,
+        {
+          salt: o.mac.salt,
+          name: o.name,
+          ceiling: o.ceiling,
+          controlVersion: o.controlVersion,
+          indexTable: o.indexTable,
+          snapLen: o.snapLen,
+          maxQueuedBytes: o.maxQueuedBytes,
+          sliceMs: o.sliceMs,
+          stallMs: o.stallMs,
+          listenPort: o.listenPort,
+          epochT0: this.epochT0,
+        },
+        ends,
+        { onUnit: o.onUnit, onClose: o.onClose, onLog: o.onLog },
+        o.maxQueuedBytes ?? 64 * 1024 * 1024,
+      );
+    } else {
+      const conn = new TappedConnection(index, o, ends, this.now);
+      this.conns.add(conn);
+      side = conn;
+    }
+    this.sides.add(side);
+    return side;
   }
 
   /** src -> dst: write at once, pause src while dst is full, pass FIN and RST on. */
@@ -281,7 +170,7 @@ export class TapProxy {
     src: net.Socket,
     dst: net.Socket,
     dir: Direction,
-    conn: TappedConnection,
+    conn: DecodeSide,
     side: 'client' | 'server',
   ): void {
     src.on('data', (chunk: Buffer) => {
@@ -321,6 +210,12 @@ export class TapProxy {
     for (const c of this.conns) {
       c.flush();
       c.dispose();
+    }
+    if (this.worker) {
+      // Every unit of what was forwarded reaches onUnit before close resolves, as inline.
+      await this.worker.flush();
+      await this.worker.terminate();
+      this.worker = null;
     }
     await new Promise<void>((r) => this.server.close(() => r()));
   }

@@ -1,0 +1,74 @@
+// The tap's decode worker (bundled to out/node/tap-decode-worker.mjs): every
+// tapped connection's decoding (TappedConnection: queue, StreamDecoder, MAC
+// checks, naming, stalls) runs here, so the tap's own thread only forwards
+// bytes. An 8 MiB record decoded inline held the forwarding for the time its
+// HMAC and copies took; here it costs the forwarding one copy.
+import { parentPort } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { nodeMac } from '../crypto/node-mac';
+import { TappedConnection } from './tapped-connection';
+import type { FromWorker, ToWorker } from './decode-worker-protocol';
+
+const port = parentPort;
+if (!port) throw new Error('tap-decode-worker runs as a worker thread');
+
+const conns = new Map<number, TappedConnection>();
+const acks = new Map<number, number>();
+let ackScheduled = false;
+const post = (m: FromWorker) => port.postMessage(m);
+
+function ack(conn: number, bytes: number): void {
+  acks.set(conn, (acks.get(conn) ?? 0) + bytes);
+  if (ackScheduled) return;
+  ackScheduled = true;
+  setImmediate(() => {
+    ackScheduled = false;
+    for (const [c, b] of acks) post({ type: 'ack', conn: c, bytes: b });
+    acks.clear();
+  });
+}
+
+port.on('message', (m: ToWorker) => {
+  try {
+    switch (m.type) {
+      case 'open': {
+        const o = m.options;
+        const now = () => performance.timeOrigin + performance.now() - o.epochT0;
+        const conn = new TappedConnection(
+          m.conn,
+          {
+            ...o,
+            mac: nodeMac(o.salt),
+            onUnit: (link, unit) => post({ type: 'unit', conn: m.conn, link, unit }),
+            onClose: (link, by, reset, t) => post({ type: 'close', conn: m.conn, link, by, reset, t }),
+            onLog: (level, message) => post({ type: 'log', level, message }),
+          },
+          m.ends,
+          now,
+        );
+        conns.set(m.conn, conn);
+        break;
+      }
+      case 'chunk':
+        ack(m.conn, m.bytes.length);
+        conns.get(m.conn)?.observe(m.dir, m.bytes, m.t);
+        break;
+      case 'lost':
+        conns.get(m.conn)?.lost(m.dir, m.bytes, m.t);
+        break;
+      case 'end':
+        conns.get(m.conn)?.ended(m.dir, m.by, m.reset, m.t);
+        break;
+      case 'dispose':
+        conns.get(m.conn)?.dispose();
+        conns.delete(m.conn);
+        break;
+      case 'flush':
+        for (const c of conns.values()) c.flush();
+        post({ type: 'flushed', id: m.id });
+        break;
+    }
+  } catch (e) {
+    post({ type: 'log', level: 'error', message: `tap decode worker: ${(e as Error).message}` });
+  }
+});
