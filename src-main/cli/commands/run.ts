@@ -14,6 +14,7 @@ import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
 import { orderSensitive, reproFromRun } from '../../repro/runner';
+import { writeFileAtomicSync } from '../../files/atomic-write';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
@@ -227,7 +228,7 @@ export const runCommand: Command = {
       process.stderr.write(`relay-lab run: trace saved to ${tracePath}\n`);
     }
     if (reproPath !== undefined) {
-      fs.writeFileSync(
+      writeFileAtomicSync(
         reproPath,
         JSON.stringify(reproFromRun(config, schedule, report, maxMs), null, 2) + '\n',
       );
