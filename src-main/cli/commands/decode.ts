@@ -16,7 +16,7 @@ import {
   DEFAULT_CONTROL_INDEX_TABLE,
 } from '@shared/wire/control-msg-tables';
 import { LAYERS, decodeUnitVerdict, isLayer } from '@shared/wire/units-json';
-import { UsageError, choiceFlag, intFlag, parseFlags, printJson, readStdin, sizeFlag } from '../args';
+import { UsageError, choiceFlag, numberFlag, parseFlags, printJson, readStdin } from '../args';
 import type { Command } from './types';
 import { saltFlag } from './encode';
 
@@ -67,11 +67,11 @@ export const decodeCommand: Command = {
     const layer = values.layer;
     if (layer === undefined) throw new UsageError(`--layer is required (one of ${LAYERS.join(', ')})`);
     if (!isLayer(layer)) throw new UsageError(`--layer must be one of ${LAYERS.join(', ')}, got '${layer}'`);
-    const ceiling = sizeFlag(values.ceiling, 'ceiling', 1024 ** 3);
+    const ceiling = numberFlag(values.ceiling, 'ceiling', 'ceiling', 1024 ** 3);
     const controlVersion =
       values['control-version'] === undefined
         ? undefined
-        : intFlag(values['control-version'], 'control-version', 2, 1);
+        : numberFlag(values['control-version'], 'control-version', 'version', 2);
     const indexTable = choiceFlag(
       values['index-table'],
       'index-table',
