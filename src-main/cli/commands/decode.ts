@@ -86,6 +86,7 @@ export const decodeCommand: Command = {
     } catch (e) {
       if (!isWireError(e)) throw e;
       printJson({ layer, verdict: 'error', code: e.code, message: `input is not hex: ${e.message}` });
+      process.stderr.write(`relay-lab decode: ${e.code}: input is not hex: ${e.message}\n`);
       return 1;
     }
     const mac = nodeMac(salt);
@@ -101,6 +102,9 @@ export const decodeCommand: Command = {
       if (d.inner) result.inner = { offset: d.innerOffset, ...d.inner, fields: described(d.inner.fields) };
     }
     printJson(result);
-    return result.verdict === 'ok' ? 0 : 1;
+    if (result.verdict === 'ok') return 0;
+    // The verdict is the JSON on stdout; the terminal gets the reason in one line too (exit 1).
+    process.stderr.write(`relay-lab decode: ${String(result.code)}: ${String(result.message)}\n`);
+    return 1;
   },
 };
