@@ -100,15 +100,22 @@ export const traceCommand: Command = {
     }
     const [sub, path, ...extra] = positionals;
     if (!sub || !path || extra.length > 0 || (sub !== 'info' && sub !== 'export'))
-      throw new UsageError(`expected 'info' or 'export' and one trace file\n${USAGE}`);
+      throw new UsageError(`expected 'info' or 'export' and one trace file (relay-lab trace --help)`);
+    const mss = numberFlag(values.mss, 'mss', 'mss', MAX_TCP_PAYLOAD);
+    const out = values.out ?? path.replace(/(\.trace)?\.ndjson$/, '') + '.pcapng';
     try {
-      if (sub === 'info') {
-        inputFile('the trace', path);
-        return await info(path, values.json ?? false);
-      }
-      const out = values.out ?? path.replace(/(\.trace)?\.ndjson$/, '') + '.pcapng';
-      checkOutputs([{ label: '-o', path: out }], [inputFile('the trace', path)]);
-      const mss = numberFlag(values.mss, 'mss', 'mss', MAX_TCP_PAYLOAD);
+      // A trace that is missing or a folder, or an output that cannot be written (a folder, no
+      // such folder, the trace itself), is a rejected input here (exit 1), as a file that
+      // cannot be read or written always was for this command.
+      const input = inputFile('the trace', path);
+      if (sub === 'export') checkOutputs([{ label: '-o', path: out }], [input]);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      process.stderr.write(`relay-lab trace: ${e.message}\n`);
+      return 1;
+    }
+    try {
+      if (sub === 'info') return await info(path, values.json ?? false);
       const stats = await exportTraceFileToPcapng(path, out, { mss, comments: !values['no-comments'] });
       if (values.json) printJson({ pcapng: out, ...stats });
       else

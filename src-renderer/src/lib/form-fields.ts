@@ -5,6 +5,7 @@
 // clamped or rounded while typing, and Start never runs anything but the
 // topology the fields show.
 import { TOPOLOGY_LIMITS, parseTopologyConfig } from '@shared/lab/topology-config';
+import { checkNumber, NUMBER_RANGES, type NumberRange } from '@shared/lab/number-ranges';
 import type { TopologyConfig } from '@shared/lab/topology';
 
 export interface TopologyForm {
@@ -47,11 +48,10 @@ export function parsePerHost(text: string | undefined): number[] | null {
   return parts;
 }
 
-function wholeNumber(text: string, lo: number, hi: number, what: string): number | string {
-  const t = text.trim();
-  if (!/^\d+$/.test(t)) return `${what}: a whole number from ${lo} to ${hi}`;
-  const n = Number(t);
-  return n < lo || n > hi ? `${what}: ${n} is outside ${lo} to ${hi}` : n;
+/** A typed number against the lab's one range table (the command line's `--hosts` too). */
+function wholeNumber(text: string, range: NumberRange, what: string): number | string {
+  const r = checkNumber(range, text, what);
+  return r.ok ? r.value : r.error;
 }
 
 /** The value a field's text commits to, or the error shown beside it. */
@@ -64,9 +64,9 @@ export function checkField(
     typeof v === 'string' ? { ok: false as const, error: v } : { ok: true as const, value: v };
   switch (field) {
     case 'hosts':
-      return wrap(wholeNumber(text, 1, L.maxHosts, 'Hosts'));
+      return wrap(wholeNumber(text, NUMBER_RANGES.hosts, 'Hosts'));
     case 'ranksPerHost':
-      return wrap(wholeNumber(text, 1, L.maxRanksPerHost, 'Ranks per host'));
+      return wrap(wholeNumber(text, NUMBER_RANGES.ranksPerHost, 'Ranks per host'));
     case 'perHost':
       if (!text.trim()) return { ok: true, value: undefined };
       return parsePerHost(text)
@@ -78,9 +78,10 @@ export function checkField(
     case 'modelMiB': {
       const t = text.trim();
       const n = Number(t);
-      const max = L.maxModelBytes / MiB;
-      if (t === '' || !Number.isFinite(n)) return { ok: false, error: `Model: a number of MiB up to ${max}` };
-      if (n * MiB < MIN_MODEL_BYTES || n > max)
+      const max = NUMBER_RANGES.modelBytes.max / MiB;
+      if (t === '' || !/^\d*\.?\d+$/.test(t) || !Number.isFinite(n))
+        return { ok: false, error: `Model: a number of MiB up to ${max}` };
+      if (n * MiB < NUMBER_RANGES.modelBytes.min || n > max)
         return { ok: false, error: `Model: ${t} MiB is outside 4 bytes to ${max} MiB` };
       return { ok: true, value: n };
     }
