@@ -328,6 +328,7 @@ const FILE_CASES: Case[] = [
   { args: ['tap', '--listen', '99999', '--upstream', '127.0.0.1:9', '--salt', SALT], names: /--listen/ },
   { args: ['scenario', 'no-such-scenario'], names: /no scenario/ },
   { args: ['chaos', '--only', 'NaN'], names: /--only/ },
+  { args: ['chaos', '--only', '3,1000000000'], names: /--only: 1000000000 is outside 0 to 99999/ },
   { args: ['sweep', '--warmup', '1e308'], names: /--warmup/ },
   { args: ['sweep', '--topologies', '1000000000x1'], names: /topolog/ },
   { args: ['bench', '--only', 'everything'], names: /--only/ },

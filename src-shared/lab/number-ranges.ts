@@ -60,6 +60,8 @@ export const NUMBER_RANGES = {
   sweepBandwidth: size(1000, 100 * GiB),
   sweepLatencyMs: int(0, 10_000),
   chaosRuns: int(1, 100_000),
+  /** A case of a soak (chaos --only): an index below the most runs. */
+  chaosCase: int(0, 99_999),
   caseTimeoutMs: int(1000, 3_600_000),
   compareRounds: int(1, 1000),
 } as const satisfies Record<string, NumberRange>;

@@ -34,7 +34,7 @@ export const chaosCommand: Command = {
     if (values.only !== undefined) {
       if (!/^\d+(,\d+)*$/.test(values.only))
         throw new UsageError(`--only must be case indices like 3,17, got '${values.only}'`);
-      only = values.only.split(',').map(Number);
+      only = values.only.split(',').map((i) => numberFlag(i, 'only', 'chaosCase', 0));
     }
     // A run has its own deadline; the wall bound adds room for process start and teardown.
     const runTimeoutMs = numberFlag(values['case-timeout-ms'], 'case-timeout-ms', 'caseTimeoutMs', 60_000);
