@@ -332,6 +332,8 @@ const FILE_CASES: Case[] = [
   { args: ['sweep', '--warmup', '1e308'], names: /--warmup/ },
   { args: ['sweep', '--topologies', '1000000000x1'], names: /topolog/ },
   { args: ['bench', '--only', 'everything'], names: /--only/ },
+  { args: ['bench', '--hosts', '16', '--ranks-per-host', '32'], names: /512 ranks: at most 64/ },
+  { args: ['run', '--hosts', '16', '--ranks-per-host', '32'], names: /at most 64 ranks/ },
   { args: ['nonsense'], names: /unknown command/ },
   { args: ['run', '--no-such-flag'], names: /no-such-flag/ },
 ];

@@ -1,7 +1,8 @@
 // relay-lab bench: the engine against this machine's own limits, in one run.
 import { BENCH_SECTIONS, benchMachine, runBench, runFoldBench, type BenchSection } from '../../lab/bench';
 import { DEFAULT_MODELS, benchScale } from '../../lab/bench/scale';
-import { numberFlag, optionalNumberFlag, parseFlags, printJson } from '../args';
+import { numberFlag, optionalNumberFlag, parseFlags, printJson, UsageError } from '../args';
+import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import type { Command } from './types';
 
 export const benchCommand: Command = {
@@ -42,6 +43,11 @@ export const benchCommand: Command = {
     const hosts = numberFlag(values.hosts, 'hosts', 'hosts', 2);
     const ranksPerHost = numberFlag(values['ranks-per-host'], 'ranks-per-host', 'ranksPerHost', 4);
     const rounds = optionalNumberFlag(values.rounds, 'rounds', 'benchRounds');
+    // The lab's limit on rank processes in one topology (64), as for run and the window.
+    if (hosts * ranksPerHost > TOPOLOGY_LIMITS.maxTotalRanks)
+      throw new UsageError(
+        `--hosts ${hosts} x --ranks-per-host ${ranksPerHost} is ${hosts * ranksPerHost} ranks: at most ${TOPOLOGY_LIMITS.maxTotalRanks} in all`,
+      );
     const log = (m: string) => process.stderr.write(`bench: ${m}\n`);
     const models = DEFAULT_MODELS.filter((b) => b <= scaleMax);
     const print = (result: unknown) => {
