@@ -42,6 +42,8 @@ describe('form fields', () => {
       ok: false,
       error: 'Hosts: 1000000000 is outside 1 to 16',
     });
+    for (const t of ['1e1,2', '0x4', '4,Infinity', '2,-1'])
+      expect(checkField('perHost', t).ok, t).toBe(false);
     for (const t of ['0x10', 'Infinity', '1e308', '1e2', '-4', 'NaN'])
       expect(checkField('modelMiB', t).ok, t).toBe(false);
     // A corrected value clears its error.

@@ -34,17 +34,16 @@ const MIN_MODEL_BYTES = 4;
 /** "4,2,3" -> [4, 2, 3]; null unless every entry is a whole number within TOPOLOGY_LIMITS. */
 export function parsePerHost(text: string | undefined): number[] | null {
   if (!text || !text.trim()) return null;
-  const parts = text
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map(Number);
-  const { maxHosts, maxRanksPerHost } = TOPOLOGY_LIMITS;
-  if (
-    parts.length < 1 ||
-    parts.length > maxHosts ||
-    parts.some((k) => !Number.isInteger(k) || k < 1 || k > maxRanksPerHost)
-  )
-    return null;
+  const words = text.split(/[\s,]+/).filter(Boolean);
+  const { maxHosts } = TOPOLOGY_LIMITS;
+  if (words.length < 1 || words.length > maxHosts) return null;
+  // Each entry as the Ranks per host field reads it: digits only (no 1e1, no 0x4).
+  const parts: number[] = [];
+  for (const w of words) {
+    const r = checkNumber(NUMBER_RANGES.ranksPerHost, w, 'Ranks per host');
+    if (!r.ok) return null;
+    parts.push(r.value);
+  }
   return parts;
 }
 
