@@ -58,7 +58,10 @@ export function reassemble(segments: TcpSegment[]): TcpConnection[] {
     }
   const out: TcpConnection[] = [];
   for (const f of flows.values()) {
-    const [x, y] = [...f.values()];
+    // A self-connected socket (source endpoint = destination endpoint, as a TCP
+    // simultaneous open to itself makes) has one half: its bytes form one stream,
+    // taken as the client's, with an empty peer.
+    const [x, y = emptyHalf(x)] = [...f.values()];
     const client = pickClient(x, y, listening, uses);
     const server = client === x ? y : x;
     const midStream = !(client.syn && server.syn);
@@ -81,6 +84,10 @@ export function reassemble(segments: TcpSegment[]): TcpConnection[] {
     out.push(conn);
   }
   return out.sort((a, b) => a.firstTime - b.firstTime);
+}
+
+function emptyHalf(h: Half): Half {
+  return { addr: h.addr, port: h.port, segs: [], syn: null, fin: null, rst: null };
 }
 
 /**

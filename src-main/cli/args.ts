@@ -1,6 +1,7 @@
 // Small flag parser shared by the commands, on top of node:util's parseArgs,
 // so that every usage error is a UsageError (exit 2) with a clear message.
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { checkNumber, NUMBER_RANGES, type RangeName } from '@shared/lab/number-ranges';
 
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -25,25 +26,30 @@ export function parseFlags<O extends Options>(argv: string[], options: O, allowP
   }
 }
 
-export function intFlag(value: string | undefined, name: string, fallback: number, min = 0): number {
+/**
+ * A numeric flag, checked against its range in the lab's one table
+ * (src-shared/lab/number-ranges.ts, the window's too): a value outside it is
+ * a UsageError naming the flag and the range, before anything starts.
+ */
+export function numberFlag(
+  value: string | undefined,
+  name: string,
+  range: RangeName,
+  fallback: number,
+): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number, got '${value}'`);
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < min)
-    throw new UsageError(`--${name} must be at least ${min}, got '${value}'`);
-  return n;
+  const r = checkNumber(NUMBER_RANGES[range], value, `--${name}`, true);
+  if (!r.ok) throw new UsageError(r.error);
+  return r.value;
 }
 
-/** Sizes like 4194304, 4MiB, 64KiB, 1GiB, 4M. */
-export function sizeFlag(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const m = /^(\d+(?:\.\d+)?)\s*(k|kib|kb|m|mib|mb|g|gib|gb|b)?$/i.exec(value.trim());
-  if (!m) throw new UsageError(`--${name} must be a size such as 4194304, 64KiB or 4MiB, got '${value}'`);
-  const unit = (m[2] ?? 'b').toLowerCase()[0];
-  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
-  const n = Math.round(Number(m[1]) * mult);
-  if (!Number.isSafeInteger(n)) throw new UsageError(`--${name} is too large`);
-  return n;
+/** numberFlag without a default: undefined when the flag is absent. */
+export function optionalNumberFlag(
+  value: string | undefined,
+  name: string,
+  range: RangeName,
+): number | undefined {
+  return value === undefined ? undefined : numberFlag(value, name, range, 0);
 }
 
 export function choiceFlag<T extends string>(

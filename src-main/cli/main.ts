@@ -24,7 +24,8 @@ export async function main(argv: string[]): Promise<number> {
   }
   const command = commands[name];
   if (!command) {
-    process.stderr.write(`relay-lab: unknown command '${name}'\n\n${HELP}\n`);
+    // One line: the command list is a 'relay-lab --help' away.
+    process.stderr.write(`relay-lab: unknown command '${name}' (relay-lab --help lists the commands)\n`);
     return 2;
   }
   try {

@@ -53,6 +53,7 @@ import { HOST_HANDLERS, type HostContext } from './commands/host-commands';
 import { TRACE_HANDLERS } from './commands/trace-commands';
 import { isSweepCommand } from '@shared/sweep/contract';
 import { SweepHost } from '../sweep/sweep-host';
+import { atomicWriteStream, copyFileAtomic, writeFileAtomic } from '../files/atomic-write';
 import { ReproRecorder } from '../repro/session-recorder';
 
 /** What the host needs of the live TopologySession (src-main/lab/topology-session.ts). */
@@ -281,7 +282,7 @@ export class LabHost implements LabApi, HostContext {
       ? await this.opts.chooseSavePath(suggested)
       : this.tracePath(suggested);
     if (!dest) throw new TraceHostError('CANCELLED', 'the save was cancelled');
-    await fs.promises.writeFile(dest, text);
+    await writeFileAtomic(dest, text);
     const name = path.basename(dest);
     const saved: SavedTrace = { name, path: dest, bytes: Buffer.byteLength(text), records: 0 };
     if (path.dirname(path.resolve(dest)) === path.resolve(this.opts.tracesDir) && this.opts.downloadUrl)
@@ -390,7 +391,10 @@ export class LabHost implements LabApi, HostContext {
     if (this.recordingPath) fs.rmSync(this.recordingPath, { force: true });
     this.recordingNumber += 1;
     this.recordingPath = path.join(this.workDir, `session-${this.recordingNumber}.trace.ndjson`);
-    this.recorder = recordSession(this.session, this.recordingPath, { producer: this.opts.producer });
+    // The live recording is written in place (a save copies it while it grows); the saves are atomic.
+    this.recorder = recordSession(this.session, fs.createWriteStream(this.recordingPath), {
+      producer: this.opts.producer,
+    });
     this.recorder.lifecycle({ action: 'start', t: 0 });
     const max = this.opts.maxRecordingBytes ?? DEFAULT_MAX_RECORDING_BYTES;
     this.budgetTimer ??= setInterval(() => void this.checkBudget(max), 1000);
@@ -450,12 +454,20 @@ export class LabHost implements LabApi, HostContext {
     }
     if (!cut) {
       // A closed recording already ends with its end line.
-      await fs.promises.copyFile(source, dest);
+      await copyFileAtomic(source, dest);
       const endLine = (await fs.promises.readFile(source, 'utf8')).trimEnd().split('\n').pop() ?? '';
       return (JSON.parse(endLine) as { records?: number }).records ?? 0;
     }
-    await pipeline(fs.createReadStream(source, { start: 0, end: cut.bytes - 1 }), fs.createWriteStream(dest));
-    await fs.promises.appendFile(dest, encodeEventLine(cut.end));
+    // The copy and its end line appear together (a save never leaves half a file at dest).
+    const endLine = encodeEventLine(cut.end);
+    await pipeline(
+      fs.createReadStream(source, { start: 0, end: cut.bytes - 1 }),
+      async function* (copied: AsyncIterable<Buffer>) {
+        yield* copied;
+        yield Buffer.from(endLine);
+      },
+      atomicWriteStream(dest),
+    );
     return cut.end.records;
   }
 

@@ -1,12 +1,10 @@
-// The job folder's private files: written whole or not at all (a temporary
-// name, then rename), readable by the job's user only.
+// The job folder's private files: written whole or not at all, readable by
+// the job's user only.
 import fs from 'node:fs';
-import path from 'node:path';
+import { writeFileAtomicSync } from '../files/atomic-write';
 
 export function writePrivateFile(file: string, text: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  fs.writeFileSync(tmp, text, { mode: 0o600 });
-  fs.renameSync(tmp, file);
+  writeFileAtomicSync(file, text, { mode: 0o600 });
 }
 
 /** The salt file's hex; refused when others than its owner can read it (the key of every link). */

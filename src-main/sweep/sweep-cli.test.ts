@@ -90,9 +90,9 @@ describe('relay-lab sweep', () => {
     [['--topologies', '2y4'], /topology '2y4' must look like 2x4/],
     [['--modes', 'fold,relay'], /mode 'relay' must be one of/],
     [['--json', '--csv'], /--json and --csv exclude each other/],
-    [['--rounds', '0'], /--rounds must be at least 1/],
+    [['--rounds', '0'], /--rounds: 0 is outside 1 to 1000/],
     [['--warmup', 'two'], /--warmup/],
-    [['--uplink-bandwidth', 'fast'], /--uplink-bandwidth must be a size/],
+    [['--uplink-bandwidth', 'fast'], /--uplink-bandwidth: a size from 1000 B to 100 GiB/],
     [['--topologies', '1x1,9x8'], /topology '9x8': at most 64 ranks in all/],
   ])(
     'a usage error %j is named, exit 2',

@@ -2,6 +2,7 @@
 // run beside the live session (which it never touches), progress streamed as
 // `sweep` events, each case's trace and the result's JSON written to the
 // traces folder so a click opens a case's trace and a saved sweep opens again.
+import { writeFileAtomicSync } from '../files/atomic-write';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { LabBatch, LabReply, SavedTrace, TraceFileInfo } from '@shared/lab/contract';
@@ -122,7 +123,7 @@ export class SweepHost {
     fs.mkdirSync(this.opts.tracesDir, { recursive: true });
     const text =
       format === 'json' ? JSON.stringify(this.last.result, null, 2) + '\n' : sweepToCsv(this.last.result);
-    fs.writeFileSync(file, text);
+    writeFileAtomicSync(file, text);
     const saved: SavedTrace = {
       name,
       path: file,

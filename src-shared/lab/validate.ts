@@ -15,6 +15,7 @@ import {
   type Plain,
 } from './field-checks';
 import { parseTopologyConfig, TOPOLOGY_LIMITS, TopologyConfigError } from './topology-config';
+import { NUMBER_RANGES, type NumberRange } from './number-ranges';
 import { validateSweepCommand } from '../sweep/validate-command';
 import { saltHexOf, TapSpecError, validateTapSpec } from './tap-spec';
 
@@ -37,7 +38,7 @@ export const COMMAND_LIMITS = {
   maxHosts: TOPOLOGY_LIMITS.maxHosts,
   maxCompareRounds: 1000,
   maxRank: 1 << 16,
-  maxFaultMs: 600_000,
+  maxFaultMs: NUMBER_RANGES.faultMs.max,
   maxLinkId: 64,
   maxIntervalMs: TOPOLOGY_LIMITS.maxIntervalMs,
   maxModelBytes: TOPOLOGY_LIMITS.maxModelBytes,
@@ -83,15 +84,15 @@ export function validateLinkFault(v: unknown, where = 'fault'): LinkFault {
   if (!isPlainObject(v)) fail(`${where} must be an object or null`);
   onlyKeys(v, FAULT_KEYS, where);
   const fault: LinkFault = { dir: oneOf(v.dir, `${where}.dir`, ['up', 'down', 'both'] as const) };
-  const ms = COMMAND_LIMITS.maxFaultMs;
-  if (v.latencyMs !== undefined) fault.latencyMs = int(v.latencyMs, `${where}.latencyMs`, 0, ms);
-  if (v.jitterMs !== undefined) fault.jitterMs = int(v.jitterMs, `${where}.jitterMs`, 0, ms);
-  if (v.bandwidth !== undefined)
-    fault.bandwidth = int(v.bandwidth, `${where}.bandwidth`, 1, Number.MAX_SAFE_INTEGER);
-  if (v.sliceBytes !== undefined)
-    fault.sliceBytes = int(v.sliceBytes, `${where}.sliceBytes`, 1, COMMAND_LIMITS.maxModelBytes);
-  if (v.sliceGapMs !== undefined) fault.sliceGapMs = int(v.sliceGapMs, `${where}.sliceGapMs`, 0, ms);
-  if (v.stallMs !== undefined) fault.stallMs = int(v.stallMs, `${where}.stallMs`, 0, ms);
+  // The ranges of `run --link-fault` and the window's fault controls (number-ranges.ts).
+  const ranged = (x: unknown, key: string, r: NumberRange) => int(x, `${where}.${key}`, r.min, r.max);
+  const R = NUMBER_RANGES;
+  if (v.latencyMs !== undefined) fault.latencyMs = ranged(v.latencyMs, 'latencyMs', R.faultMs);
+  if (v.jitterMs !== undefined) fault.jitterMs = ranged(v.jitterMs, 'jitterMs', R.faultMs);
+  if (v.bandwidth !== undefined) fault.bandwidth = ranged(v.bandwidth, 'bandwidth', R.bandwidth);
+  if (v.sliceBytes !== undefined) fault.sliceBytes = ranged(v.sliceBytes, 'sliceBytes', R.sliceBytes);
+  if (v.sliceGapMs !== undefined) fault.sliceGapMs = ranged(v.sliceGapMs, 'sliceGapMs', R.faultMs);
+  if (v.stallMs !== undefined) fault.stallMs = ranged(v.stallMs, 'stallMs', R.faultMs);
   if (v.corruptNext !== undefined) fault.corruptNext = bool(v.corruptNext, `${where}.corruptNext`);
   if (v.reset !== undefined) fault.reset = bool(v.reset, `${where}.reset`);
   if (v.blackhole !== undefined) fault.blackhole = bool(v.blackhole, `${where}.blackhole`);

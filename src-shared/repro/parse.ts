@@ -4,6 +4,7 @@
 // ReproFormatError with a code and the JSON path of the offending value
 // (`schedule[2].rank`), so a hand-edited file says where it is wrong.
 import type { LinkFault } from '../lab/contract';
+import { NUMBER_RANGES as R, rangeText, type NumberRange } from '../lab/number-ranges';
 import { CONTROL_INDEX_TABLES, DEFAULT_CONTROL_INDEX_TABLE } from '../wire/control-msg-tables';
 import {
   REPRO_FORMAT,
@@ -76,6 +77,14 @@ function num(v: unknown, path: string): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
     throw new ReproFormatError('BAD_TYPE', path, `must be a number >= 0, got ${JSON.stringify(v)}`);
   return v;
+}
+
+/** A number within one of the lab's ranges (the command line's and the window's): named when outside it. */
+function ranged(v: unknown, path: string, range: NumberRange): number {
+  const n = range.kind === 'int' ? int(v, path) : num(v, path);
+  if (n < range.min || n > range.max)
+    throw new ReproFormatError('BAD_VALUE', path, `${n} is outside ${rangeText(range)}`);
+  return n;
 }
 
 function str(v: unknown, path: string): string {
@@ -151,10 +160,11 @@ function parseTopology(v: unknown): ReproTopology {
       o.policy === undefined ? 'elastic' : choice(o.policy, `${p}.policy`, ['elastic', 'strict'] as const),
     dtype: o.dtype === undefined ? 'f32' : choice(o.dtype, `${p}.dtype`, ['f32', 'bf16'] as const),
     modelBytes: int(need(o, 'modelBytes', p), `${p}.modelBytes`, 4),
-    seed: int(need(o, 'seed', p), `${p}.seed`, 0, 0xffffffff),
-    stalenessMs: o.stalenessMs === undefined ? 3000 : int(o.stalenessMs, `${p}.stalenessMs`, 50),
-    intervalMs: o.intervalMs === undefined ? 0 : int(o.intervalMs, `${p}.intervalMs`, 0),
-    rounds: int(need(o, 'rounds', p), `${p}.rounds`, 1),
+    seed: ranged(need(o, 'seed', p), `${p}.seed`, R.seed),
+    stalenessMs:
+      o.stalenessMs === undefined ? 3000 : ranged(o.stalenessMs, `${p}.stalenessMs`, R.stalenessMs),
+    intervalMs: o.intervalMs === undefined ? 0 : ranged(o.intervalMs, `${p}.intervalMs`, R.roundIntervalMs),
+    rounds: ranged(need(o, 'rounds', p), `${p}.rounds`, R.rounds),
     // Files written before the setting existed speak the v2 table.
     controlIndexTable:
       o.controlIndexTable === undefined
@@ -170,14 +180,22 @@ function parseTopology(v: unknown): ReproTopology {
   return t;
 }
 
-const FAULT_NUMBERS = ['latencyMs', 'jitterMs', 'bandwidth', 'sliceBytes', 'sliceGapMs', 'stallMs'] as const;
+const FAULT_RANGES = {
+  latencyMs: R.faultMs,
+  jitterMs: R.faultMs,
+  bandwidth: R.bandwidth,
+  sliceBytes: R.sliceBytes,
+  sliceGapMs: R.faultMs,
+  stallMs: R.faultMs,
+} as const;
+const FAULT_NUMBERS = Object.keys(FAULT_RANGES) as (keyof typeof FAULT_RANGES)[];
 const FAULT_FLAGS = ['corruptNext', 'reset', 'blackhole'] as const;
 
 function parseFault(v: unknown, path: string): LinkFault {
   const o = obj(v, path);
   onlyKeys(o, path, ['dir', ...FAULT_NUMBERS, ...FAULT_FLAGS, 'shareKey']);
   const f: LinkFault = { dir: choice(need(o, 'dir', path), `${path}.dir`, ['up', 'down', 'both'] as const) };
-  for (const k of FAULT_NUMBERS) if (o[k] !== undefined) f[k] = num(o[k], `${path}.${k}`);
+  for (const k of FAULT_NUMBERS) if (o[k] !== undefined) f[k] = ranged(o[k], `${path}.${k}`, FAULT_RANGES[k]);
   for (const k of FAULT_FLAGS)
     if (o[k] !== undefined) {
       if (typeof o[k] !== 'boolean')
@@ -413,6 +431,6 @@ export function validateRepro(json: unknown): Repro {
   };
   if (o.name !== undefined) r.name = str(o.name, 'name');
   if (o.description !== undefined) r.description = str(o.description, 'description');
-  if (o.timeoutMs !== undefined) r.timeoutMs = int(o.timeoutMs, 'timeoutMs', 1);
+  if (o.timeoutMs !== undefined) r.timeoutMs = ranged(o.timeoutMs, 'timeoutMs', R.timeoutMs);
   return r;
 }

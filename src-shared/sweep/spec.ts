@@ -75,8 +75,12 @@ export function parseTopology(text: string): number[] {
   const t = text.trim();
   const even = /^(\d+)x(\d+)$/.exec(t);
   let hosts: number[];
-  if (even) hosts = Array.from({ length: Number(even[1]) }, () => Number(even[2]));
-  else if (/^\d+(\+\d+)*$/.test(t)) hosts = t.split('+').map(Number);
+  if (even) {
+    // The host count is checked before the list is made: '1000000000x1' would fill the heap.
+    if (Number(even[1]) > SWEEP_LIMITS.maxHosts)
+      fail(`topology '${text}': 1..${SWEEP_LIMITS.maxHosts} hosts`);
+    hosts = Array.from({ length: Number(even[1]) }, () => Number(even[2]));
+  } else if (/^\d+(\+\d+)*$/.test(t)) hosts = t.split('+').map(Number);
   else fail(`topology '${text}' must look like 2x4 (hosts x ranks) or 4+2+1 (ranks of each host)`);
   if (hosts.length < 1 || hosts.length > SWEEP_LIMITS.maxHosts)
     fail(`topology '${text}': 1..${SWEEP_LIMITS.maxHosts} hosts`);

@@ -1,7 +1,8 @@
 // relay-lab bench: the engine against this machine's own limits, in one run.
 import { BENCH_SECTIONS, benchMachine, runBench, runFoldBench, type BenchSection } from '../../lab/bench';
 import { DEFAULT_MODELS, benchScale } from '../../lab/bench/scale';
-import { intFlag, parseFlags, printJson, sizeFlag } from '../args';
+import { numberFlag, optionalNumberFlag, parseFlags, printJson, UsageError } from '../args';
+import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import type { Command } from './types';
 
 export const benchCommand: Command = {
@@ -31,7 +32,22 @@ export const benchCommand: Command = {
       process.stderr.write(`relay-lab bench: --only takes ${BENCH_SECTIONS.join(', ')}, not '${only}'\n`);
       return 2;
     }
-    const scaleMax = sizeFlag(values['scale-max-bytes'], 'scale-max-bytes', 256 * 1024 * 1024);
+    // Every number checked before any section starts.
+    const scaleMax = numberFlag(
+      values['scale-max-bytes'],
+      'scale-max-bytes',
+      'scaleMaxBytes',
+      256 * 1024 * 1024,
+    );
+    const roundModelBytes = numberFlag(values['model-bytes'], 'model-bytes', 'modelBytes', 16 * 1024 * 1024);
+    const hosts = numberFlag(values.hosts, 'hosts', 'hosts', 2);
+    const ranksPerHost = numberFlag(values['ranks-per-host'], 'ranks-per-host', 'ranksPerHost', 4);
+    const rounds = optionalNumberFlag(values.rounds, 'rounds', 'benchRounds');
+    // The lab's limit on rank processes in one topology (64), as for run and the window.
+    if (hosts * ranksPerHost > TOPOLOGY_LIMITS.maxTotalRanks)
+      throw new UsageError(
+        `--hosts ${hosts} x --ranks-per-host ${ranksPerHost} is ${hosts * ranksPerHost} ranks: at most ${TOPOLOGY_LIMITS.maxTotalRanks} in all`,
+      );
     const log = (m: string) => process.stderr.write(`bench: ${m}\n`);
     const models = DEFAULT_MODELS.filter((b) => b <= scaleMax);
     const print = (result: unknown) => {
@@ -47,14 +63,14 @@ export const benchCommand: Command = {
         scale: await benchScale({
           log,
           models,
-          rounds: values.rounds === undefined ? undefined : intFlag(values.rounds, 'rounds', 3, 1),
+          rounds,
         }),
       });
     const result = await runBench({
-      roundModelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 16 * 1024 * 1024),
-      hosts: intFlag(values.hosts, 'hosts', 2, 1),
-      ranksPerHost: intFlag(values['ranks-per-host'], 'ranks-per-host', 4, 1),
-      rounds: intFlag(values.rounds, 'rounds', 3, 1),
+      roundModelBytes,
+      hosts,
+      ranksPerHost,
+      rounds: rounds ?? 3,
       scale: values.scale ? { models } : undefined,
       only,
       log,

@@ -2,7 +2,7 @@
 // dtypes, sizes, kills, pauses, host kills, link faults), each checked
 // independently of the engine's checker (issue 17 item 6). Exit 0 when every
 // check holds, 1 otherwise; --json prints one document, progress on stderr.
-import { intFlag, parseFlags, printJson, UsageError } from '../args';
+import { numberFlag, parseFlags, printJson, UsageError } from '../args';
 import { formatSoak, replayCommand, soak } from '../../chaos/soak';
 import type { Command } from './types';
 
@@ -28,17 +28,16 @@ export const chaosCommand: Command = {
       process.stdout.write(USAGE + '\n');
       return 0;
     }
-    const runs = intFlag(values.runs, 'runs', 20, 1);
-    const seed = intFlag(values.seed, 'seed', 1);
-    if (seed > 0xffffffff) throw new UsageError('--seed must fit in 32 bits');
+    const runs = numberFlag(values.runs, 'runs', 'chaosRuns', 20);
+    const seed = numberFlag(values.seed, 'seed', 'seed', 1);
     let only: number[] | undefined;
     if (values.only !== undefined) {
       if (!/^\d+(,\d+)*$/.test(values.only))
         throw new UsageError(`--only must be case indices like 3,17, got '${values.only}'`);
-      only = values.only.split(',').map(Number);
+      only = values.only.split(',').map((i) => numberFlag(i, 'only', 'chaosCase', 0));
     }
     // A run has its own deadline; the wall bound adds room for process start and teardown.
-    const runTimeoutMs = intFlag(values['case-timeout-ms'], 'case-timeout-ms', 60_000, 1000);
+    const runTimeoutMs = numberFlag(values['case-timeout-ms'], 'case-timeout-ms', 'caseTimeoutMs', 60_000);
     const report = await soak({
       runs,
       seed,

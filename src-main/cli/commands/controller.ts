@@ -9,7 +9,7 @@ import { Coordinator } from '../../engine/coordinator';
 import { DeadRanks } from '../../engine/dead-ranks';
 import { PortMux } from '../../engine/port-mux';
 import { Tap } from '../../engine/tap';
-import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
+import { choiceFlag, numberFlag, parseFlags, printJson, UsageError } from '../args';
 import { INDEX_TABLE_USAGE, indexTableFlag, portFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
@@ -44,9 +44,14 @@ export const controllerCommand: Command = {
     const address = values.listen ?? '127.0.0.1';
     const policy = choiceFlag(values.policy, 'policy', ['elastic', 'strict'] as const, 'elastic');
     const mode = choiceFlag(values.mode, 'mode', ['fold', 'forward', 'direct'] as const, 'fold');
-    const stalenessMs = intFlag(values['staleness-ms'], 'staleness-ms', 3000, 50);
-    const dataVersion = intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1);
-    const controlVersion = intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1);
+    const stalenessMs = numberFlag(values['staleness-ms'], 'staleness-ms', 'stalenessMs', 3000);
+    const dataVersion = numberFlag(values['data-version'], 'data-version', 'version', DEFAULT_DATA_VERSION);
+    const controlVersion = numberFlag(
+      values['control-version'],
+      'control-version',
+      'version',
+      DEFAULT_CONTROL_VERSION,
+    );
     const indexTable = indexTableFlag(values['index-table']);
 
     const mac = nodeMac(salt.bytes);

@@ -16,7 +16,7 @@ import {
   DEFAULT_CONTROL_INDEX_TABLE,
 } from '@shared/wire/control-msg-tables';
 import { LAYERS, decodeUnitVerdict, isLayer } from '@shared/wire/units-json';
-import { UsageError, choiceFlag, intFlag, parseFlags, printJson, readStdin, sizeFlag } from '../args';
+import { UsageError, choiceFlag, numberFlag, parseFlags, printJson, readStdin } from '../args';
 import type { Command } from './types';
 import { saltFlag } from './encode';
 
@@ -67,11 +67,11 @@ export const decodeCommand: Command = {
     const layer = values.layer;
     if (layer === undefined) throw new UsageError(`--layer is required (one of ${LAYERS.join(', ')})`);
     if (!isLayer(layer)) throw new UsageError(`--layer must be one of ${LAYERS.join(', ')}, got '${layer}'`);
-    const ceiling = sizeFlag(values.ceiling, 'ceiling', 1024 ** 3);
+    const ceiling = numberFlag(values.ceiling, 'ceiling', 'ceiling', 1024 ** 3);
     const controlVersion =
       values['control-version'] === undefined
         ? undefined
-        : intFlag(values['control-version'], 'control-version', 2, 1);
+        : numberFlag(values['control-version'], 'control-version', 'version', 2);
     const indexTable = choiceFlag(
       values['index-table'],
       'index-table',
@@ -86,6 +86,7 @@ export const decodeCommand: Command = {
     } catch (e) {
       if (!isWireError(e)) throw e;
       printJson({ layer, verdict: 'error', code: e.code, message: `input is not hex: ${e.message}` });
+      process.stderr.write(`relay-lab decode: ${e.code}: input is not hex: ${e.message}\n`);
       return 1;
     }
     const mac = nodeMac(salt);
@@ -101,6 +102,9 @@ export const decodeCommand: Command = {
       if (d.inner) result.inner = { offset: d.innerOffset, ...d.inner, fields: described(d.inner.fields) };
     }
     printJson(result);
-    return result.verdict === 'ok' ? 0 : 1;
+    if (result.verdict === 'ok') return 0;
+    // The verdict is the JSON on stdout; the terminal gets the reason in one line too (exit 1).
+    process.stderr.write(`relay-lab decode: ${String(result.code)}: ${String(result.message)}\n`);
+    return 1;
   },
 };

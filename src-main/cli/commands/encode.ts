@@ -6,7 +6,7 @@ import { bytesToHex } from '@shared/wire/bytes';
 import { isWireError } from '@shared/wire/errors';
 import { encodeUnit } from '@shared/wire/units-json';
 import { saltFromHex } from '@shared/wire/salt';
-import { UsageError, parseFlags, readStdin, sizeFlag } from '../args';
+import { UsageError, numberFlag, parseFlags, readStdin } from '../args';
 import type { Command } from './types';
 
 const HELP = `usage: relay-lab encode --salt HEX [--json UNIT] [--ceiling SIZE]
@@ -33,7 +33,7 @@ export const encodeCommand: Command = {
       return 0;
     }
     const salt = saltFlag(values.salt);
-    const ceiling = sizeFlag(values.ceiling, 'ceiling', 1024 ** 3);
+    const ceiling = numberFlag(values.ceiling, 'ceiling', 'ceiling', 1024 ** 3);
     const text = values.json ?? (await readStdin());
     let unit: unknown;
     try {

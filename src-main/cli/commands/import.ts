@@ -1,12 +1,12 @@
 // relay-lab import: a pcap or pcapng capture of a flodl cluster (tcpdump,
 // Wireshark) decoded unit by unit, and saved as a trace the window opens.
 import fs from 'node:fs';
-import path from 'node:path';
+import { checkOutputs, inputFile } from '../files';
 import { saltFromHex } from '@shared/wire/salt';
 import { DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
 import { nodeMac } from '../../crypto/node-mac';
 import { importCapture, writeImportTrace } from '../../capture/import-capture';
-import { UsageError, intFlag, parseFlags, printJson, sizeFlag } from '../args';
+import { UsageError, numberFlag, optionalNumberFlag, parseFlags, printJson } from '../args';
 import { indexTableFlag, sessionSaltFlag } from './role-flags';
 import type { Command } from './types';
 
@@ -41,22 +41,20 @@ export const importCommand: Command = {
     }
     if (positionals.length !== 1) throw new UsageError('give exactly one capture file');
     const file = positionals[0];
-    if (!fs.existsSync(file)) throw new UsageError(`${file}: no such file`);
+    const input = inputFile('the capture', file);
     const saltHex = sessionSaltFlag(values.salt).hex;
     const tracePath = values.trace;
-    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
-      throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
-    const snapLen = sizeFlag(values['snap-len'], 'snap-len', 64 * 1024);
+    checkOutputs([{ label: '--trace', path: tracePath }], [input]);
+    const snapLen = numberFlag(values['snap-len'], 'snap-len', 'snapLen', 64 * 1024);
+    const ceiling = numberFlag(values.ceiling, 'ceiling', 'ceiling', DEFAULT_FRAME_CEILING);
+    const controlVersion = optionalNumberFlag(values['control-version'], 'control-version', 'version');
     const salt = saltFromHex(saltHex);
     const indexTable = indexTableFlag(values['index-table']);
     const result = importCapture(new Uint8Array(fs.readFileSync(file)), {
       mac: nodeMac(salt),
       snapLen,
-      ceiling: sizeFlag(values.ceiling, 'ceiling', DEFAULT_FRAME_CEILING),
-      controlVersion:
-        values['control-version'] === undefined
-          ? undefined
-          : intFlag(values['control-version'], 'control-version', 2, 1),
+      ceiling,
+      controlVersion,
       indexTable,
     });
     if (tracePath !== undefined) await writeImportTrace(result, salt, tracePath, snapLen, indexTable);

@@ -2,7 +2,7 @@
 // reducing right after its handshakes, runs --rounds rounds, then exits.
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION } from '@shared/wire/constants';
 import { runRank } from '../../rank/rank-runner';
-import { choiceFlag, intFlag, parseFlags, printJson, UsageError } from '../args';
+import { choiceFlag, numberFlag, parseFlags, printJson, UsageError } from '../args';
 import {
   INDEX_TABLE_USAGE,
   indexTableFlag,
@@ -44,8 +44,8 @@ export const rankCommand: Command = {
     }
     if (values.rank === undefined || values['world-size'] === undefined)
       throw new UsageError('--rank R and --world-size N are required');
-    const worldSize = worldSizeFlag(values['world-size'], 0);
-    const rank = intFlag(values.rank, 'rank', 0, 0);
+    const worldSize = worldSizeFlag(values['world-size']);
+    const rank = numberFlag(values.rank, 'rank', 'rank', 0);
     if (worldSize === 0) throw new UsageError('world_size must be at least 1');
     if (rank >= worldSize) throw new UsageError(`rank_id ${rank} must be < world_size ${worldSize}`);
     // Defaults meet a relay whose controller is on the default port 1337
@@ -59,13 +59,18 @@ export const rankCommand: Command = {
       dataPort: portFlag(values['data-port'], 'data-port', direct ? 1337 : 1341),
       controlPort: portFlag(values['control-port'], 'control-port', direct ? 1337 : 1342),
       direct,
-      dataVersion: intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1),
-      controlVersion: intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1),
+      dataVersion: numberFlag(values['data-version'], 'data-version', 'version', DEFAULT_DATA_VERSION),
+      controlVersion: numberFlag(
+        values['control-version'],
+        'control-version',
+        'version',
+        DEFAULT_CONTROL_VERSION,
+      ),
       controlIndexTable: indexTableFlag(values['index-table']),
       modelBytes: modelBytesFlag(values['model-bytes']),
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
-      seed: intFlag(values.seed, 'seed', 1),
-      rounds: intFlag(values.rounds, 'rounds', 10, 1),
+      seed: numberFlag(values.seed, 'seed', 'seed', 1),
+      rounds: numberFlag(values.rounds, 'rounds', 'rounds', 10),
       idle: false,
       paced: false,
       heartbeatMs: 500,

@@ -4,7 +4,7 @@
 import { DEFAULT_CONTROL_VERSION, DEFAULT_DATA_VERSION, DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
 import { nodeMac } from '../../crypto/node-mac';
 import { Relay } from '../../engine/relay';
-import { choiceFlag, intFlag, parseFlags, UsageError } from '../args';
+import { choiceFlag, numberFlag, parseFlags, UsageError } from '../args';
 import { hostPortFlag, portFlag, ranksFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
@@ -51,8 +51,13 @@ export const relayCommand: Command = {
       controllerPort: upstream.port,
       dataPort: portFlag(values['data-port'], 'data-port', upstream.port + 4),
       controlPort: portFlag(values['control-port'], 'control-port', upstream.port + 5),
-      dataVersion: intFlag(values['data-version'], 'data-version', DEFAULT_DATA_VERSION, 1),
-      controlVersion: intFlag(values['control-version'], 'control-version', DEFAULT_CONTROL_VERSION, 1),
+      dataVersion: numberFlag(values['data-version'], 'data-version', 'version', DEFAULT_DATA_VERSION),
+      controlVersion: numberFlag(
+        values['control-version'],
+        'control-version',
+        'version',
+        DEFAULT_CONTROL_VERSION,
+      ),
       ceiling: DEFAULT_FRAME_CEILING,
     });
     let failed = false;

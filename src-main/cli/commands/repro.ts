@@ -2,7 +2,7 @@
 // processes, checks its expectations and reports (exit 0 held, 1 an
 // expectation failed, 2 usage or format error; docs/reproduction-format.md).
 import fs from 'node:fs';
-import path from 'node:path';
+import { checkOutputs, inputFile } from '../files';
 import { parseRepro, ReproFormatError } from '@shared/repro';
 import { parseFlags, printJson, UsageError } from '../args';
 import { TopologyConfigError, parseTopologyConfig } from '@shared/lab/topology-config';
@@ -30,6 +30,8 @@ export const reproCommand: Command = {
     }
     if (positionals.length !== 1) throw new UsageError('relay-lab repro needs exactly one FILE');
     const file = positionals[0];
+    const input = inputFile('the reproduction file', file);
+    checkOutputs([{ label: '--trace', path: values.trace }], [input]);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
@@ -47,8 +49,6 @@ export const reproCommand: Command = {
       throw e;
     }
     const tracePath = values.trace;
-    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
-      throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
     let recorder: TraceRecorder | null = null;
     const { report, results, held } = await runRepro(repro, {
       snapLen: tracePath === undefined ? 0 : 64 * 1024,

@@ -1,28 +1,19 @@
 // Flag helpers shared by the standalone roles (controller, relay, rank).
 import { parseSessionSalt, SaltError, type SessionSalt } from '@shared/lab/session-salt';
-import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
-import { UsageError, choiceFlag, intFlag, sizeFlag } from '../args';
+import { UsageError, choiceFlag, numberFlag } from '../args';
 import {
   CONTROL_INDEX_TABLES,
   DEFAULT_CONTROL_INDEX_TABLE,
   type ControlIndexTable,
 } from '@shared/wire/control-msg-tables';
 
-/** The largest world a standalone role accepts: past it the per-rank tables would not fit in memory. */
-export const MAX_WORLD_SIZE = 65536;
-/** The engine's model size limit: the lab's topology limit (src-shared/lab/topology-config.ts). */
-export const MAX_MODEL_BYTES = TOPOLOGY_LIMITS.maxModelBytes;
-
-export function worldSizeFlag(value: string | undefined, min = 1): number {
-  const n = intFlag(value, 'world-size', 1, min);
-  if (n > MAX_WORLD_SIZE) throw new UsageError(`--world-size must be at most ${MAX_WORLD_SIZE}, got ${n}`);
-  return n;
+/** The world a standalone role accepts (NUMBER_RANGES.worldSize: past it the per-rank tables would not fit in memory). */
+export function worldSizeFlag(value: string | undefined): number {
+  return numberFlag(value, 'world-size', 'worldSize', 1);
 }
 
 export function modelBytesFlag(value: string | undefined): number {
-  const n = sizeFlag(value, 'model-bytes', 4 * 1024 * 1024);
-  if (n < 4 || n > MAX_MODEL_BYTES) throw new UsageError(`--model-bytes must be 4 B .. 512 MiB, got ${n}`);
-  return n;
+  return numberFlag(value, 'model-bytes', 'modelBytes', 4 * 1024 * 1024);
 }
 
 /** --salt HEX, parsed once here into the lab's one salt type (bytes for the MAC, lowercase hex for specs). */
@@ -38,9 +29,7 @@ export function sessionSaltFlag(value: string | undefined): SessionSalt {
 }
 
 export function portFlag(value: string | undefined, name: string, fallback: number): number {
-  const p = intFlag(value, name, fallback, 0);
-  if (p > 65535) throw new UsageError(`--${name} must be a TCP port (0..65535), got ${p}`);
-  return p;
+  return numberFlag(value, name, 'port', fallback);
 }
 
 export function ranksFlag(value: string | undefined, worldSize: number): number[] {

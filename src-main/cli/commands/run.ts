@@ -1,7 +1,7 @@
 // relay-lab run: a whole topology headless (real controller, coordinator,
 // relays and rank processes on loopback) and its report (CLI.md 2).
 import { DEFAULT_TOPOLOGY, type TopologyConfig } from '@shared/lab/topology';
-import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
+import { choiceFlag, numberFlag, optionalNumberFlag, parseFlags, printJson, UsageError } from '../args';
 import { runTopology } from '../../lab/run-topology';
 import { randomBytes } from 'node:crypto';
 import { parseTopologyConfig, resolveTopologyConfig, TopologyConfigError } from '@shared/lab/topology-config';
@@ -9,8 +9,6 @@ import { randomSessionSalt } from '@shared/lab/session-salt';
 import type { Fault, FaultAction } from '../../lab/round-driver';
 import type { Command } from './types';
 import type { LinkFault } from '@shared/lab/contract';
-import fs from 'node:fs';
-import path from 'node:path';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
 import { orderSensitive, reproFromRun } from '../../repro/runner';
@@ -28,6 +26,9 @@ export interface RunExtras {
   onSession?: (s: TopologySession) => void;
   onReport?: (report: RunReport) => void;
 }
+import { writeFileAtomicSync } from '../../files/atomic-write';
+import { checkOutputs } from '../files';
+import { checkNumber, NUMBER_RANGES, type RangeName } from '@shared/lab/number-ranges';
 
 const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology 4,2,1] [--dtype f32|bf16]
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
@@ -52,14 +53,15 @@ function faults(values: string[] | undefined, action: FaultAction, flag: string)
   });
 }
 
-const NUMERIC_FAULT_KEYS = [
-  'latencyMs',
-  'jitterMs',
-  'bandwidth',
-  'sliceBytes',
-  'sliceGapMs',
-  'stallMs',
-] as const;
+/** Each numeric fault key and its range (the window's fault controls use the same). */
+const NUMERIC_FAULT_KEYS = {
+  latencyMs: 'faultMs',
+  jitterMs: 'faultMs',
+  bandwidth: 'bandwidth',
+  sliceBytes: 'sliceBytes',
+  sliceGapMs: 'faultMs',
+  stallMs: 'faultMs',
+} as const satisfies Record<string, RangeName>;
 const FLAG_FAULT_KEYS = ['corruptNext', 'reset', 'blackhole'] as const;
 
 /** --link-fault h0.uplink.data@2:up:sliceBytes=7,sliceGapMs=1 */
@@ -74,15 +76,14 @@ function linkFaults(values: string[] | undefined): Fault[] {
       if (k === 'clear' && val === undefined) clear = true;
       else if ((FLAG_FAULT_KEYS as readonly string[]).includes(k) && val === undefined)
         (fault as unknown as Record<string, boolean>)[k] = true;
-      else if (
-        (NUMERIC_FAULT_KEYS as readonly string[]).includes(k) &&
-        val !== undefined &&
-        /^\d+(\.\d+)?$/.test(val)
-      )
-        (fault as unknown as Record<string, number>)[k] = Number(val);
-      else
+      else if (Object.hasOwn(NUMERIC_FAULT_KEYS, k) && val !== undefined) {
+        const range = NUMBER_RANGES[NUMERIC_FAULT_KEYS[k as keyof typeof NUMERIC_FAULT_KEYS]];
+        const r = checkNumber(range, val, `--link-fault ${k}`, true);
+        if (!r.ok) throw new UsageError(r.error);
+        (fault as unknown as Record<string, number>)[k] = r.value;
+      } else
         throw new UsageError(
-          `--link-fault: '${item}' is not one of ${[...NUMERIC_FAULT_KEYS.map((x) => `${x}=N`), ...FLAG_FAULT_KEYS, 'clear'].join(', ')}`,
+          `--link-fault: '${item}' is not one of ${[...Object.keys(NUMERIC_FAULT_KEYS).map((x) => `${x}=N`), ...FLAG_FAULT_KEYS, 'clear'].join(', ')}`,
         );
     }
     return { action: 'link-fault', target: -1, round: Number(m[2]), link: m[1], fault: clear ? null : fault };
@@ -156,8 +157,8 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
         throw new UsageError(`--topology must be ranks per host like 4,2,1, got '${values.topology}'`);
       ranksPerHost = values.topology.split(',').map(Number);
     } else {
-      const hosts = intFlag(values.hosts, 'hosts', 2, 1);
-      const k = intFlag(values['ranks-per-host'], 'ranks-per-host', 4, 1);
+      const hosts = numberFlag(values.hosts, 'hosts', 'hosts', 2);
+      const k = numberFlag(values['ranks-per-host'], 'ranks-per-host', 'ranksPerHost', 4);
       ranksPerHost = Array.from({ length: hosts }, () => k);
     }
     if (ranksPerHost.some((k) => k < 1)) throw new UsageError('every host needs at least one rank');
@@ -166,14 +167,19 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
       ...DEFAULT_TOPOLOGY,
       ranksPerHost,
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
-      rounds: intFlag(values.rounds, 'rounds', 10, 1),
-      modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+      rounds: numberFlag(values.rounds, 'rounds', 'rounds', 10),
+      modelBytes: numberFlag(values['model-bytes'], 'model-bytes', 'modelBytes', 4 * 1024 * 1024),
       mode: choiceFlag(values.mode, 'mode', ['fold', 'forward', 'direct'] as const, 'fold'),
       policy: choiceFlag(values.policy, 'policy', ['elastic', 'strict'] as const, 'elastic'),
-      seed: intFlag(values.seed, 'seed', 1),
-      stalenessMs: intFlag(values['staleness-ms'], 'staleness-ms', DEFAULT_TOPOLOGY.stalenessMs, 50),
+      seed: numberFlag(values.seed, 'seed', 'seed', 1),
+      stalenessMs: numberFlag(
+        values['staleness-ms'],
+        'staleness-ms',
+        'stalenessMs',
+        DEFAULT_TOPOLOGY.stalenessMs,
+      ),
       ...(values['starvation-ms'] !== undefined
-        ? { starvationMs: intFlag(values['starvation-ms'], 'starvation-ms', 0) }
+        ? { starvationMs: numberFlag(values['starvation-ms'], 'starvation-ms', 'starvationMs', 0) }
         : {}),
       roundIntervalMs: 0,
       saltHex: values.salt,
@@ -215,17 +221,16 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
       if (f.target >= limit)
         throw new UsageError(`${f.action} target ${f.target} is out of range (< ${limit})`);
     }
-    if (extras.validated?.(resolved, schedule) === 'stop') return 0;
     if (config.mode !== 'fold')
       process.stderr.write(`relay-lab run: mode ${config.mode} is lab-only (flodl 0.7 has only fold)\n`);
-    const maxMs =
-      values['timeout-ms'] === undefined ? undefined : intFlag(values['timeout-ms'], 'timeout-ms', 0, 1);
+    const maxMs = optionalNumberFlag(values['timeout-ms'], 'timeout-ms', 'timeoutMs');
+    if (extras.validated?.(resolved, schedule) === 'stop') return 0;
     const tracePath = values.trace;
-    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
-      throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
     const reproPath = values['save-repro'];
-    if (reproPath !== undefined && !fs.existsSync(path.dirname(path.resolve(reproPath))))
-      throw new UsageError(`--save-repro: folder ${path.dirname(path.resolve(reproPath))} does not exist`);
+    checkOutputs([
+      { label: '--trace', path: tracePath },
+      { label: '--save-repro', path: reproPath },
+    ]);
     let recorder: TraceRecorder | null = null;
     const report = await runTopology(resolved, {
       faults: schedule,
@@ -244,7 +249,7 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
       process.stderr.write(`relay-lab run: trace saved to ${tracePath}\n`);
     }
     if (reproPath !== undefined) {
-      fs.writeFileSync(
+      writeFileAtomicSync(
         reproPath,
         JSON.stringify(reproFromRun(config, schedule, report, maxMs), null, 2) + '\n',
       );

@@ -45,7 +45,7 @@ export const scenarioCommand: Command = {
     }
     const controlIndexTable = indexTableFlag(values['index-table']);
     if (positionals.length !== 1)
-      throw new UsageError(`give one scenario name (see relay-lab scenario --list)\n${USAGE}`);
+      throw new UsageError('give one scenario name (see relay-lab scenario --list)');
     const s = findScenario(positionals[0]);
     if (!s)
       throw new UsageError(

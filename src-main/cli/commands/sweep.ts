@@ -13,7 +13,7 @@ import {
 } from '@shared/sweep/spec';
 import { sweepToCsv } from '@shared/sweep/csv';
 import type { SweepResult, SweepSpec, SweepWarmup } from '@shared/sweep/types';
-import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
+import { choiceFlag, numberFlag, parseFlags, printJson, UsageError } from '../args';
 import { runSweep } from '../../sweep/runner';
 import { sweepTable } from '../../sweep/report';
 import type { Command } from './types';
@@ -64,19 +64,26 @@ export function sweepSpecFromFlags(
     const spec: SweepSpec = {
       topologies: parseTopologies(values.topologies ?? '1x8,2x4,4x2,8x1'),
       modes: parseModes(values.modes ?? 'fold,forward,direct'),
-      modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+      modelBytes: numberFlag(values['model-bytes'], 'model-bytes', 'modelBytes', 4 * 1024 * 1024),
       dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
-      rounds: intFlag(values.rounds, 'rounds', 5, 1),
+      rounds: numberFlag(values.rounds, 'rounds', 'sweepRounds', 5),
       warmupRounds: warmupFlag(values.warmup),
-      seed: intFlag(values.seed, 'seed', 1),
+      seed: numberFlag(values.seed, 'seed', 'seed', 1),
     };
     if (values['uplink-bandwidth'] !== undefined)
-      spec.uplinkBandwidth = sizeFlag(values['uplink-bandwidth'], 'uplink-bandwidth', 0);
+      spec.uplinkBandwidth = numberFlag(values['uplink-bandwidth'], 'uplink-bandwidth', 'sweepBandwidth', 0);
     if (values['uplink-latency-ms'] !== undefined)
-      spec.uplinkLatencyMs = intFlag(values['uplink-latency-ms'], 'uplink-latency-ms', 0);
+      spec.uplinkLatencyMs = numberFlag(
+        values['uplink-latency-ms'],
+        'uplink-latency-ms',
+        'sweepLatencyMs',
+        0,
+      );
     const traceDir = values['trace-dir'];
     if (traceDir !== undefined && !fs.existsSync(path.dirname(path.resolve(traceDir))))
       throw new UsageError(`--trace-dir: folder ${path.dirname(path.resolve(traceDir))} does not exist`);
+    if (traceDir !== undefined && fs.existsSync(traceDir) && !fs.statSync(traceDir).isDirectory())
+      throw new UsageError(`--trace-dir: ${traceDir} is a file, not a folder`);
     return {
       spec: validateSweepSpec(spec),
       format: values.json ? 'json' : values.csv ? 'csv' : 'table',

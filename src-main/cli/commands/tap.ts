@@ -1,8 +1,7 @@
 // relay-lab tap: a transparent TCP proxy put between a flodl peer and its
 // upstream (a relay and the controller, a rank and its relay, a rank and the
 // controller in direct mode) that decodes what crosses and reports each unit.
-import fs from 'node:fs';
-import path from 'node:path';
+import { checkOutputs } from '../files';
 import { saltFromHex } from '@shared/wire/salt';
 import { DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
 import { nodeMac } from '../../crypto/node-mac';
@@ -10,7 +9,7 @@ import { TapProxy } from '../../capture/tap-proxy';
 import { unitLineOf } from '../../capture/link-naming';
 import { captureTraceHeader, CaptureTraceWriter } from '../../capture/trace-out';
 import { TraceWriter } from '../../lab/trace/ndjson';
-import { UsageError, intFlag, parseFlags, sizeFlag } from '../args';
+import { UsageError, numberFlag, optionalNumberFlag, parseFlags } from '../args';
 import { hostPortFlag, indexTableFlag, portFlag, sessionSaltFlag } from './role-flags';
 import type { Command } from './types';
 
@@ -63,9 +62,12 @@ export const tapCommand: Command = {
         `--name must be letters, digits, '.', '_' or '-' (at most 48), got '${values.name}'`,
       );
     const tracePath = values.trace;
-    if (tracePath !== undefined && !fs.existsSync(path.dirname(path.resolve(tracePath))))
-      throw new UsageError(`--trace: folder ${path.dirname(path.resolve(tracePath))} does not exist`);
-    const snapLen = sizeFlag(values['snap-len'], 'snap-len', 64 * 1024);
+    checkOutputs([{ label: '--trace', path: tracePath }]);
+    // Every number checked before the trace file is opened or the port taken.
+    const snapLen = numberFlag(values['snap-len'], 'snap-len', 'snapLen', 64 * 1024);
+    const ceiling = numberFlag(values.ceiling, 'ceiling', 'ceiling', DEFAULT_FRAME_CEILING);
+    const controlVersion = optionalNumberFlag(values['control-version'], 'control-version', 'version');
+    const stallMs = numberFlag(values['stall-ms'], 'stall-ms', 'stallMs', 10_000);
     const salt = saltFromHex(saltHex);
     const indexTable = indexTableFlag(values['index-table']);
     const trace =
@@ -91,13 +93,10 @@ export const tapCommand: Command = {
       mac: nodeMac(salt),
       name: values.name,
       snapLen,
-      ceiling: sizeFlag(values.ceiling, 'ceiling', DEFAULT_FRAME_CEILING),
-      controlVersion:
-        values['control-version'] === undefined
-          ? undefined
-          : intFlag(values['control-version'], 'control-version', 2, 1),
+      ceiling,
+      controlVersion,
       indexTable,
-      stallMs: intFlag(values['stall-ms'], 'stall-ms', 10_000, 1),
+      stallMs,
       onUnit: (link, u) => {
         if (trace) trace.unit(link, u);
         else if (values.ndjson) process.stdout.write(JSON.stringify(unitLineOf(link.id, u)) + '\n');

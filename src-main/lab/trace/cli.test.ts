@@ -105,7 +105,7 @@ describe('relay-lab trace', () => {
     expect((await run(['info', join(dir, 'missing.ndjson')])).code).toBe(1);
     const unwritable = await run(['export', path, '-o', join(dir, 'no-such-dir', 'x.pcapng')]);
     expect(unwritable.code).toBe(1);
-    expect(unwritable.err).toContain('ENOENT');
+    expect(unwritable.err).toContain('does not exist');
   });
 
   it('usage errors throw UsageError (exit 2 from the dispatcher)', async () => {

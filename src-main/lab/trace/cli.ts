@@ -1,7 +1,8 @@
 // `relay-lab trace`: inspect a saved session trace and export it to pcapng.
 // Ready to register as commands.trace in src-main/cli/commands/index.ts.
-import { UsageError, intFlag, parseFlags, printJson } from '../../cli/args';
+import { UsageError, numberFlag, parseFlags, printJson } from '../../cli/args';
 import type { Command } from '../../cli/commands/types';
+import { checkOutputs, inputFile } from '../../cli/files';
 import { DEFAULT_CONTROL_INDEX_TABLE } from '@shared/wire/control-msg-tables';
 import { isTraceError } from './errors';
 import type { TraceEventType } from './format';
@@ -99,12 +100,22 @@ export const traceCommand: Command = {
     }
     const [sub, path, ...extra] = positionals;
     if (!sub || !path || extra.length > 0 || (sub !== 'info' && sub !== 'export'))
-      throw new UsageError(`expected 'info' or 'export' and one trace file\n${USAGE}`);
+      throw new UsageError(`expected 'info' or 'export' and one trace file (relay-lab trace --help)`);
+    const mss = numberFlag(values.mss, 'mss', 'mss', MAX_TCP_PAYLOAD);
+    const out = values.out ?? path.replace(/(\.trace)?\.ndjson$/, '') + '.pcapng';
+    try {
+      // A trace that is missing or a folder, or an output that cannot be written (a folder, no
+      // such folder, the trace itself), is a rejected input here (exit 1), as a file that
+      // cannot be read or written always was for this command.
+      const input = inputFile('the trace', path);
+      if (sub === 'export') checkOutputs([{ label: '-o', path: out }], [input]);
+    } catch (e) {
+      if (!(e instanceof UsageError)) throw e;
+      process.stderr.write(`relay-lab trace: ${e.message}\n`);
+      return 1;
+    }
     try {
       if (sub === 'info') return await info(path, values.json ?? false);
-      const out = values.out ?? path.replace(/(\.trace)?\.ndjson$/, '') + '.pcapng';
-      const mss = intFlag(values.mss, 'mss', MAX_TCP_PAYLOAD, 1);
-      if (mss > MAX_TCP_PAYLOAD) throw new UsageError(`--mss must be at most ${MAX_TCP_PAYLOAD}`);
       const stats = await exportTraceFileToPcapng(path, out, { mss, comments: !values['no-comments'] });
       if (values.json) printJson({ pcapng: out, ...stats });
       else

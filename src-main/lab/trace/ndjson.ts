@@ -3,7 +3,8 @@
 // itself (not node:readline) because it must know whether the last line was
 // terminated: a crash mid-write leaves a cut last line, which is reported,
 // not thrown.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { atomicWriteStream } from '../../files/atomic-write';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { TraceError } from './errors';
@@ -75,8 +76,9 @@ export class TraceWriter {
     return new Promise((resolve) => this.out.write('', () => resolve()));
   }
 
+  /** A trace file written whole or not at all: it appears under `path` when close() has written its end line. */
   static toFile(path: string, header: TraceHeader): TraceWriter {
-    return new TraceWriter(createWriteStream(path), header);
+    return new TraceWriter(atomicWriteStream(path), header);
   }
 
   /** The stream's error, if writing failed. */

@@ -14,6 +14,7 @@ export interface PcapngInterface {
 }
 
 export interface PcapngPacket {
+  /** Index in PcapngFile.interfaces (across sections: see readPcapng). */
   interfaceId: number;
   /** Timestamp in the interface's units. */
   timestamp: bigint;
@@ -52,6 +53,10 @@ export function readPcapng(file: Uint8Array): PcapngFile {
   const result: PcapngFile = { interfaces: [], packets: [] };
   let le = true;
   let at = 0;
+  // A file may hold several sections (captures joined with cat or mergecap), each
+  // numbering its own interfaces from 0: a packet's interfaceId here is its index in
+  // the file's list, the section's first interface plus the id the packet gives.
+  let sectionBase = 0;
   while (at < file.length) {
     if (at + 12 > file.length) throw new TraceError('BAD_PCAPNG', `block at ${at} is cut short`);
     const type = dv.getUint32(at, true);
@@ -60,7 +65,7 @@ export function readPcapng(file: Uint8Array): PcapngFile {
       if (bom === BYTE_ORDER_MAGIC) le = true;
       else if (bom === 0x4d3c2b1a) le = false;
       else throw new TraceError('BAD_PCAPNG', `bad byte-order magic at ${at}`);
-      result.interfaces = [];
+      sectionBase = result.interfaces.length;
     } else if (at === 0) {
       throw new TraceError('BAD_PCAPNG', 'a pcapng file starts with a Section Header Block');
     }
@@ -89,9 +94,13 @@ export function readPcapng(file: Uint8Array): PcapngFile {
       const capLen = bdv.getUint32(12, le);
       if (20 + capLen > body.length)
         throw new TraceError('BAD_PCAPNG', `packet at ${at} claims ${capLen} bytes past its block`);
-      const interfaceId = bdv.getUint32(0, le);
+      const localId = bdv.getUint32(0, le);
+      const interfaceId = sectionBase + localId;
       if (interfaceId >= result.interfaces.length)
-        throw new TraceError('BAD_PCAPNG', `packet at ${at} names interface ${interfaceId}, not described`);
+        throw new TraceError(
+          'BAD_PCAPNG',
+          `packet at ${at} names interface ${localId} of its section, not described`,
+        );
       const comments = (options(body.subarray(20 + ((capLen + 3) & ~3)), le).get(1) ?? []).map((c) =>
         utf8.decode(c),
       );

@@ -8,7 +8,7 @@
 // sequence numbers advance by the real length, so every later unit still
 // lines up; Wireshark marks those frames "[Packet size limited during
 // capture]" and the dissector decodes what is there.
-import { createWriteStream, rmSync } from 'node:fs';
+import { atomicWriteStream } from '../../files/atomic-write';
 import { once } from 'node:events';
 import { TraceError } from './errors';
 import type { TraceEvent, TraceHeader, TraceLink } from './format';
@@ -149,7 +149,7 @@ export async function exportTraceFileToPcapng(
   pcapngPath: string,
   opts?: PcapngOptions,
 ): Promise<ExportStats & { truncatedTail: boolean }> {
-  const out = createWriteStream(pcapngPath);
+  const out = atomicWriteStream(pcapngPath);
   const failed = once(out, 'error').then(([e]) => Promise.reject(e as Error));
   failed.catch(() => {});
   try {
@@ -167,9 +167,9 @@ export async function exportTraceFileToPcapng(
     await Promise.race([once(out, 'finish'), failed]);
     return stats;
   } catch (e) {
-    // No half-written capture left behind to be mistaken for a good one.
+    // The capture appears only whole: a failed export leaves no half file, and a file
+    // already at pcapngPath stays as it was.
     out.destroy();
-    rmSync(pcapngPath, { force: true });
     throw e;
   }
 }

@@ -35,6 +35,17 @@ describe('form fields', () => {
     expect(checkField('modelMiB', '600').ok).toBe(false);
     expect(checkField('perHost', '4,0').ok).toBe(false);
     expect(checkField('perHost', ' ')).toEqual({ ok: true, value: undefined });
+    // Hostile text never becomes a number: the same ranges and words as `relay-lab run --hosts`.
+    for (const t of ['1e9', 'NaN', 'Infinity', '-1', '0x10', '1000000000'])
+      expect(checkField('hosts', t).ok, t).toBe(false);
+    expect(checkField('hosts', '1000000000')).toEqual({
+      ok: false,
+      error: 'Hosts: 1000000000 is outside 1 to 16',
+    });
+    for (const t of ['1e1,2', '0x4', '4,Infinity', '2,-1'])
+      expect(checkField('perHost', t).ok, t).toBe(false);
+    for (const t of ['0x10', 'Infinity', '1e308', '1e2', '-4', 'NaN'])
+      expect(checkField('modelMiB', t).ok, t).toBe(false);
     // A corrected value clears its error.
     const fixed = commitDrafts(c.form, { ...c.drafts, hosts: '3' }, c.errors, ['hosts']);
     expect(fixed.form.hosts).toBe(3);

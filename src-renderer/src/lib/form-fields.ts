@@ -5,6 +5,7 @@
 // clamped or rounded while typing, and Start never runs anything but the
 // topology the fields show.
 import { TOPOLOGY_LIMITS, parseTopologyConfig } from '@shared/lab/topology-config';
+import { checkNumber, NUMBER_RANGES, type NumberRange } from '@shared/lab/number-ranges';
 import type { TopologyConfig } from '@shared/lab/topology';
 
 export interface TopologyForm {
@@ -33,25 +34,23 @@ const MIN_MODEL_BYTES = 4;
 /** "4,2,3" -> [4, 2, 3]; null unless every entry is a whole number within TOPOLOGY_LIMITS. */
 export function parsePerHost(text: string | undefined): number[] | null {
   if (!text || !text.trim()) return null;
-  const parts = text
-    .split(/[\s,]+/)
-    .filter(Boolean)
-    .map(Number);
-  const { maxHosts, maxRanksPerHost } = TOPOLOGY_LIMITS;
-  if (
-    parts.length < 1 ||
-    parts.length > maxHosts ||
-    parts.some((k) => !Number.isInteger(k) || k < 1 || k > maxRanksPerHost)
-  )
-    return null;
+  const words = text.split(/[\s,]+/).filter(Boolean);
+  const { maxHosts } = TOPOLOGY_LIMITS;
+  if (words.length < 1 || words.length > maxHosts) return null;
+  // Each entry as the Ranks per host field reads it: digits only (no 1e1, no 0x4).
+  const parts: number[] = [];
+  for (const w of words) {
+    const r = checkNumber(NUMBER_RANGES.ranksPerHost, w, 'Ranks per host');
+    if (!r.ok) return null;
+    parts.push(r.value);
+  }
   return parts;
 }
 
-function wholeNumber(text: string, lo: number, hi: number, what: string): number | string {
-  const t = text.trim();
-  if (!/^\d+$/.test(t)) return `${what}: a whole number from ${lo} to ${hi}`;
-  const n = Number(t);
-  return n < lo || n > hi ? `${what}: ${n} is outside ${lo} to ${hi}` : n;
+/** A typed number against the lab's one range table (the command line's `--hosts` too). */
+function wholeNumber(text: string, range: NumberRange, what: string): number | string {
+  const r = checkNumber(range, text, what);
+  return r.ok ? r.value : r.error;
 }
 
 /** The value a field's text commits to, or the error shown beside it. */
@@ -64,9 +63,9 @@ export function checkField(
     typeof v === 'string' ? { ok: false as const, error: v } : { ok: true as const, value: v };
   switch (field) {
     case 'hosts':
-      return wrap(wholeNumber(text, 1, L.maxHosts, 'Hosts'));
+      return wrap(wholeNumber(text, NUMBER_RANGES.hosts, 'Hosts'));
     case 'ranksPerHost':
-      return wrap(wholeNumber(text, 1, L.maxRanksPerHost, 'Ranks per host'));
+      return wrap(wholeNumber(text, NUMBER_RANGES.ranksPerHost, 'Ranks per host'));
     case 'perHost':
       if (!text.trim()) return { ok: true, value: undefined };
       return parsePerHost(text)
@@ -78,9 +77,10 @@ export function checkField(
     case 'modelMiB': {
       const t = text.trim();
       const n = Number(t);
-      const max = L.maxModelBytes / MiB;
-      if (t === '' || !Number.isFinite(n)) return { ok: false, error: `Model: a number of MiB up to ${max}` };
-      if (n * MiB < MIN_MODEL_BYTES || n > max)
+      const max = NUMBER_RANGES.modelBytes.max / MiB;
+      if (t === '' || !/^\d*\.?\d+$/.test(t) || !Number.isFinite(n))
+        return { ok: false, error: `Model: a number of MiB up to ${max}` };
+      if (n * MiB < NUMBER_RANGES.modelBytes.min || n > max)
         return { ok: false, error: `Model: ${t} MiB is outside 4 bytes to ${max} MiB` };
       return { ok: true, value: n };
     }

@@ -34,8 +34,22 @@ describe('Explore form and progress', () => {
     expect(() =>
       formToSpec({ ...DEFAULT_EXPLORE_FORM, modes: { fold: false, forward: false, direct: false } }),
     ).toThrow(/at least one mode/);
-    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, modelBytes: 'big' })).toThrow(/model size/);
-    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, rounds: 'x' })).toThrow(/rounds/);
+    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, modelBytes: 'big' })).toThrow(/Model size/);
+    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, rounds: 'x' })).toThrow(/Rounds/);
+    // The command line's ranges and words (number-ranges.ts): no 1e3, no Infinity, nothing past them.
+    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, rounds: '1e3' })).toThrow(
+      'Rounds: a whole number from 1 to 1000',
+    );
+    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, modelBytes: '100GiB' })).toThrow(
+      'Model size: 100GiB is outside 4 B to 512 MiB',
+    );
+    expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, latencyMs: '1000000000000' })).toThrow(
+      'Uplink latency ms: 1000000000000 is outside 0 to 10000',
+    );
+    for (const bandwidthMBps of ['Infinity', 'NaN', '-5', '1e308', '0x10'])
+      expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, bandwidthMBps })).toThrow(
+        /Uplink bandwidth: a number of MB\/s/,
+      );
     expect(() => formToSpec({ ...DEFAULT_EXPLORE_FORM, warmupRounds: '-1' })).toThrow(/warm-up must be/);
     expect(formToSpec({ ...DEFAULT_EXPLORE_FORM, warmupRounds: '5' }).warmupRounds).toBe(5);
   });

@@ -9,11 +9,12 @@ import type { UplinkMode, WireDtype } from '@shared/lab/topology';
 import {
   DEFAULT_WARMUP,
   parseModes,
-  parseSize,
   parseTopologies,
   parseWarmup,
+  SweepSpecError,
   validateSweepSpec,
 } from '@shared/sweep/spec';
+import { checkNumber, NUMBER_RANGES, type NumberRange } from '@shared/lab/number-ranges';
 import type { SweepCase, SweepProgress, SweepResult, SweepSpec } from '@shared/sweep/types';
 import { currentLab, send, useLab } from './lab-store';
 
@@ -149,19 +150,41 @@ export async function refreshSavedSweeps(): Promise<void> {
   }
 }
 
+/** A typed number within the lab's range for it (`relay-lab sweep`'s flag refuses the same), or a named error. */
+function ranged(text: string, range: NumberRange, label: string): number {
+  const r = checkNumber(range, text, label);
+  if (!r.ok) throw new SweepSpecError(r.error);
+  return r.value;
+}
+
+const MB = 1e6;
+
+/** Uplink bandwidth is typed in MB/s (decimal), its range is in bytes per second. */
+function bandwidthOf(text: string): number {
+  const r = NUMBER_RANGES.sweepBandwidth;
+  const t = text.trim();
+  const n = Math.round(Number(t) * MB);
+  if (!/^\d*\.?\d+$/.test(t) || !Number.isSafeInteger(n) || n < r.min || n > r.max)
+    throw new SweepSpecError(
+      `Uplink bandwidth: a number of MB/s from ${r.min / MB} to ${Math.floor(r.max / MB)}`,
+    );
+  return n;
+}
+
 /** The form as a spec, or a named error. */
 export function formToSpec(f: ExploreForm): SweepSpec {
   const modes = parseModes((Object.keys(f.modes) as UplinkMode[]).filter((m) => f.modes[m]).join(','));
   const spec: SweepSpec = {
     topologies: parseTopologies(f.topologies),
     modes,
-    modelBytes: parseSize(f.modelBytes, 'model size'),
+    modelBytes: ranged(f.modelBytes, NUMBER_RANGES.modelBytes, 'Model size'),
     dtype: f.dtype,
-    rounds: Number(f.rounds),
+    rounds: ranged(f.rounds, NUMBER_RANGES.sweepRounds, 'Rounds'),
     warmupRounds: parseWarmup(f.warmupRounds),
   };
-  if (f.bandwidthMBps.trim() !== '') spec.uplinkBandwidth = Math.round(Number(f.bandwidthMBps) * 1e6);
-  if (f.latencyMs.trim() !== '') spec.uplinkLatencyMs = Number(f.latencyMs);
+  if (f.bandwidthMBps.trim() !== '') spec.uplinkBandwidth = bandwidthOf(f.bandwidthMBps);
+  if (f.latencyMs.trim() !== '')
+    spec.uplinkLatencyMs = ranged(f.latencyMs, NUMBER_RANGES.sweepLatencyMs, 'Uplink latency ms');
   return validateSweepSpec(spec);
 }
 

@@ -3,6 +3,7 @@
 // them) and "Open capture" (a pcap/pcapng imported with the salt given and
 // opened as a trace). What is shown comes from the lab's `view` events; this
 // store holds only the dialogs' state.
+import { checkNumber, NUMBER_RANGES } from '@shared/lab/number-ranges';
 import { create } from 'zustand';
 import type { CaptureSummary, LabApi, TapInfo, TapSpec } from '@shared/lab/contract';
 import { send, useLab } from './lab-store';
@@ -61,11 +62,16 @@ export function tapSpecOfForm(f: TapForm): TapSpec | string {
   if (!up) return 'Upstream must be HOST:PORT, e.g. 10.0.0.5:7000 (the controller the relay dialled)';
   if (!/^\s*[0-9a-fA-F]{32}\s*$/.test(f.saltHex))
     return "Salt must be the cluster's session salt: 32 hex digits";
+  // Ports in the lab's one range (`relay-lab tap --listen` refuses the same).
+  const listenPort = checkNumber(NUMBER_RANGES.port, listen[2], 'Listen port');
+  if (!listenPort.ok) return listenPort.error;
+  const upstreamPort = checkNumber(NUMBER_RANGES.port, up[2], 'Upstream port');
+  if (!upstreamPort.ok) return upstreamPort.error;
   const spec: TapSpec = {
     listenHost: listen[1] ?? '127.0.0.1',
-    listenPort: Number(listen[2]),
+    listenPort: listenPort.value,
     upstreamHost: up[1]!,
-    upstreamPort: Number(up[2]),
+    upstreamPort: upstreamPort.value,
     saltHex: f.saltHex.trim(),
   };
   if (f.name.trim()) spec.name = f.name.trim();

@@ -1,28 +1,32 @@
 // A number field that keeps what is typed and checks it only on commit
 // (blur or Enter): a valid value goes to `onCommit`, a wrong one keeps its
 // text and shows why beside the field. Nothing is clamped per keystroke.
+// The range and the words are the lab's one table (src-shared/lab/number-ranges.ts),
+// the command line's too: `--latency-ms` and this field refuse the same values alike.
 import { useEffect, useId, useState } from 'react';
+import { checkNumber, rangeText, type NumberRange } from '@shared/lab/number-ranges';
+
+/** The number `text` means within `range`, or why not. */
+export function checkRanged(text: string, range: NumberRange, what: string): number | string {
+  const r = checkNumber(range, text, what);
+  return r.ok ? r.value : r.error;
+}
 
 /** The whole number `text` means within [min, max], or why not. */
 export function checkWhole(text: string, min: number, max: number, what: string): number | string {
-  const t = text.trim();
-  if (!/^\d+$/.test(t)) return `${what}: a whole number from ${min} to ${max}`;
-  const n = Number(t);
-  return n < min || n > max ? `${what}: ${n} is outside ${min} to ${max}` : n;
+  return checkRanged(text, { kind: 'int', min, max }, what);
 }
 
 export function CommitNumberInput({
   label,
   value,
-  min,
-  max,
+  range,
   onCommit,
   onError,
 }: {
   label: string;
   value: number;
-  min: number;
-  max: number;
+  range: NumberRange;
   onCommit: (v: number) => void;
   /** Told whether the field holds a refused value (a form can hold its action back meanwhile). */
   onError?: (error: string | null) => void;
@@ -38,7 +42,7 @@ export function CommitNumberInput({
   }, [value]);
   const commit = () => {
     if (draft === null) return;
-    const r = checkWhole(draft, min, max, label);
+    const r = checkRanged(draft, range, label);
     if (typeof r === 'string') {
       setError(r);
       onError?.(r);
@@ -56,7 +60,7 @@ export function CommitNumberInput({
         type="text"
         inputMode="numeric"
         spellCheck={false}
-        title={`${min} to ${max}`}
+        title={rangeText(range)}
         value={draft ?? String(value)}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? id : undefined}

@@ -5,7 +5,7 @@
 import { useState } from 'react';
 import type { LinkFault } from '@shared/lab/contract';
 import type { LinkView } from '@shared/lab/state';
-import { COMMAND_LIMITS } from '@shared/lab/validate';
+import { NUMBER_RANGES, type NumberRange } from '@shared/lab/number-ranges';
 import { CommitNumberInput } from './CommitNumberInput';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
@@ -43,11 +43,11 @@ export function faultOf(kind: FaultKind, dir: LinkFault['dir'], a: number, b: nu
   }
 }
 
-/** The largest value of a fault's first or second parameter: the command validator's limits. */
-function paramMax(kind: FaultKind, which: 0 | 1): number {
-  if (kind === 'bandwidth' && which === 0) return Number.MAX_SAFE_INTEGER;
-  if (kind === 'slicer' && which === 0) return COMMAND_LIMITS.maxModelBytes;
-  return COMMAND_LIMITS.maxFaultMs;
+/** The range of a fault's first or second parameter: the lab's (the command validator's, `run --link-fault`'s). */
+function paramRange(kind: FaultKind, which: 0 | 1): NumberRange {
+  if (kind === 'bandwidth' && which === 0) return NUMBER_RANGES.bandwidth;
+  if (kind === 'slicer' && which === 0) return NUMBER_RANGES.sliceBytes;
+  return NUMBER_RANGES.faultMs;
 }
 
 /** Label of a holding fault, as the fault kinds read in the form. */
@@ -179,8 +179,7 @@ export function FaultControls() {
           <CommitNumberInput
             label={params[0]}
             value={a}
-            min={kind === 'bandwidth' || kind === 'slicer' ? 1 : 0}
-            max={paramMax(kind, 0)}
+            range={paramRange(kind, 0)}
             onCommit={setA}
             onError={(e) => setFieldErrors((f) => ({ ...f, a: e }))}
           />
@@ -189,8 +188,7 @@ export function FaultControls() {
           <CommitNumberInput
             label={params[1]}
             value={b}
-            min={0}
-            max={paramMax(kind, 1)}
+            range={paramRange(kind, 1)}
             onCommit={setB}
             onError={(e) => setFieldErrors((f) => ({ ...f, b: e }))}
           />

@@ -4,12 +4,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CDPSession } from 'playwright-core';
+import { writeFileAtomicSync } from '../../../files/atomic-write';
 
 /** Stops the page's CPU profiler, writes the profile and logs the functions with the most self time. */
 export async function saveProfile(cdp: CDPSession, file: string, log: (s: string) => void): Promise<void> {
   const { profile } = await cdp.send('Profiler.stop');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(profile));
+  writeFileAtomicSync(file, JSON.stringify(profile));
   summarizeProfile(profile, file, log);
 }
 
@@ -39,7 +40,7 @@ export function summarizeProfile(profile: CpuProfile, file: string, log: (s: str
 /** Writes a timeline trace and logs the main thread's time by event name (style, layout, paint, script). */
 export function saveTrace(buf: Buffer, file: string, log: (s: string) => void): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, buf);
+  writeFileAtomicSync(file, buf);
   const events = (JSON.parse(buf.toString()) as { traceEvents: TraceEvent[] }).traceEvents;
   const main = events.find((e) => e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
   const byName = new Map<string, number>();
