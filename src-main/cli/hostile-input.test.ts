@@ -335,6 +335,16 @@ const FILE_CASES: Case[] = [
   { args: ['bench', '--hosts', '16', '--ranks-per-host', '32'], names: /512 ranks: at most 64/ },
   { args: ['run', '--hosts', '16', '--ranks-per-host', '32'], names: /at most 64 ranks/ },
   { args: ['nonsense'], names: /unknown command/ },
+  // A Slurm job's flags are checked before anything is written or submitted.
+  { args: ['slurm', 'submit', '--hosts', '1000000000', '--out', 'job'], names: /--hosts/ },
+  { args: ['slurm', 'submit', '--salt', SALT], names: /--salt: the job makes its own salt/ },
+  { args: ['slurm', 'submit', '--out', 'existing.pcapng'], names: /not an empty folder/ },
+  { args: ['slurm', 'script', '--watch', '99999'], names: /--watch/ },
+  { args: ['slurm', 'script', '--nodes', 'x'], names: /--nodes/ },
+  { args: ['slurm', 'script', '--time', 'NaN'], names: /--time/ },
+  { args: ['slurm', 'script', '--sbatch-arg', 'x'], names: /--sbatch-arg/ },
+  { args: ['slurm', 'task', '--out', 'job', '--salt-file', 'empty'], names: /SLURM_PROCID/ },
+  { args: ['slurm', 'bogus'], names: /unknown subcommand/ },
   { args: ['run', '--no-such-flag'], names: /no-such-flag/ },
 ];
 
