@@ -9,6 +9,7 @@ import { RoundByteLedger } from '@shared/lab/round-bytes';
 import { dataUpBytes, LEN_PREFIX_BYTES, roundFrameBytes } from '@shared/sweep/theory';
 import { pidAlive } from '../engine/rank-process';
 import { runTopology } from './run-topology';
+import { compareModes } from './compare';
 import type { TopologySession } from './topology-session';
 
 const pidsSeen: number[] = [];
@@ -72,5 +73,20 @@ describe('per-round data bytes by unit (issue 30 #3)', { timeout: 120_000 }, () 
       rounds: 3,
       roundIntervalMs: 0,
     });
+  });
+
+  it('Compare modes: the same figures, and the theory with its headers (not 1/K)', async () => {
+    const cfg = { ...DEFAULT_TOPOLOGY, ranksPerHost: [2, 1], modelBytes: 10 * 1024 };
+    const F = roundFrameBytes(cfg.modelBytes, cfg.dtype);
+    const rows = await compareModes(cfg, 2);
+    for (const row of rows) {
+      expect(row.rounds).toBe(2);
+      expect(row.uplinkBytesPerHostPerRound).toEqual(
+        cfg.ranksPerHost.map((k) => dataUpBytes(row.mode, k, F)),
+      );
+      const theory = cfg.ranksPerHost.map((k) => dataUpBytes(row.mode, k, F) / dataUpBytes('direct', k, F));
+      expect(row.theoryRatio).toEqual(theory);
+      row.ratioToDirect.forEach((r, h) => expect(r).toBeCloseTo(theory[h], 12));
+    }
   });
 });

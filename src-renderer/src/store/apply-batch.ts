@@ -332,6 +332,8 @@ export interface HostSavings {
   absent: number;
   /** Recent rounds it took part in at another K (before a death): excluded. */
   otherK: number;
+  /** Every round averaged carried its own bytes (SavingsPoint.exact); false: estimated from counters. */
+  exact: boolean;
 }
 
 /**
@@ -364,6 +366,7 @@ export function recentSavings(points: readonly SavingsPoint[], n = 20): (HostSav
       rounds: used.length,
       absent: recent.length - present.length,
       otherK: present.length - used.length,
+      exact: used.every((p) => p.exact === true),
     };
   });
 }
