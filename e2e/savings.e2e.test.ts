@@ -70,8 +70,12 @@ describe.skipIf(!exe)('byte savings by unit, at 1024x700 and 1440x900', { timeou
       await page.getByText('New topology (used by Start)').click();
     await page.getByLabel('Or ranks host by host').fill(K.join(','));
     await page.getByLabel('Model (MiB)').fill(String(w.modelBytes / 1024 / 1024));
-    await form.getByLabel('Mode', { exact: true }).selectOption(w.mode);
-    await form.getByLabel('Dtype', { exact: true }).selectOption(w.dtype);
+    // A label wrapping its select is named with the options' text too: find it by its first word.
+    await form.locator('label', { hasText: /^Mode/ }).locator('select').selectOption(w.mode);
+    await form
+      .locator('label', { hasText: /^Dtype/ })
+      .locator('select')
+      .selectOption(w.dtype);
     await clickStart(page);
     const interval = page.getByLabel('Round interval');
     await expect.poll(() => interval.isEnabled(), WAIT).toBe(true);

@@ -5,7 +5,7 @@ import { memo } from 'react';
 import type { LinkView, RankView, HostView } from '@shared/lab/state';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
-import { formatBytes, formatRate } from '../lib/format';
+import { formatRate } from '../lib/format';
 import { sizeShort, sizeWords } from '../lib/savings-theory';
 import { READOUT_MS, useSampled } from '../lib/use-sampled';
 import type { LinkRate } from '../store/apply-batch';
