@@ -123,6 +123,10 @@ describe.skipIf(!exe)('byte savings by unit, at 1024x700 and 1440x900', { timeou
         expect(clip.top).toBeGreaterThanOrEqual(0);
         const at = `${VIEWPORTS[i].width}x${VIEWPORTS[i].height}`;
         await page.screenshot({ path: path.join(resultsDir, `savings-${w.mode}-${w.modelBytes}-${at}.png`) });
+        await savings.locator('.chart').scrollIntoViewIfNeeded();
+        await savings.screenshot({
+          path: path.join(resultsDir, `savings-chart-${w.mode}-${w.modelBytes}-${at}.png`),
+        });
       }
     });
   }

@@ -44,6 +44,11 @@ export function sizeWords(cfg: SizeConfig): string {
   return `${model}, ${sent}: F = ${formatBytes(f)} (${formatInt(f)} B) a frame`;
 }
 
+/** Which size the model's is, in a few words: "1.00 MiB model as f32, sent as bf16". */
+export function sizeNote(cfg: SizeConfig): string {
+  return `${formatBytes(cfg.modelBytes)} model as f32${cfg.dtype === 'bf16' ? ', sent as bf16' : ''}`;
+}
+
 /** The topology header's short form: "1.00 MiB model · bf16 frames 512.0 KiB". */
 export function sizeShort(cfg: SizeConfig): string {
   return `${formatBytes(cfg.modelBytes)} model · ${cfg.dtype} frames ${formatBytes(frameBytesOf(cfg))}`;

@@ -11,7 +11,7 @@ import { useUi } from '../store/ui-store';
 import { recentSavings, type HostSavings } from '../store/apply-batch';
 import type { UplinkMode } from '@shared/lab/topology';
 import { formatBytes, formatRatio, plural } from '../lib/format';
-import { frameBytesOf, sizeWords, theoryFormula, theoryRatio } from '../lib/savings-theory';
+import { frameBytesOf, sizeNote, sizeWords, theoryFormula, theoryRatio } from '../lib/savings-theory';
 import { SavingsChart } from './SavingsChart';
 
 /** What the table means in each mode, in one sentence. */
@@ -111,15 +111,6 @@ export function SavingsView() {
         <p className="muted small savings-meaning" aria-label="What the table means">
           {modeMeaning(mode)}
         </p>
-        {cfg && (
-          <p className="muted small savings-meaning" aria-label="Frame and headers">
-            {sizeWords(cfg)}. {headerWords(mode)} Data channel only, each unit counted in its own round;
-            heartbeats on the control channel are paced by time, not rounds.
-            {estimated && (
-              <strong> Estimated from counter samples: these rounds carry no per-round bytes.</strong>
-            )}
-          </p>
-        )}
         <table className="figures" aria-label="Savings per host">
           <thead>
             <tr>
@@ -185,6 +176,21 @@ export function SavingsView() {
             );
           })}
         </ul>
+        {estimated && (
+          <p className="small warn">Estimated from counter samples: these rounds carry no per-round bytes.</p>
+        )}
+        {cfg && (
+          // Closed, it is one line that says which size is which; open, why the ratios are not 1/K.
+          <details className="small savings-meaning" aria-label="Frame and headers">
+            <summary>
+              F = {formatBytes(frame)} a frame ({sizeNote(cfg)}) · why the ratios are above 1/K
+            </summary>
+            <p className="muted">
+              {sizeWords(cfg)}. {headerWords(mode)} Data channel only, each unit counted in its own round;
+              heartbeats on the control channel are paced by time, not rounds.
+            </p>
+          </details>
+        )}
         {(compare.rows || compare.error) && (
           <div className="segmented" role="group" aria-label="Savings view">
             <button type="button" aria-pressed={show === 'chart'} onClick={() => setShow('chart')}>

@@ -209,6 +209,8 @@ describe('views', () => {
     expect(row).toContain(`data-ratio="${theory.toFixed(6)}"`);
     expect(html).toContain(`title="(25 + F) / (4 × (4 + F)) with F = ${F} B"`);
     expect(html).toContain('1.00 MiB model (f32 elements), sent as bf16, 2 B an element: F = 512.0 KiB');
+    // Closed, the line says it: which size is the model's and which the frame's.
+    expect(html).toMatch(/<summary>F = 512.0 KiB a frame \(1.00 MiB model as f32, sent as bf16\) · why/);
     expect(html).toMatch(
       /25 \+ F up a relay’s uplink \(the mux record’s 25-byte header\), 4 \+ F from a rank/,
     );
