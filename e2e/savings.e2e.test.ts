@@ -119,9 +119,9 @@ describe.skipIf(!exe)('byte savings by unit, at 1024x700 and 1440x900', { timeou
         // On a pane too short for a readable plot (1024x700's) the plot keeps its readable floor.
         const chart = savings.locator('.chart');
         await chart.scrollIntoViewIfNeeded();
-        const fit = await chart.evaluate((box) => {
+        const fit = await chart.evaluate((box, MIN) => {
           const body = box.parentElement!;
-          const style = getComputedStyle(body);
+          const style = box.ownerDocument.defaultView!.getComputedStyle(body);
           const b = box.getBoundingClientRect();
           const p = body.getBoundingClientRect();
           const legend = box.querySelector('.u-legend')?.getBoundingClientRect().height ?? 0;
