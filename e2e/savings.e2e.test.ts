@@ -101,8 +101,10 @@ describe.skipIf(!exe)('byte savings by unit, at 1024x700 and 1440x900', { timeou
             .toBeGreaterThanOrEqual(5);
           await expect.poll(() => row.getAttribute('data-k'), WAIT).toBe(String(k));
           const attr = async (name: string) => Number(await row.getAttribute(name));
-          expect(await attr('data-uplink'), `${label} h${h}`).toBe(dataUpBytes(w.mode, k, F));
-          expect(await attr('data-per-rank'), `${label} h${h}`).toBe(LEN_PREFIX_BYTES + F);
+          // The panel is read twice a second: right after the new session's header it may still show
+          // the last session's rows (same K) for a moment; it must come to exactly these figures.
+          await expect.poll(() => attr('data-uplink'), WAIT).toBe(dataUpBytes(w.mode, k, F));
+          await expect.poll(() => attr('data-per-rank'), WAIT).toBe(LEN_PREFIX_BYTES + F);
           const theory = dataUpBytes(w.mode, k, F) / dataUpBytes('direct', k, F);
           expect(await attr('data-ratio')).toBeCloseTo(theory, 6);
           expect(await row.getAttribute('data-theory')).toBe(await row.getAttribute('data-ratio'));
