@@ -6,7 +6,7 @@ const MiB = 1024 * 1024;
 describe('savings chart byte axis', () => {
   it('labels a fold/direct pair with several byte ticks, not one "0 B"', () => {
     // 4 MiB folded against 16 MiB direct, the smallest plot the chart allows.
-    const plot = MIN_CHART_PX - 45;
+    const plot = MIN_CHART_PX - 51;
     const top = byteTop(16 * MiB, plot);
     expect(top).toBeGreaterThanOrEqual(16 * MiB);
     const ticks = byteTicks(top, plot).filter((t) => t <= top);

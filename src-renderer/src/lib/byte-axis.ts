@@ -6,8 +6,8 @@
 
 /** The round axis's height in uPlot (its tick labels and ticks); uPlot pads the plot's top by a third of it. */
 export const X_AXIS_PX = 34;
-/** uPlot's height (plot area plus the round axis and the top padding, about 45 px) never goes below this. */
-export const MIN_CHART_PX = 176;
+/** uPlot's height (plot area plus the round axis and the top padding, about 51 px) never goes below this. */
+export const MIN_CHART_PX = 182;
 /** The chart box's height when the pane leaves the room: a plot of about 200 px. */
 export const PREFERRED_BOX_PX = 260;
 /** Ticks on the byte axis stay at least this far apart (one line of 11 px text and air). */
