@@ -5,7 +5,9 @@
 // RoundFrame footer); a host whose ranks are all dead when its frame ends
 // contributes nothing. RankExit goes to the controller's policy; per-rank
 // Data on the data channel is a named error (a stale relay build); a
-// Broadcast from a relay is dropped.
+// Broadcast from a relay is dropped. Every record after Hello is tagged with
+// the round the controller is reducing when it ends, so each byte of the
+// uplink belongs to exactly one round (src-shared/lab/round-bytes.ts).
 import { MUX_HEADER_LEN, REC_BROADCAST, REC_DATA, REC_HOST_FRAME } from '@shared/wire/constants';
 import { isWireError, WireError } from '@shared/wire/errors';
 import { muxKindOfByte, type MuxHeader } from '@shared/wire/mux';
@@ -92,6 +94,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
         dir: 'up',
         layer: 'mux',
         kind: 'Data',
+        round: this.owner.round,
         rank: h.rank,
         length,
         verdict: 'BAD_PAYLOAD',
@@ -108,6 +111,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
         dir: 'up',
         layer: 'mux',
         kind: 'Broadcast',
+        round: this.owner.round,
         length,
         summary: 'Broadcast from a relay: dropped',
         bytes,
@@ -121,6 +125,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
         layer: 'mux',
         kind: 'RankExit',
         rank: msg.rank,
+        round: this.owner.round,
         length,
         summary: `RankExit rank=${msg.rank}`,
         bytes,
@@ -132,6 +137,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
       dir: 'up',
       layer: 'mux',
       kind: msg.type,
+      round: this.owner.round,
       length,
       summary: 'unexpected record: dropped',
       bytes,
@@ -148,6 +154,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
         dir: 'up',
         layer: 'mux',
         kind: 'HostFrame',
+        round: this.owner.round,
         length,
         summary: `HostFrame from ${this.hostName}: every rank dead, dropped`,
         bytes,
@@ -190,7 +197,7 @@ export class HostSource implements ContributionSource, MuxRecordHandler {
           layer: 'mux',
           kind: muxKindOfByte(h.kind) ?? 'rejected',
           rank: h.kind === REC_HOST_FRAME ? undefined : h.rank,
-          round: h.kind === REC_HOST_FRAME ? this.owner.round : undefined,
+          round: this.owner.round,
           length: MUX_HEADER_LEN + h.payloadLen,
           verdict: code as never,
           summary: `rejected: ${e.message}`,

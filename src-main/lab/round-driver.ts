@@ -30,6 +30,7 @@ import { SLICE_BYTES, yieldToLoop } from '../engine/sliced';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
 import { CHECK_WAIT_MS, PREPARED_WAIT_MS, RankReadiness } from './rank-readiness';
 import { stallMessage } from '@shared/explain/findings';
+import { RoundByteLedger } from '@shared/lab/round-bytes';
 
 /**
  * SHA-256 (hex) of the chunks, a slice at a time with the event loop turning
@@ -102,6 +103,8 @@ export class RoundDriver {
   private readonly pendingDead = new Map<number, { f: FindingIn; timer: NodeJS.Timeout }>();
   private readonly declared = new Map<number, number | undefined>();
   private readonly readiness = new RankReadiness();
+  /** Each data unit's bytes in the round it belongs to (the savings' figures; not the counters' deltas). */
+  private readonly ledger = new RoundByteLedger();
   readonly faults: Fault[] = [];
 
   constructor(
@@ -114,6 +117,7 @@ export class RoundDriver {
     this.rankStates = Array.from({ length: cluster.world }, () => 'starting' as RankState);
     this.rankRounds = new Array<number>(cluster.world).fill(0);
     for (let h = 0; h < cluster.hostRanks.length; h++) this.folded.push(new Map());
+    cluster.tap.onRecord((u) => this.ledger.unit(u, cluster.tap.getLink(u.link)?.info));
     cluster.controller.on((e) => this.onController(e));
     cluster.coordinator.on((e) => {
       if (e.type === 'stale')
@@ -549,6 +553,8 @@ export class RoundDriver {
         : ranks.filter((x) => accepted.includes(x))
       ).sort((a, b) => a - b),
     );
+    // Every unit of the round is in: the HostFrame and RoundFrames it was reduced from came before the consensus.
+    const bytes = this.ledger.take(r, this.cluster.hostRanks.length);
     // A session may run for hours: forget what this round no longer needs.
     this.adopted.delete(r);
     this.controllerRounds.delete(r);
@@ -576,6 +582,8 @@ export class RoundDriver {
       durationMs,
       uplinkBytesPerHost: upAfter.map((v, h) => v - (upBefore[h] ?? 0)),
       foldedPerHost,
+      dataUpBytesPerHost: bytes.hostUp,
+      rankDataUpBytes: foldedPerHost.map((ranks) => ranks.map((x) => bytes.rankUp.get(x) ?? 0)),
     };
     this.reports.push(report);
     if (results.length > 0) this.roundsCompleted++;

@@ -178,7 +178,10 @@ export interface CompareRow {
   uplinkBytesPerHostPerRound: number[];
   /** Measured ratio of this mode's uplink bytes to direct's, per host. */
   ratioToDirect: number[];
-  /** 1/K plus header overhead for fold, 1 for forward (bytes) and direct. */
+  /**
+   * The wire format's ratio to direct, headers included (src-shared/sweep/theory.ts): fold
+   * (25 + F) / (K x (4 + F)), forward (25 + F) / (4 + F), direct 1.
+   */
   theoryRatio: number[];
   msPerRound: number;
 }

@@ -90,7 +90,11 @@ export interface RoundReport {
   /** Each rank's adopted consensus: weight and SHA-256 of the frame without its footer. */
   adopted?: { rank: number; weight: number; digest: string }[];
   durationMs: number;
-  /** Bytes each host sent up (both channels) during this round. */
+  /**
+   * Bytes each host sent up (both channels) between the round's start and its end, read off the
+   * counters: heartbeats included, and with rounds a few ms apart part of a neighbour's bytes. The
+   * savings use dataUpBytesPerHost.
+   */
   uplinkBytesPerHost: number[];
   /**
    * Per host, the global ranks whose frames its uplink carried into this
@@ -99,4 +103,17 @@ export interface RoundReport {
    * did not take part in the round. Absent in traces saved before it existed.
    */
   foldedPerHost?: number[][];
+  /**
+   * Per host, the data-channel bytes its uplink carried up for this round,
+   * counted unit by unit (each unit is tagged with its round, so none is
+   * counted twice or in another round): fold 25 + F, forward K x (25 + F),
+   * direct K x (4 + F) (src-shared/sweep/theory.ts). Absent in older traces.
+   */
+  dataUpBytesPerHost?: number[];
+  /**
+   * Per host, parallel to foldedPerHost: each of those ranks' own data bytes
+   * for this round (its len-framed RoundFrame, 4 + F, on its leg to the relay
+   * or, in direct mode, its own uplink): what direct would carry for it.
+   */
+  rankDataUpBytes?: number[][];
 }

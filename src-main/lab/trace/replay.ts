@@ -10,6 +10,7 @@ import type { HostView, LinkView, RankView, SessionSnapshot } from '@shared/lab/
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
 import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader } from './format';
 import { TraceLinkCounters } from './replay-counters';
+import { TraceRoundBytes } from './replay-round-bytes';
 import { TraceRankStates } from './replay-ranks';
 import { loadTraceFile, type LoadedTrace } from './ndjson';
 import { dispatch, type HandlerTable } from '../commands/handler';
@@ -101,6 +102,7 @@ export class TraceReplay implements LabApi {
   labEventsUntil(t: number): LabEvent[] {
     const out: LabEvent[] = [];
     const counters = new TraceLinkCounters(this.header.links);
+    const roundBytes = new TraceRoundBytes(this.header.links, ranksOfHosts(this.header.config.ranksPerHost));
     let records: UnitRecord[] = [];
     const flushRecords = (): void => {
       if (records.length > 0) out.push({ type: 'records', records, droppedBefore: 0 });
@@ -110,17 +112,21 @@ export class TraceReplay implements LabApi {
       if (e.t > t) break;
       if (e.type === 'record') {
         counters.unit(e.record);
+        roundBytes.unit(e.record);
         records.push(e.record);
         if (records.length >= RECORDS_PER_EVENT) flushRecords();
         continue;
       }
-      if (e.type === 'link') counters.declare(e.link);
+      if (e.type === 'link') {
+        counters.declare(e.link);
+        roundBytes.declare(e.link);
+      }
       // Link declarations and lifecycle events have no window event (see lifecycleUntil): records run on.
       if (e.type === 'link' || e.type === 'lifecycle') continue;
       flushRecords();
       if (e.type === 'round') {
         out.push({ type: 'links', links: counters.snapshot(), t: e.t });
-        out.push({ type: 'round', report: e.report });
+        out.push({ type: 'round', report: roundBytes.complete(e.report) });
       } else if (e.type === 'finding') out.push({ type: 'finding', finding: e.finding });
       else if (e.type === 'log') out.push({ type: 'log', level: e.level, message: e.message });
       else if (e.type === 'links') out.push({ type: 'links', links: e.links, t: e.t });

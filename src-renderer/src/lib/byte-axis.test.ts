@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { byteTicks, byteTop, chartHeight, MIN_CHART_PX } from './byte-axis';
+import { byteTicks, byteTop, chartBoxPx, chartHeight, MIN_CHART_PX, PREFERRED_BOX_PX } from './byte-axis';
 
 const MiB = 1024 * 1024;
 
 describe('savings chart byte axis', () => {
   it('labels a fold/direct pair with several byte ticks, not one "0 B"', () => {
     // 4 MiB folded against 16 MiB direct, the smallest plot the chart allows.
-    const plot = MIN_CHART_PX - 50;
+    const plot = MIN_CHART_PX - 51;
     const top = byteTop(16 * MiB, plot);
     expect(top).toBeGreaterThanOrEqual(16 * MiB);
     const ticks = byteTicks(top, plot).filter((t) => t <= top);
@@ -29,5 +29,13 @@ describe('savings chart byte axis', () => {
   it('keeps a readable height whatever the legend takes, and grows with its box', () => {
     expect(chartHeight(110, 60)).toBe(MIN_CHART_PX);
     expect(chartHeight(600, 40)).toBe(556);
+  });
+
+  it('asks for a box no taller than the pane shows, so its top is never cut off; readable before that', () => {
+    // Issue 30 #15: at 1440x900 the pane showed about 215 px and the box was 260 px or more.
+    expect(chartBoxPx(215, 18)).toBe(215);
+    expect(chartBoxPx(1000, 18)).toBe(PREFERRED_BOX_PX);
+    expect(chartBoxPx(120, 18)).toBe(MIN_CHART_PX + 18 + 4);
+    expect(chartHeight(chartBoxPx(215, 18), 18)).toBeLessThanOrEqual(215 - 18);
   });
 });

@@ -1,10 +1,15 @@
 // The savings chart's byte axis and size, as numbers: ticks a power-of-two
 // apart (4 MiB, 8 MiB, 16 MiB read as the sizes they are), as many as fit,
 // never fewer than three, and a plot that keeps a readable height whatever
-// the pane and the legend leave it.
+// the pane and the legend leave it, and a box no taller than the pane shows
+// (scrolled to, a box taller than its pane always had its top cut off).
 
-/** uPlot's height (plot area plus the round axis, about 50 px) never goes below this. */
-export const MIN_CHART_PX = 210;
+/** The round axis's height in uPlot (its tick labels and ticks); uPlot pads the plot's top by a third of it. */
+export const X_AXIS_PX = 34;
+/** uPlot's height (plot area plus the round axis and the top padding, about 51 px) never goes below this. */
+export const MIN_CHART_PX = 182;
+/** The chart box's height when the pane leaves the room: a plot of about 200 px. */
+export const PREFERRED_BOX_PX = 260;
 /** Ticks on the byte axis stay at least this far apart (one line of 11 px text and air). */
 export const MIN_TICK_GAP_PX = 26;
 
@@ -30,4 +35,13 @@ export function byteTop(max: number, plotPx: number): number {
 /** uPlot's height in a box of `boxPx` whose legend takes `legendPx`: the box's share, never unreadable. */
 export function chartHeight(boxPx: number, legendPx: number): number {
   return Math.max(MIN_CHART_PX, Math.floor(boxPx - legendPx - 4));
+}
+
+/**
+ * The chart box's height: what the pane shows of its body (`visiblePx`), up to the preferred
+ * height, so that scrolled into view the whole chart shows, top included; never less than a
+ * readable plot with its legend (a pane that small scrolls).
+ */
+export function chartBoxPx(visiblePx: number, legendPx: number): number {
+  return Math.max(MIN_CHART_PX + legendPx + 4, Math.min(PREFERRED_BOX_PX, Math.floor(visiblePx)));
 }

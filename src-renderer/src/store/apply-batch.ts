@@ -21,6 +21,8 @@ export interface LinkRate {
  * One round's uplink bytes per host, next to what `direct` would have sent:
  * K x one rank's upload, K being the ranks whose frames the host actually
  * folded that round (0: the host did not take part; the point is excluded).
+ * Data channel only, each unit in the round it belongs to: fold 25 + F
+ * against K x (4 + F) (src-shared/sweep/theory.ts).
  */
 export interface SavingsPoint {
   round: number;
@@ -30,6 +32,12 @@ export interface SavingsPoint {
   k: number[];
   /** One folded rank's upload this round (mean over the folded ranks), per host. */
   perRank: number[];
+  /**
+   * True: the round's own bytes, unit by unit, data channel only (the report's
+   * dataUpBytesPerHost). False: estimated from counter samples (both
+   * channels), for reports that carry no per-round bytes.
+   */
+  exact?: boolean;
 }
 
 export interface LinkSample {
@@ -238,6 +246,22 @@ export function rankUploads(links: readonly LinkView[]): Record<number, number> 
   return out;
 }
 
+/** A report's savings point from its own unit-by-unit figures (src-shared/lab/round-bytes.ts). */
+function exactPoint(report: RoundReport, folded: number[][]): SavingsPoint | null {
+  const up = report.dataUpBytesPerHost;
+  const ranks = report.rankDataUpBytes;
+  if (!up || !ranks) return null;
+  const perHost = folded.map((_, h) => ranks[h] ?? []);
+  return {
+    round: report.round,
+    uplink: up.slice(),
+    direct: perHost.map((bytes) => bytes.reduce((a, b) => a + b, 0)),
+    k: folded.map((f) => f.length),
+    perRank: perHost.map((bytes) => (bytes.length ? bytes.reduce((a, b) => a + b, 0) / bytes.length : 0)),
+    exact: true,
+  };
+}
+
 function applyRound(data: LabData, report: RoundReport): LabData {
   const snap = data.snapshot;
   const uploads = rankUploads(data.links);
@@ -246,22 +270,37 @@ function applyRound(data: LabData, report: RoundReport): LabData {
     const hosts = snap.hosts;
     // Reports from before foldedPerHost existed (old traces): every rank of the host.
     const folded = hosts.map((h, i) => report.foldedPerHost?.[i] ?? h.ranks);
-    const perRank = folded.map((ranks) => {
-      // One rank's upload this round, from the folded ranks that sent anything.
-      const deltas = ranks
-        .map((r) => (uploads[r] ?? 0) - (data.rankUpAtLastRound[r] ?? 0))
-        .filter((d) => d > 0);
-      return deltas.length ? deltas.reduce((a, b) => a + b, 0) / deltas.length : 0;
-    });
-    const k = folded.map((ranks) => ranks.length);
-    const direct = perRank.map((p, i) => p * k[i]);
-    const first = Object.keys(data.rankUpAtLastRound).length === 0;
-    // The first report has no baseline for the rank counters; skip it rather than show a wrong ratio.
-    if (!first)
-      savings = keepLast(
-        [...savings, { round: report.round, uplink: report.uplinkBytesPerHost.slice(), direct, k, perRank }],
-        MAX_ROUNDS_KEPT,
-      );
+    const exact = exactPoint(report, folded);
+    if (exact) savings = keepLast([...savings, exact], MAX_ROUNDS_KEPT);
+    else {
+      // A report without per-round bytes (a capture, a trace saved before them): the rank
+      // counters' change since the last report, which is only as good as the samples' timing.
+      const perRank = folded.map((ranks) => {
+        const deltas = ranks
+          .map((r) => (uploads[r] ?? 0) - (data.rankUpAtLastRound[r] ?? 0))
+          .filter((d) => d > 0);
+        return deltas.length ? deltas.reduce((a, b) => a + b, 0) / deltas.length : 0;
+      });
+      const k = folded.map((ranks) => ranks.length);
+      const direct = perRank.map((p, i) => p * k[i]);
+      const first = Object.keys(data.rankUpAtLastRound).length === 0;
+      // The first report has no baseline for the rank counters; skip it rather than show a wrong ratio.
+      if (!first)
+        savings = keepLast(
+          [
+            ...savings,
+            {
+              round: report.round,
+              uplink: report.uplinkBytesPerHost.slice(),
+              direct,
+              k,
+              perRank,
+              exact: false,
+            },
+          ],
+          MAX_ROUNDS_KEPT,
+        );
+    }
   }
   const snapshot = snap
     ? {
@@ -293,6 +332,8 @@ export interface HostSavings {
   absent: number;
   /** Recent rounds it took part in at another K (before a death): excluded. */
   otherK: number;
+  /** Every round averaged carried its own bytes (SavingsPoint.exact); false: estimated from counters. */
+  exact: boolean;
 }
 
 /**
@@ -325,6 +366,7 @@ export function recentSavings(points: readonly SavingsPoint[], n = 20): (HostSav
       rounds: used.length,
       absent: recent.length - present.length,
       otherK: present.length - used.length,
+      exact: used.every((p) => p.exact === true),
     };
   });
 }

@@ -5,7 +5,7 @@ import uPlot from 'uplot';
 import type { RoundMark, SavingsPoint } from '../store/apply-batch';
 import { bandsOf } from '../lib/chart-bands';
 import { formatBytes } from '../lib/format';
-import { byteTicks, byteTop, chartHeight } from '../lib/byte-axis';
+import { byteTicks, byteTop, chartBoxPx, chartHeight, X_AXIS_PX } from '../lib/byte-axis';
 
 const HOST_COLOURS = ['#4ea1ff', '#f5a524', '#3ecf8e', '#e5484d', '#b67df2', '#2ec4c4', '#f27db8', '#9aa0a6'];
 
@@ -14,8 +14,11 @@ const AXIS_COLOURS = {
   light: { axis: '#667085', grid: '#e4e8ee' },
 };
 const ROUND_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000];
-/** The round axis and padding below and above the plot area, inside uPlot's height. */
-const X_AXIS_PX = 50;
+/** The round axis and the padding uPlot puts above the plot area (a third of the axis), inside uPlot's height. */
+const AXES_PX = X_AXIS_PX + Math.round(X_AXIS_PX / 3);
+/** What the chart shows, for its tooltip and for screen readers. */
+const CHART_TITLE =
+  'Data bytes per round: solid, each host’s uplink; dashed (K×), what direct would send (K × one rank)';
 
 function toData(points: readonly SavingsPoint[], hosts: number): uPlot.AlignedData {
   const x = points.map((p) => p.round);
@@ -52,15 +55,16 @@ export function SavingsChart({
     const series: uPlot.Series[] = [{ label: 'round' }];
     for (let h = 0; h < hosts; h++) {
       const stroke = HOST_COLOURS[h % HOST_COLOURS.length];
+      // Short legend labels: one line for four hosts, so the plot keeps the pane's height.
       series.push({
-        label: `h${h} uplink`,
+        label: `h${h}`,
         stroke,
         width: 2,
         points: { show: false },
         value: (_u, v) => (v == null ? '–' : formatBytes(v)),
       });
       series.push({
-        label: `h${h} direct (K ×)`,
+        label: 'K×',
         stroke,
         width: 1,
         dash: [4, 4],
@@ -73,8 +77,8 @@ export function SavingsChart({
     const { axis: axisStroke, grid } = AXIS_COLOURS[theme === 'light' ? 'light' : 'dark'];
     // The legend sits inside the box and wraps with its width: the plot gets what it leaves.
     const legendPx = () => div.querySelector<HTMLElement>('.u-legend')?.offsetHeight ?? 0;
-    let height = chartHeight(div.clientHeight, 40);
-    const plotPx = () => height - X_AXIS_PX;
+    let height = chartHeight(div.clientHeight, 20);
+    const plotPx = () => height - AXES_PX;
     const u = new uPlot(
       {
         width: Math.max(200, div.clientWidth),
@@ -112,6 +116,7 @@ export function SavingsChart({
             stroke: axisStroke,
             grid: { stroke: grid },
             ticks: { stroke: grid },
+            size: X_AXIS_PX,
             incrs: ROUND_STEPS,
             values: (_u, ticks) => ticks.map((t) => String(t)),
           },
@@ -129,14 +134,27 @@ export function SavingsChart({
       div,
     );
     plot.current = u;
+    // The pane that scrolls the chart: the box is never taller than what it shows.
+    const pane = div.parentElement;
     const fit = () => {
+      if (pane) {
+        const style = getComputedStyle(pane);
+        const visible = pane.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+        const box = `${chartBoxPx(visible, legendPx())}px`;
+        if (div.style.minHeight !== box) {
+          div.style.minHeight = box;
+          div.style.flexBasis = box;
+        }
+      }
       height = chartHeight(div.clientHeight, legendPx());
       u.setSize({ width: Math.max(200, div.clientWidth), height });
     };
     fit();
-    // The box's size comes from the pane (CSS flex), not from the plot: resizing it cannot loop.
+    // The box's size comes from the pane (CSS flex and the pane's height), not from the plot:
+    // resizing the plot cannot loop.
     const ro = new ResizeObserver(fit);
     ro.observe(div);
+    if (pane) ro.observe(pane);
     return () => {
       ro.disconnect();
       u.destroy();
@@ -154,5 +172,14 @@ export function SavingsChart({
     plot.current?.redraw(false);
   }, [marks]);
 
-  return <div ref={el} className="chart" role="img" aria-label="Uplink bytes per round against direct" />;
+  return (
+    <div
+      ref={el}
+      className="chart"
+      role="img"
+      aria-label="Uplink bytes per round against direct"
+      aria-description={CHART_TITLE}
+      title={CHART_TITLE}
+    />
+  );
 }

@@ -1,7 +1,8 @@
-// What the relay saves: per host, the uplink bytes per round measured on the
-// socket against K x what one rank sends (what `direct` would put on the
-// uplink), with the theory next to it; and Compare modes, which runs the same
-// workload in fold, forward and direct.
+// What the relay saves: per host, the data bytes its uplink carried for each
+// round (each unit counted in its own round, src-shared/lab/round-bytes.ts)
+// against K x what one rank sends (what `direct` would put on the uplink),
+// with the wire format's exact figure next to it (the sweep's theory); and
+// Compare modes, which runs the same workload in fold, forward and direct.
 import { useEffect, useState } from 'react';
 import { useLab, runCompare, workloadKey } from '../store/lab-store';
 import { useThrottled } from '../lib/use-throttled';
@@ -10,24 +11,36 @@ import { useUi } from '../store/ui-store';
 import { recentSavings, type HostSavings } from '../store/apply-batch';
 import type { UplinkMode } from '@shared/lab/topology';
 import { formatBytes, formatRatio, plural } from '../lib/format';
+import { frameBytesOf, sizeNote, sizeWords, theoryFormula, theoryRatio } from '../lib/savings-theory';
 import { SavingsChart } from './SavingsChart';
 
 /** What the table means in each mode, in one sentence. */
 export function modeMeaning(mode: UplinkMode | undefined): string {
   if (mode === 'forward')
-    return "forward (lab-only): the relay forwards each rank's frame unfolded, so the uplink carries K frames; ratio ≈ 1 plus mux headers, nothing is saved.";
+    return "forward (lab-only): the relay sends each rank's frame up unfolded, one mux record each: K × (25 + F) where direct sends K × (4 + F), so the ratio is a little above 1; nothing is saved.";
   if (mode === 'direct')
-    return 'direct (lab-only): no relay; each rank sends to the controller itself. This is the baseline: the host sends K x one rank, ratio 1 by definition.';
-  return 'fold: the relay folds the frames of its K live ranks into one HostFrame; direct would send K x one rank. K counts the ranks folded in the round.';
+    return 'direct (lab-only): no relay; each rank sends its own length-prefixed frame (4 + F) to the controller. This is the baseline: ratio 1 by definition.';
+  return 'fold: the relay folds the frames of its K live ranks into one HostFrame (25 + F); direct would send K × (4 + F). K counts the ranks folded in the round.';
+}
+
+/** Why the ratios are what they are: the frame's size and the bytes each frame carries around it. */
+export function headerWords(mode: UplinkMode | undefined): string {
+  const base =
+    'Per frame on the wire: 25 + F up a relay’s uplink (the mux record’s 25-byte header), 4 + F from a rank (its 4-byte length prefix). ';
+  if (mode === 'forward')
+    return base + 'Forward sends K records of 25 + F: (25 + F) / (4 + F), above 1 by 21 bytes a frame.';
+  if (mode === 'direct') return base + 'Direct sends exactly what it is measured against: 1.';
+  return (
+    base +
+    'Fold: (25 + F) / (K × (4 + F)), never below 1/K; for K = 1 above 1 (one frame with the larger header: 21 bytes more than direct).'
+  );
 }
 
 /** The ratio as arithmetic on the live numbers. */
-export function formula(row: HostSavings, mode: UplinkMode | undefined): string {
-  const up = mode === 'direct' ? row.direct : row.uplink;
-  const ratio = mode === 'direct' ? 1 : row.ratio;
+export function formula(row: HostSavings): string {
   return (
-    `ratio = uplink / (K × one rank) = ${formatBytes(up)} / (${row.k} × ${formatBytes(row.perRank)}) = ` +
-    `${Number.isFinite(ratio) ? formatRatio(ratio) : '–'} (mean of ${row.rounds} round${row.rounds === 1 ? '' : 's'})`
+    `ratio = uplink / (K × one rank) = ${formatBytes(row.uplink)} / (${row.k} × ${formatBytes(row.perRank)}) = ` +
+    `${Number.isFinite(row.ratio) ? formatRatio(row.ratio) : '–'} (mean of ${row.rounds} round${row.rounds === 1 ? '' : 's'})`
   );
 }
 
@@ -54,6 +67,10 @@ export function SavingsView() {
   const hosts = snapshot?.hosts ?? [];
   const mode = snapshot?.config.mode;
   const recent = recentSavings(savings);
+  const cfg = snapshot?.config;
+  const frame = cfg ? frameBytesOf(cfg) : 0;
+  const estimated = recent.some((r) => r && !r.exact);
+  const roundsDone = useLab((s) => s.rounds.length);
   // The chart and the compare table share the space; a finished comparison comes to the front.
   const [show, setShow] = useState<'chart' | 'compare'>('chart');
   useEffect(() => {
@@ -67,7 +84,9 @@ export function SavingsView() {
         <span className="muted small">
           {savings.length
             ? `mean of the last ${savings.length === 1 ? 'round' : plural(Math.min(20, savings.length), 'round')}`
-            : 'no round measured yet'}
+            : roundsDone > 0
+              ? 'these rounds carry no per-round bytes'
+              : 'no round measured yet'}
         </span>
         <button
           type="button"
@@ -100,32 +119,40 @@ export function SavingsView() {
               <th className="num">uplink/round</th>
               <th className="num">direct (K ×)</th>
               <th className="num">ratio</th>
-              <th className="num">theory</th>
+              <th className="num" title="the wire format's figure for this K and F (the sweep's theory)">
+                theory
+              </th>
             </tr>
           </thead>
           <tbody>
             {hosts.map((h) => {
               const row = recent[h.host] ?? null;
               const k = row?.k ?? 0;
-              const uplink = row ? (mode === 'direct' ? row.direct : row.uplink) : 0;
-              const ratio = row ? (mode === 'direct' ? 1 : row.ratio) : NaN;
+              const ratio = row ? row.ratio : NaN;
+              const theory = mode && k > 0 ? theoryRatio(mode, k, frame) : NaN;
               return (
                 <tr
                   key={h.host}
                   aria-label={`savings ${h.name}`}
                   data-k={row ? k : ''}
                   data-ratio={Number.isFinite(ratio) ? ratio.toFixed(6) : ''}
+                  data-theory={Number.isFinite(theory) ? theory.toFixed(6) : ''}
+                  data-uplink={row ? row.uplink : ''}
+                  data-per-rank={row ? row.perRank : ''}
                   data-rounds={row?.rounds ?? 0}
                   data-excluded={row ? row.absent + row.otherK : 0}
-                  title={row ? formula(row, mode) : undefined}
+                  title={row ? formula(row) : undefined}
                 >
                   <td>{h.name}</td>
                   <td className="mono">{row ? `K = ${k}` : 'not in rounds'}</td>
-                  <td className="mono num">{row ? formatBytes(uplink) : '–'}</td>
+                  <td className="mono num">{row ? formatBytes(row.uplink) : '–'}</td>
                   <td className="mono num">{row && row.direct ? formatBytes(row.direct) : '–'}</td>
                   <td className="mono num strong">{Number.isFinite(ratio) ? formatRatio(ratio) : '–'}</td>
-                  <td className="mono num muted">
-                    {mode === 'fold' && k > 0 ? `1/${k} = ${formatRatio(1 / k)}` : '1'}
+                  <td
+                    className="mono num muted"
+                    title={mode && k > 0 ? `${theoryFormula(mode, k)} with F = ${frame} B` : undefined}
+                  >
+                    {Number.isFinite(theory) ? formatRatio(theory) : '–'}
                   </td>
                 </tr>
               );
@@ -137,7 +164,7 @@ export function SavingsView() {
             const row = recent[h.host] ?? null;
             return (
               <li key={h.host} className="mono">
-                {h.name}: {row ? formula(row, mode) : 'took part in none of the recent rounds'}
+                {h.name}: {row ? formula(row) : 'took part in none of the recent rounds'}
                 {row && (row.absent > 0 || row.otherK > 0) && (
                   <span className="muted">
                     {' '}
@@ -149,6 +176,21 @@ export function SavingsView() {
             );
           })}
         </ul>
+        {estimated && (
+          <p className="small warn">Estimated from counter samples: these rounds carry no per-round bytes.</p>
+        )}
+        {cfg && (
+          // Closed, it is one line that says which size is which; open, why the ratios are not 1/K.
+          <details className="small savings-meaning" aria-label="Frame and headers">
+            <summary>
+              F = {formatBytes(frame)} a frame ({sizeNote(cfg)}) · why the ratios are above 1/K
+            </summary>
+            <p className="muted">
+              {sizeWords(cfg)}. {headerWords(mode)} Data channel only, each unit counted in its own round;
+              heartbeats on the control channel are paced by time, not rounds.
+            </p>
+          </details>
+        )}
         {(compare.rows || compare.error) && (
           <div className="segmented" role="group" aria-label="Savings view">
             <button type="button" aria-pressed={show === 'chart'} onClick={() => setShow('chart')}>
@@ -196,8 +238,9 @@ export function SavingsView() {
               </table>
             )}
             <p className="muted small">
-              Same workload, {compare.rows?.[0]?.rounds ?? '–'} rounds per mode, bytes measured on the uplink
-              sockets; theory: fold 1/K plus headers, forward and direct 1.
+              Same workload, {compare.rows?.[0]?.rounds ?? '–'} rounds per mode, data bytes on the uplinks
+              counted unit by unit; theory: fold (25 + F) / (K × (4 + F)), forward (25 + F) / (4 + F), direct
+              1.
             </p>
           </div>
         )}

@@ -5,7 +5,8 @@ import { memo } from 'react';
 import type { LinkView, RankView, HostView } from '@shared/lab/state';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
-import { formatBytes, formatRate } from '../lib/format';
+import { formatRate } from '../lib/format';
+import { sizeShort, sizeWords } from '../lib/savings-theory';
 import { READOUT_MS, useSampled } from '../lib/use-sampled';
 import type { LinkRate } from '../store/apply-batch';
 import { INDEX_TABLE_HELP, NewTopologyForm } from './NewTopologyForm';
@@ -69,7 +70,11 @@ export function TopologyView() {
         {cfg && !hasTopology(cfg) && <span className="muted">no topology: one connection</span>}
         {cfg && hasTopology(cfg) && (
           <span className="muted mono">
-            {cfg.mode} · {cfg.policy} · {formatBytes(cfg.modelBytes)} {cfg.dtype} ·{' '}
+            {cfg.mode} · {cfg.policy} ·{' '}
+            <span title={sizeWords(cfg)} aria-label="model and frame size">
+              {sizeShort(cfg)}
+            </span>{' '}
+            ·{' '}
             <span title={INDEX_TABLE_HELP} aria-label={`control index table ${indexTable}`}>
               index table {indexTable}
             </span>

@@ -9,6 +9,7 @@ import { useLab, recordRing, workloadKey } from '../store/lab-store';
 import { formToConfig, useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
 import { snapshot, record } from '../test-fixtures';
+import { roundFrameBytes } from '@shared/sweep/theory';
 
 // Server rendering reads a zustand 5 store through getInitialState (its
 // server snapshot), so the tests place their state there.
@@ -182,6 +183,46 @@ describe('views', () => {
     // The formula with the live numbers, and what the table means in this mode.
     expect(html).toContain('ratio = uplink / (K × one rank) = 1.0 KiB / (4 × 1000 B) = 0.2562');
     expect(html).toMatch(/fold: the relay folds/);
+  });
+
+  it('Byte savings puts the wire format’s exact figure beside the measured one and says why K = 1 and forward exceed 1', () => {
+    // Issue 30 #3 and #16: the theory read "1/2 = 0.5000" for a ratio that cannot go under (25 + F) / (2 × (4 + F)),
+    // and nothing said why K = 1 and forward read above 1, or that a bf16 frame is half the "1 MiB" model.
+    const snap = snapshot();
+    snap.config = { ...snap.config, modelBytes: 1024 * 1024, dtype: 'bf16', ranksPerHost: [4, 4] };
+    const F = roundFrameBytes(1024 * 1024, 'bf16');
+    setLab({
+      snapshot: snap,
+      savings: [1, 2].map((round) => ({
+        round,
+        uplink: [25 + F, 25 + F],
+        direct: [4 * (4 + F), 4 * (4 + F)],
+        k: [4, 4],
+        perRank: [4 + F, 4 + F],
+        exact: true,
+      })),
+    });
+    let html = renderToStaticMarkup(<SavingsView />);
+    const theory = (25 + F) / (4 * (4 + F));
+    const row = attrsOf(html, 'savings h0');
+    expect(row).toContain(`data-theory="${theory.toFixed(6)}"`);
+    expect(row).toContain(`data-ratio="${theory.toFixed(6)}"`);
+    expect(html).toContain(`title="(25 + F) / (4 × (4 + F)) with F = ${F} B"`);
+    expect(html).toContain('1.00 MiB model (f32 elements), sent as bf16, 2 B an element: F = 512.0 KiB');
+    // Closed, the line says it: which size is the model's and which the frame's.
+    expect(html).toMatch(/<summary>F = 512.0 KiB a frame \(1.00 MiB model as f32, sent as bf16\) · why/);
+    expect(html).toMatch(
+      /25 \+ F up a relay’s uplink \(the mux record’s 25-byte header\), 4 \+ F from a rank/,
+    );
+    expect(html).toMatch(/for K = 1 above 1/);
+    expect(html).not.toContain('Estimated from counter samples');
+    snap.config = { ...snap.config, mode: 'forward' };
+    setLab({ snapshot: { ...snap } });
+    html = renderToStaticMarkup(<SavingsView />);
+    expect(html).toMatch(/Forward sends K records of 25 \+ F: \(25 \+ F\) \/ \(4 \+ F\), above 1/);
+    expect(attrsOf(html, 'savings h0')).toContain(`data-theory="${((25 + F) / (4 + F)).toFixed(6)}"`);
+    // The topology header says which size is the model's and which the frame's.
+    expect(renderToStaticMarkup(<TopologyView />)).toContain('1.00 MiB model · bf16 frames 512.0 KiB');
   });
 
   it('Byte savings after a death shows the K the host folded and says what was excluded', () => {
