@@ -3,7 +3,7 @@
 // that lets the soak find what a run leaves behind. Every process of the
 // run inherits a tag in its environment; after the run ends the process
 // table is scanned for the tag (a rank re-parented to init is still found).
-import { spawn } from 'node:child_process';
+import { spawnTied } from '../shell-common/tied-spawn';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,14 +70,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runCase(runArgs: string[], tag: string, opts: RunOptions): Promise<RunObservation> {
   const args = [relayLabBin(), 'run', ...runArgs, '--timeout-ms', String(opts.runTimeoutMs), '--json'];
-  const child = spawn(process.execPath, args, {
+  const child = spawnTied(process.execPath, args, {
     env: { ...process.env, [CHAOS_TAG_ENV]: tag },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-4000)));
   let hung = false;
   const timer = setTimeout(() => {
     hung = true;

@@ -50,6 +50,9 @@ export interface TopologyOutcome {
 
 const freshSalt = (): SessionSalt => randomSessionSalt((n) => randomBytes(n));
 
+/** Findings a live session keeps (between this and twice this); a headless run keeps all of its own. */
+export const LIVE_FINDINGS_KEPT = 1000;
+
 export class TopologySession {
   private cluster: Cluster | null = null;
   private driver: RoundDriver | null = null;
@@ -291,6 +294,10 @@ export class TopologySession {
       ...f,
     };
     this.findings.push(finding);
+    // A live session's findings go to the window and the trace as they happen; a session left
+    // running all day (a dead rank stalls a round after round) keeps only the recent ones here.
+    if (this.config.rounds === 0 && this.findings.length >= 2 * LIVE_FINDINGS_KEPT)
+      this.findings.splice(0, this.findings.length - LIVE_FINDINGS_KEPT);
     this.emit({ type: 'finding', finding });
   }
 

@@ -37,7 +37,7 @@ export const FINDING_MEANINGS: Record<FindingKind, FindingMeaning> = {
     wire: 'WIRE.md 3.2',
   },
   dead: {
-    text: 'A rank was declared dead. The controller stops waiting for it (DeclareDead to its relay) and, in elastic mode, goes on with the masses that arrived.',
+    text: 'A rank was declared dead. The controller stops waiting for it (DeclareDead to its relay). Under the elastic policy (the lab\u2019s default: a round goes on without a rank declared dead instead of waiting for it) the round completes with the ranks that answered, and the consensus weight is the sum of the masses that arrived; under strict every rank is waited for.',
     term: 'elastic',
     wire: 'WIRE.md 4.5',
   },
@@ -47,7 +47,7 @@ export const FINDING_MEANINGS: Record<FindingKind, FindingMeaning> = {
     wire: 'WIRE.md 4.5',
   },
   exit: {
-    text: 'A rank left: its loopback socket closed and its relay sent RankExit upstream. The relay folds without it from the next round.',
+    text: 'A rank left: its loopback socket closed and its relay sent RankExit upstream. The round in progress is not lost: the relay stops waiting for that rank and ships the round\u2019s HostFrame with the ranks that deposited (a RoundFrame the rank finished and verified before it left stays in the sum; one it was still sending is dropped). Later rounds fold without it.',
     term: 'relay',
     wire: 'WIRE.md 4.2',
   },
@@ -57,7 +57,10 @@ export const FINDING_MEANINGS: Record<FindingKind, FindingMeaning> = {
     wire: 'WIRE.md 4.4',
   },
   fault: {
-    text: 'A fault the lab injected (delay, drop, corruption, kill) took effect. It is the cause to compare the other findings with.',
+    text:
+      'A fault the lab injected (delay, drop, corruption, kill) took effect. It is the cause to compare the other findings with. ' +
+      'A blackhole drops whole records on its link and closes nothing, so no reader errs: a round that needs a record it swallowed stalls at its barrier (a stall finding names the ranks behind the link). ' +
+      'Those ranks are not declared dead while their control channel still carries their heartbeats, so the round keeps waiting; clearing the blackhole lets later records through but never resends the ones it dropped.',
     term: 'lab-only',
     wire: 'WIRE.md 4',
   },

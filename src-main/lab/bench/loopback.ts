@@ -5,7 +5,7 @@
 // process with Node's default 64 KiB reads instead, both ends shared a thread
 // and the rate came out at about half of what two processes move (0.8 to
 // 1.6 GB/s against 1.7 to 3.3), which set the floor above rounds the lab ran.
-import { spawn } from 'node:child_process';
+import { spawnTied } from '../../shell-common/tied-spawn';
 import type net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -30,10 +30,14 @@ async function oneTransfer(buf: Buffer): Promise<number> {
   const server = await listen();
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
-  const child = spawn(process.execPath, ['-e', RECEIVER, String(serverPort(server)), String(buf.length)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env,
-  });
+  const child = spawnTied(
+    process.execPath,
+    ['-e', RECEIVER, String(serverPort(server)), String(buf.length)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env,
+    },
+  );
   try {
     const done = new Promise<number>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => {

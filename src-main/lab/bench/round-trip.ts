@@ -15,7 +15,8 @@
 // consensus in, its report out), and every host three inside the engine
 // (SyncNow records, HostFrame, Broadcast): 4HK + 3H messages that share the
 // machine's cores. The floor is the larger of the two (smallRoundFloor).
-import { spawn } from 'node:child_process';
+import type { spawn } from 'node:child_process';
+import { spawnTied } from '../../shell-common/tied-spawn';
 import readline from 'node:readline';
 import { median } from './stages';
 
@@ -82,7 +83,7 @@ function lineReader(stream: NodeJS.ReadableStream): () => Promise<string> {
 
 /** Median and p90 of `trips` loopback round trips between two child processes, and the CPU per message. */
 export async function benchLoopbackRoundTrip(trips = 2000): Promise<RoundTripBench> {
-  const echo = spawn(process.execPath, ['-e', ECHO], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const echo = spawnTied(process.execPath, ['-e', ECHO], { stdio: ['pipe', 'pipe', 'inherit'] });
   let pinger: ReturnType<typeof spawn> | null = null;
   try {
     const echoLine = lineReader(echo.stdout!);
@@ -96,7 +97,7 @@ export async function benchLoopbackRoundTrip(trips = 2000): Promise<RoundTripBen
       return Number(await echoLine());
     };
     const warmup = Math.min(200, trips);
-    pinger = spawn(process.execPath, ['-e', PINGER, String(port), String(trips), String(warmup)], {
+    pinger = spawnTied(process.execPath, ['-e', PINGER, String(port), String(trips), String(warmup)], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     const pingLine = lineReader(pinger.stdout!);

@@ -90,6 +90,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
 
 export const brokenHost: Scenario = {
   number: 8,
+  findingKind: 'dead',
   name: 'broken-host',
   title: 'One broken host: fail-fast vs elastic scatter',
   incident: 'WIRE.md 6.7',

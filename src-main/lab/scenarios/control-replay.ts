@@ -132,6 +132,7 @@ async function run(version: 1 | 2, ctx: ScenarioContext) {
 
 export const controlReplay: Scenario = {
   number: 6,
+  findingKind: 'hmac',
   name: 'control-replay',
   title: 'A captured control frame replayed as another kind',
   incident: 'WIRE.md 6.8',

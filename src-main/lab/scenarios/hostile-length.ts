@@ -85,6 +85,7 @@ const mem = () => {
 
 export const hostileLength: Scenario = {
   number: 4,
+  findingKind: 'rejected',
   name: 'hostile-length',
   title: 'A hostile length (0xFFFFFFFF) and the frame ceiling',
   incident: 'WIRE.md 6.4',

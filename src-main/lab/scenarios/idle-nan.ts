@@ -70,6 +70,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
 
 export const idleNaN: Scenario = {
   number: 7,
+  findingKind: 'mismatch',
   name: 'idle-nan',
   title: 'An idle rank holding NaN with mass 0',
   incident: 'WIRE.md 6.13',

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeMuxRecord, encodeMuxRecord } from '@shared/wire/mux';
 import { isWireError } from '@shared/wire/errors';
+import { MUX_HEADER_LEN } from '@shared/wire/constants';
 import { MuxReader, NaiveReader, NAIVE_READER_LABEL } from '@shared/wire/readers';
 import { nodeMac } from '../../crypto/node-mac';
 import { Conn } from '../../engine/conn';
@@ -40,10 +41,18 @@ async function run(naive: boolean, ctx: ScenarioContext) {
   /** Bytes the first timeout dropped (the decisive unit's partial frame). */
   let firstDrop = 0;
   let ignoredWhileCommitted = 0;
+  // The reader's view for the trace: the bytes it was handed, less what its timeouts dropped.
+  const received: Buffer[] = [];
+  let receivedBytes = 0;
+  /** Stream offsets [from, to) each timeout dropped, and how far the reader had read at its error. */
+  const drops: [number, number][] = [];
+  let readToAtError = 0;
   pair.peer.on('data', (chunk: Buffer) => {
     lastByteAt = performance.now();
     trace?.feed('up', chunk);
     if (firstError) return;
+    received.push(chunk);
+    receivedBytes += chunk.length;
     try {
       for (const rec of reader.push(chunk)) {
         decodeMuxRecord(rec, mac);
@@ -55,6 +64,7 @@ async function run(naive: boolean, ctx: ScenarioContext) {
         message: (e as Error).message,
         atRecord: decoded,
       };
+      readToAtError = receivedBytes;
     }
   });
   // The socket read timeout of the shutdown-flag poll.
@@ -65,6 +75,8 @@ async function run(naive: boolean, ctx: ScenarioContext) {
     if (reader.status().state !== 'committed') return;
     if (reader instanceof NaiveReader) {
       const n = reader.timeout();
+      // The partial frame it held is the tail of what it received (the writer stalls after it).
+      if (n > 0 && !firstError) drops.push([receivedBytes - n, receivedBytes]);
       firstDrop ||= n;
       dropped += n;
     } else ignoredWhileCommitted++; // the idle gate: a started frame is never dropped
@@ -82,12 +94,29 @@ async function run(naive: boolean, ctx: ScenarioContext) {
   }
   const err = firstError as { code: string; atRecord: number } | null;
   if (trace) {
-    if (naive && err)
-      trace.decisive('up', err.atRecord, {
-        why: `a read timeout fired mid-frame: the NaiveReader dropped its first ${firstDrop} bytes and read the rest as a header (${err.code})`,
-        mark: { offset: 0, length: firstDrop, label: 'dropped by the read timeout' },
+    if (naive && err) {
+      // The wire's lane keeps every record whole (they were); the reader's lane shows the
+      // header it read after the drop: what it rejected, with the code it rejected it by.
+      const view = naiveView(Buffer.concat(received), drops, readToAtError);
+      const seqs = trace.readerView(view, {
+        id: 'h0.uplink.data (NaiveReader view)',
+        to: `reader: the bytes it read after its read timeout dropped ${firstDrop} (not the wire)`,
       });
-    else
+      const wireSeq = trace.units.up[err.atRecord];
+      const why =
+        `a read timeout fired mid-frame: the NaiveReader dropped the first ${firstDrop} bytes of record ${err.atRecord}` +
+        `${wireSeq !== undefined ? ` (#${wireSeq} on the wire, whole there)` : ''} and read its payload as a header: ${err.code}`;
+      if (seqs.length > 0)
+        trace.decisiveSeq(seqs[0]!, {
+          why,
+          mark: { offset: 0, length: 4, label: `read as a record magic (${err.code})` },
+        });
+      else
+        trace.decisive('up', err.atRecord, {
+          why,
+          mark: { offset: 0, length: firstDrop, label: 'dropped by the read timeout' },
+        });
+    } else
       trace.decisive('up', 0, {
         why: `its ${STALL_MS} ms stall after the header spanned read timeouts; the committed reader ignored them (${ignoredWhileCommitted} in all) and decoded it`,
         mark: { offset: 0, length: 25, label: `header, then a ${STALL_MS} ms stall` },
@@ -107,8 +136,30 @@ async function run(naive: boolean, ctx: ScenarioContext) {
   };
 }
 
+/**
+ * The header the NaiveReader read after its first drop: the stream as it was handed the
+ * bytes, less the dropped ranges, from the first drop's end for one mux header's length
+ * (where its check failed), never past what it had read at the error.
+ */
+function naiveView(stream: Buffer, drops: [number, number][], readTo: number): Uint8Array {
+  const first = drops[0];
+  if (!first) return new Uint8Array(0);
+  const kept: Buffer[] = [];
+  let at = first[1];
+  let left = MUX_HEADER_LEN;
+  for (const [from, to] of [...drops.slice(1), [readTo, readTo] as [number, number]]) {
+    if (left <= 0 || at >= readTo) break;
+    const piece = stream.subarray(at, Math.min(from, at + left, readTo));
+    kept.push(piece);
+    left -= piece.length;
+    at = to;
+  }
+  return new Uint8Array(Buffer.concat(kept));
+}
+
 export const midFrameDesync: Scenario = {
   number: 1,
+  findingKind: 'rejected',
   name: 'mid-frame-desync',
   title: 'Mid-frame desync: a read timeout drops a partial frame',
   incident: 'WIRE.md 6.1',

@@ -50,6 +50,7 @@ async function run(ctx: ScenarioContext, nagle: boolean) {
 
 export const nagle: Scenario = {
   number: 9,
+  findingKind: 'stalled',
   name: 'nagle',
   title: 'Nagle vs delayed ACK: tens of ms per round',
   incident: 'WIRE.md 6.10',

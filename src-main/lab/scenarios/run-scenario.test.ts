@@ -15,6 +15,7 @@ function scenario(over: Partial<Scenario>): Scenario {
     incident: 'WIRE.md 6.0',
     narrative: 'test',
     historicalBehaviour: 'lab-only historical behaviour: test',
+    findingKind: 'rejected',
     historical: async () => ({ reproduced: true, evidence: { a: 1 } }),
     current: async () => ({ held: true, evidence: { b: 2 } }),
     ...over,

@@ -6,6 +6,7 @@ import type { LabBatch, ScenarioEvidence, ScenarioResult, ScenarioVerdict } from
 import { pidAlive } from '../../engine/rank-process';
 import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { DecisiveHint, Scenario, ScenarioContext } from './types';
+import { decisiveFinding } from './decisive-finding';
 
 const EXIT_GRACE_MS = 3000;
 
@@ -21,6 +22,8 @@ export async function runScenario(
 ): Promise<ScenarioResult> {
   const started: number[] = [];
   const t0 = performance.now();
+  const errors: string[] = [];
+  const hints: Partial<Record<'historical' | 'current', DecisiveHint>> = {};
   const ctx = (phase: 'historical' | 'current'): ScenarioContext => ({
     track: (pid) => {
       if (pid !== undefined && !started.includes(pid)) started.push(pid);
@@ -29,9 +32,19 @@ export async function runScenario(
     observe,
     controlIndexTable: opts.controlIndexTable,
     traceFile: opts.traceFile?.(phase),
-    decisive: opts.decisive && ((hint) => opts.decisive!(phase, hint)),
+    decisive: (hint) => {
+      hints[phase] = hint;
+      opts.decisive?.(phase, hint);
+    },
   });
-  const errors: string[] = [];
+  /** The run's trace gets a finding at its decisive unit, so the window's findings lead there. */
+  const noteDecisive = async (phase: 'historical' | 'current') => {
+    const file = opts.traceFile?.(phase);
+    if (!file) return;
+    await decisiveFinding(s, phase, file, hints[phase]).catch((e: Error) =>
+      errors.push(`${phase}: the decisive unit's finding was not written to the trace: ${e.message}`),
+    );
+  };
 
   onProgress('historical', `running the historical behaviour (${s.incident})`);
   let historical: { reproduced: boolean; evidence: ScenarioEvidence };
@@ -41,6 +54,7 @@ export async function runScenario(
     errors.push(`historical: ${(e as Error).message}`);
     historical = { reproduced: false, evidence: { error: (e as Error).message } };
   }
+  await noteDecisive('historical');
   const t1 = performance.now();
   if (!s.judge)
     onProgress(
@@ -56,6 +70,7 @@ export async function runScenario(
     errors.push(`current: ${(e as Error).message}`);
     current = { held: false, evidence: { error: (e as Error).message } };
   }
+  await noteDecisive('current');
   const t2 = performance.now();
   if (s.judge && errors.length === 0) {
     const j = s.judge(historical.evidence, current.evidence);

@@ -121,6 +121,7 @@ async function run(unbounded: boolean, ctx: ScenarioContext) {
 
 export const slowUplink: Scenario = {
   number: 5,
+  findingKind: 'stalled',
   name: 'slow-uplink',
   title: 'A slow uplink: unbounded vs bounded outbound queue',
   incident: 'WIRE.md 6.5',

@@ -111,6 +111,41 @@ export class SocketTrace {
     this.out.log('info', message, performance.now() - this.t0);
   }
 
+  /**
+   * Bytes a reader was handed that the wire did not carry in that order (a
+   * reader that dropped some): decoded as the wire is, on a lane of its own
+   * whose name says it is the reader's view. Returns the trace seq of each
+   * unit, in order. The wire's own lane keeps what was on the wire.
+   */
+  readerView(bytes: Uint8Array, lane: { id: string; to: string }): number[] {
+    const link: TraceLink = { ...this.link, id: lane.id, to: lane.to };
+    const seqs: number[] = [];
+    const t = performance.now() - this.t0;
+    const d = new StreamDecoder({
+      mac: this.mac,
+      snapLen: this.opts.snapLen ?? 64 * 1024,
+      wholeLimit: this.opts.wholeLimit,
+      controlVersion: this.opts.controlVersion,
+      onUnit: (u) => {
+        seqs.push(this.seq++);
+        // The side decoder's words are about skipping to a boundary; on this lane a reader read them.
+        const read =
+          u.verdict === 'undecodable' && u.kind === 'skipped'
+            ? { ...u, summary: `${u.length} bytes the reader read as a unit start` }
+            : u;
+        this.out.unit(link, read);
+      },
+    });
+    d.push('up', bytes, t);
+    d.end('up', t);
+    return seqs;
+  }
+
+  /** Names the decisive unit by its trace seq (a unit of readerView). */
+  decisiveSeq(seq: number, hint: Omit<DecisiveHint, 'seq'>): void {
+    this.ctx.decisive?.({ seq, ...hint });
+  }
+
   /** Names the decisive unit: the n-th unit decoded in `dir`, with why and the bytes to mark. */
   decisive(dir: Direction, n: number, hint: Omit<DecisiveHint, 'seq'>): void {
     const seq = this.units[dir][Math.min(n, this.units[dir].length - 1)];

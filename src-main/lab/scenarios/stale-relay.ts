@@ -40,6 +40,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours) {
 
 export const staleRelay: Scenario = {
   number: 10,
+  findingKind: 'rejected',
   name: 'stale-relay',
   title: 'A stale relay build sending per-rank Data on the data channel',
   incident: 'WIRE.md 6.11',

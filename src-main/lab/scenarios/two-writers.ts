@@ -88,6 +88,7 @@ async function run(twoWriters: boolean, ctx: ScenarioContext) {
 
 export const twoWriters: Scenario = {
   number: 2,
+  findingKind: 'hmac',
   name: 'two-writers',
   title: 'Two writers on one socket: interleaved records fail their MAC',
   incident: 'WIRE.md 6.3',

@@ -3,6 +3,7 @@
 // judged automatically and returning compact evidence.
 import type { LabBatch, ScenarioEvidence, ScenarioInfo } from '@shared/lab/contract';
 import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
+import type { FindingKind } from '@shared/lab/records';
 
 export interface ScenarioContext {
   /** Records an OS process the scenario started: the runner checks none is left alive. */
@@ -27,6 +28,12 @@ export interface DecisiveHint {
 }
 
 export interface Scenario extends ScenarioInfo {
+  /**
+   * The kind of the finding a run's trace gets at its decisive unit (run-scenario.ts):
+   * what the incident is (a rejected unit, a MAC that verified what it should not, a
+   * stall, a death, a wrong consensus), so the window's findings lead to it.
+   */
+  findingKind: FindingKind;
   /** Runs the historical behaviour; `reproduced` says whether the incident showed. */
   historical(ctx: ScenarioContext): Promise<{ reproduced: boolean; evidence: ScenarioEvidence }>;
   /** Runs flodl 0.7's behaviour; `held` says whether the fix held. */

@@ -144,6 +144,7 @@ async function run(ctx: ScenarioContext, deadlineMs: number | null) {
 
 export const vanishedPeer: Scenario = {
   number: 11,
+  findingKind: 'stalled',
   name: 'vanished-peer',
   title: 'A peer that vanishes mid-frame without closing',
   incident: 'WIRE.md 6.2',

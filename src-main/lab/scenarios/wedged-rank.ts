@@ -76,6 +76,7 @@ async function run(ctx: ScenarioContext, historical: HistoricalBehaviours, maxMs
 
 export const wedgedRank: Scenario = {
   number: 3,
+  findingKind: 'stalled',
   name: 'wedged-rank',
   title: 'A wedged but connected rank and DeclareDead forwarding',
   incident: 'WIRE.md 6.6',

@@ -198,7 +198,33 @@ describe('TraceRecorder and TraceReplay', () => {
     expect(replay.stepTarget('unit', -1)).toMatchObject({ t: 3 });
     expect(replay.stepTarget('round', -1)).toEqual({ t: 4 });
     expect(replay.stepTarget('finding', -1)).toEqual({ t: 5 });
-    expect(replay.stepTarget('finding', 1)).toBeNull();
+    // Past the last finding the step wraps to the first, as a search does (a trace opens at its end).
+    expect(replay.stepTarget('finding', 1)).toEqual({ t: 5 });
+  });
+
+  it("a finding step selects the finding's unit, takes findings sharing a time one by one and wraps", async () => {
+    const { trace } = await recordSession();
+    const at = trace.events.findIndex((e) => e.type === 'end');
+    const finding = (id: number, t: number, recordSeq?: number) => ({
+      type: 'finding' as const,
+      t,
+      finding: { id, t, severity: 'error' as const, kind: 'rejected' as const, message: `f${id}`, recordSeq },
+    });
+    // Written after the session's own (a reproduction's decisive unit is named once the run is judged).
+    trace.events.splice(at, 0, finding(7, 3, 3), finding(8, 3, 4));
+    const replay = new TraceReplay(trace);
+    replay.seek(replay.duration);
+    const step = (dir: 1 | -1) => {
+      const target = replay.stepTarget('finding', dir);
+      if (target) replay.seek(target.t);
+      return target;
+    };
+    expect(step(1)).toEqual({ t: 3, seq: 3 });
+    expect(step(1)).toEqual({ t: 3, seq: 4 });
+    expect(step(1)).toEqual({ t: 5 });
+    expect(step(1)).toEqual({ t: 3, seq: 3 });
+    expect(step(-1)).toEqual({ t: 5 });
+    expect(step(-1)).toEqual({ t: 3, seq: 4 });
   });
 
   it('replays the session at any time through the LabApi', async () => {

@@ -8,7 +8,7 @@ import type { AnyCommand, LabApi, LabBatch, LabEvent, ReplyOf, TraceStep } from 
 import type { UnitRecord } from '@shared/lab/records';
 import type { HostView, LinkView, RankView, SessionSnapshot } from '@shared/lab/state';
 import { hostName, ranksOfHosts } from '@shared/lab/topology';
-import type { LifecycleEvent, RecordEvent, TraceEvent, TraceHeader } from './format';
+import type { FindingEvent, LifecycleEvent, RecordEvent, TraceEvent, TraceHeader } from './format';
 import { TraceLinkCounters } from './replay-counters';
 import { TraceRoundBytes } from './replay-round-bytes';
 import { TraceRankStates } from './replay-ranks';
@@ -141,12 +141,40 @@ export class TraceReplay implements LabApi {
    * null at either end. A unit step names its record.
    */
   stepTarget(by: TraceStep, dir: 1 | -1): { t: number; seq?: number } | null {
-    const type = by === 'unit' ? 'record' : by === 'round' ? 'round' : 'finding';
+    if (by === 'finding') return this.findingStep(dir);
+    const type = by === 'unit' ? 'record' : 'round';
     const at = this.position;
     const hit = (e: TraceEvent) => e.type === type && (dir === 1 ? e.t > at : e.t < at);
     const e = dir === 1 ? this.events.find(hit) : this.events.findLast(hit);
     if (!e) return null;
     return e.type === 'record' ? { t: e.t, seq: e.record.seq } : { t: e.t };
+  }
+
+  /** The finding a finding step last went to, while the position is still its time. */
+  private findingAt: { index: number; t: number } | null = null;
+
+  /**
+   * A finding step names the finding's unit (its recordSeq), so the window
+   * selects it. Findings are taken in time order, one at a time even when
+   * several share a time, and the step wraps at either end as a search does:
+   * a trace opens at its end, and `finding ▶` there goes to the first.
+   */
+  private findingStep(dir: 1 | -1): { t: number; seq?: number } | null {
+    const list = this.events
+      .filter((e): e is FindingEvent => e.type === 'finding')
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => a.e.t - b.e.t || a.i - b.i)
+      .map((x) => x.e);
+    if (list.length === 0) return null;
+    const at = this.position;
+    let index: number;
+    if (this.findingAt && this.findingAt.t === at) index = this.findingAt.index + dir;
+    else if (dir === 1) index = list.findIndex((e) => e.t > at);
+    else index = list.findLastIndex((e) => e.t < at);
+    if (index < 0 || index >= list.length) index = dir === 1 ? 0 : list.length - 1;
+    const e = list[index]!;
+    this.findingAt = { index, t: Math.max(0, Math.min(e.t, this.duration)) };
+    return e.finding.recordSeq !== undefined ? { t: e.t, seq: e.finding.recordSeq } : { t: e.t };
   }
 
   /** Kills, pauses, faults and link closes up to t: the charts' coloured bands. */
