@@ -53,12 +53,14 @@ import { HOST_HANDLERS, type HostContext } from './commands/host-commands';
 import { TRACE_HANDLERS } from './commands/trace-commands';
 import { isSweepCommand } from '@shared/sweep/contract';
 import { SweepHost } from '../sweep/sweep-host';
-import { ReproRecorder } from '../repro/session-recorder';
+import { ReproRecorder, type ActionStamp } from '../repro/session-recorder';
 
 /** What the host needs of the live TopologySession (src-main/lab/topology-session.ts). */
 export type LiveSession = RecordableSession & {
   command(cmd: TopologyCommand): Promise<ReplyOf<TopologyCommandType>>;
   stop(): Promise<void>;
+  /** Where the rounds were when the command ran (Record's stamp); absent: the round before it ran. */
+  stampOf?(cmd: object): ActionStamp | undefined;
 };
 
 const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HANDLERS>([
@@ -236,12 +238,17 @@ export class LabHost implements LabApi, HostContext {
   /** A command about the live topology: to the session, with the recording following it. */
   private async sessionCommand(cmd: TopologyCommand): Promise<LabReply> {
     if (cmd.type === 'start') await this.stopLive();
-    const round = this.session.snapshot().round;
+    const before = this.session.snapshot();
     const reply = await this.session.command(cmd);
     if (!reply.ok) return reply;
-    // Record (repro-commands.ts): the session's actions, stamped with the round they came in.
+    // Record (repro-commands.ts): the session's actions, stamped with the round they came in, how
+    // far into it and which ranks were dead then (src-main/repro/session-recorder.ts).
     if (cmd.type === 'start') this.reproRecorder.begin(this.session.snapshot());
-    else this.reproRecorder.command(cmd, round);
+    else
+      this.reproRecorder.command(
+        cmd,
+        this.session.stampOf?.(cmd) ?? { round: before.round, t: performance.now(), dead: [] },
+      );
     if (cmd.type === 'start') this.startRecording();
     else if (cmd.type === 'stop') await this.stopRecording();
     else if (cmd.type === 'setLinkFault') {
