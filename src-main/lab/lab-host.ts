@@ -72,6 +72,9 @@ const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HAND
   'closeTrace',
   'recentRecords',
 ]);
+/** Commands that touch no topology: answered while a reproduction holds the machine (runExclusive). */
+const ANSWERED_DURING_EXCLUSIVE: ReadonlySet<string> = new Set(['snapshot', 'listScenarios', 'reproRecord']);
+
 function isTraceCommand(cmd: AnyCommand): cmd is TraceCommand {
   return TRACE_COMMAND_TYPES.has(cmd.type);
 }
@@ -228,9 +231,10 @@ export class LabHost implements LabApi, HostContext {
     if (isTraceCommand(cmd)) return dispatch(TRACE_HANDLERS, this, cmd);
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
-    // While a reproduction runs (seconds), the read-only snapshot is answered at once; the rest wait for it.
-    if (this.exclusive && cmd.type !== 'snapshot' && cmd.type !== 'listScenarios')
-      await this.exclusive.catch(() => {});
+    // While a reproduction runs (seconds to minutes), what touches no topology is answered at once;
+    // the rest wait for it. Record's state is polled every second while Record is on: queued behind
+    // a long replay, those queries once passed browser mode's 64 commands per client (BUSY).
+    if (this.exclusive && !ANSWERED_DURING_EXCLUSIVE.has(cmd.type)) await this.exclusive.catch(() => {});
     if (!isTopologyCommand(cmd.type)) return dispatch(HOST_HANDLERS, this, cmd as CommandOf<HostCommandType>);
     return this.sessionCommand(cmd as TopologyCommand);
   }
