@@ -19,8 +19,11 @@ export interface Fault {
   /** link-fault: which link and what (null clears). */
   link?: string;
   fault?: LinkFault | null;
-  /** Applied once the round's consensus is taken (the target's frame is in it), not as the round starts. */
-  after?: 'consensus';
+  /**
+   * Applied once the round's consensus is taken (the target's frame is in it), or once the target
+   * has also adopted it ('adoption'), not as the round starts.
+   */
+  after?: 'consensus' | 'adoption';
   /** Applied once these ranks are dead (the recording saw them dead first). */
   afterDead?: number[];
   /** Applied this long after the previous action on the same ranks in this round (else after the round's start). */
@@ -32,6 +35,8 @@ export interface ScheduleContext {
   isDead(rank: number): boolean;
   /** Round r's consensus has been taken (the controller reduced it). */
   consensusTaken(round: number): boolean;
+  /** The rank has adopted round r's consensus. */
+  adopted(round: number, rank: number): boolean;
   apply(f: Fault, round: number): void;
   /**
    * Longest afterMs wait: a paused rank the recording kept alive must not be declared dead
@@ -120,7 +125,10 @@ export class FaultSchedule {
     if (t0 === undefined) return Infinity;
     // A round already over (a late action) waits for nothing but its deaths (finishRound).
     const late = f.round < round;
-    if (!late && f.after === 'consensus' && !this.ctx.consensusTaken(f.round)) return Infinity;
+    if (!late && f.after && !this.ctx.consensusTaken(f.round)) return Infinity;
+    const adopting = (r: number) => !this.ctx.adopted(f.round, r) && !this.ctx.isDead(r);
+    if (!late && f.after === 'adoption' && faultTargets(f, this.ctx.hostRanks).some(adopting))
+      return Infinity;
     const dead = f.afterDead ?? [];
     if (dead.length > 0) return dead.every((r) => this.ctx.isDead(r)) ? 0 : Infinity;
     if (late || !f.afterMs) return 0;

@@ -101,6 +101,11 @@ export class RoundDriver {
   /** When the round in progress sent its SyncNow (null between rounds): Record stamps actions with it. */
   roundStartedAt: number | null = null;
 
+  /** Ranks that have adopted round r's consensus so far (Record stamps actions with it). */
+  adoptedIn(round: number): number[] {
+    return [...(this.adopted.get(round)?.keys() ?? [])];
+  }
+
   constructor(
     private readonly cluster: Cluster,
     private readonly events: DriverEvents,
@@ -340,6 +345,7 @@ export class RoundDriver {
       hostRanks: this.cluster.hostRanks,
       isDead: (rank) => this.cluster.dead.isDead(rank) || this.rankStates[rank] === 'dead',
       consensusTaken: (round) => this.cluster.controller.round > round,
+      adopted: (round, rank) => this.adopted.get(round)?.has(rank) ?? false,
       apply: (f, round) => this.applyFault(f, round),
       safeWaitMs: Math.max(0, (cfg.stalenessMs - heartbeatMsOf(cfg)) / 2),
       deathWaitMs: cfg.stalenessMs * 2 + 5000,

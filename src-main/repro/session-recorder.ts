@@ -30,6 +30,8 @@ export interface ActionStamp {
   round: number;
   /** ms since the round's SyncNow; absent between rounds. */
   atMs?: number;
+  /** Ranks that had adopted the round's consensus (while it runs). */
+  adopted?: number[];
   /** performance.now() when the command ran. */
   t: number;
   /** Ranks dead then. */
@@ -77,7 +79,11 @@ export class ReproRecorder {
   /** An accepted command of the live session, with where the rounds were when it ran. */
   command(cmd: LabCommand, stamp: ActionStamp): void {
     const a = actionOf(cmd, stamp.round);
-    if (a) this.taken.push({ action: a, stamp: { ...stamp, dead: [...stamp.dead] } });
+    if (a)
+      this.taken.push({
+        action: a,
+        stamp: { ...stamp, dead: [...stamp.dead], adopted: stamp.adopted && [...stamp.adopted] },
+      });
   }
 
   setOn(on: boolean, round: number): ReproRecordingState {
@@ -188,8 +194,9 @@ function targetsOf(a: ReproAction, hostRanks: number[][]): number[] {
 /**
  * Each action with the gates that make a replay do what the person did (types.ts ActionGates):
  * - a kill, pause, kill host or fault set whose target's frame is in its round's consensus waits
- *   for that consensus (the person acted after the deposit); otherwise it lands as the round
- *   starts, before the target can deposit (the person acted before it, or it never came);
+ *   for that consensus (the person acted after the deposit), and for the target's adoption of it
+ *   when the target had adopted it; otherwise it lands as the round starts, before the target can
+ *   deposit (the person acted before it, or it never came);
  * - a resume or a fault cleared waits for the deaths of its targets the recording saw first,
  *   else as long as the person waited since the last action on the same target in that round.
  */
@@ -202,7 +209,12 @@ function gated(taken: Taken[], reports: RoundReport[], hostRanks: number[][]): R
     const undo = action.action === 'resume-rank' || action.action === 'clear-link-fault';
     if (!undo) {
       const accepted = byRound.get(action.round)?.accepted ?? [];
-      if (targets.some((r) => accepted.includes(r))) out.after = 'consensus';
+      if (targets.some((r) => accepted.includes(r))) {
+        // Had its live targets adopted the round too? Then after their adoption, as it happened.
+        const adopted = stamp.adopted ?? [];
+        const live = targets.filter((r) => !stamp.dead.includes(r));
+        out.after = live.length > 0 && live.every((r) => adopted.includes(r)) ? 'adoption' : 'consensus';
+      }
       return out;
     }
     const dead = targets.filter((r) => stamp.dead.includes(r));

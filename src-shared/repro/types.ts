@@ -42,9 +42,11 @@ export interface ActionGates {
    * 'consensus': the target's frame (a rank's, a host's ranks', the ranks' behind a link) is in
    * this round's consensus in the recorded session: the person acted after it was deposited. The
    * replay applies the action once the round's consensus is taken, so the frame is in it too.
+   * 'adoption': as 'consensus', and the target had also adopted the round's consensus: applied
+   * once it has (a pause then stalls the next round, as it did; a corrupted consensus is the next).
    * Absent: applied as the round starts, before the target can deposit.
    */
-  after?: 'consensus';
+  after?: 'consensus' | 'adoption';
   /** resume-rank and clear-link-fault: its targets were dead when it was taken; the replay waits for those deaths. */
   afterDead?: number[];
   /**
