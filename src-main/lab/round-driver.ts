@@ -16,7 +16,6 @@ import type { RelayEvent } from '../engine/relay';
 import { dtypeCode, modelLayout } from '@shared/synthetic';
 import type { RankToParent } from '../rank/spec';
 import { DEFAULT_SAMPLE_MAX, decodeSamples } from '../rank/samples';
-import type { LinkFault } from '@shared/lab/contract';
 import {
   compareAdoption,
   expectedConsensusSliced,

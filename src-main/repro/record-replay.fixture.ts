@@ -36,8 +36,8 @@ export const LIVE_CONFIG: Partial<TopologyConfig> = {
 const latency = (ms: number): LinkFault => ({ dir: 'both', latencyMs: ms });
 
 /**
- * A step's command. Rank 0 is never touched and h0 never killed, so a live rank always remains and
- * rounds go on. Pauses are held for 0..2.4 s (resumes come as later steps), so some ranks are
+ * A step's command. Rank 0 is never touched and h0 never killed nor its uplink faulted, so a live
+ * rank always remains and rounds go on. Pauses are held for 0..2.4 s (resumes come as later steps), so some ranks are
  * resumed in time, some after their death, some never; several steps may fall in one round.
  */
 const command: fc.Arbitrary<LabCommand> = fc.oneof(
@@ -68,6 +68,13 @@ const command: fc.Arbitrary<LabCommand> = fc.oneof(
     arbitrary: fc
       .constantFrom('h1.uplink.data', 'h0.r1.data', 'h1.r2.control', 'h1.r3.data')
       .map((link) => ({ type: 'setLinkFault', link, fault: null }) as const),
+  },
+  // The next frame up corrupted: its HMAC fails and the rank (or host) is declared dead.
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom('h0.r1.data', 'h1.r3.data', 'h1.uplink.data')
+      .map((link) => ({ type: 'setLinkFault', link, fault: { dir: 'up', corruptNext: true } }) as const),
   },
 );
 
