@@ -104,16 +104,20 @@ export class FaultSchedule {
 
   /**
    * Round `round` is over: its remaining actions are applied now, in recorded order, each after
-   * the deaths it waits for (at most deathWaitMs; `waitWhile` returns early on a stop).
+   * the deaths it waits for (at most deathWaitMs; `waitWhile` returns early on a stop, and
+   * `stopped` then ends it).
    */
   async finishRound(
     round: number,
     waitWhile: (pending: () => boolean, ms: number) => Promise<void>,
+    stopped: () => boolean = () => false,
   ): Promise<void> {
     while (this.hasPending(round)) {
       const f = this.pending[0];
       const dead = f.afterDead ?? [];
       await waitWhile(() => dead.some((r) => !this.ctx.isDead(r)), this.ctx.deathWaitMs);
+      // A stop during the wait ends the run: nothing more is applied to a cluster being torn down.
+      if (stopped()) return;
       if (this.pending[0] !== f) continue;
       this.applyNow(f, faultTargets(f, this.ctx.hostRanks), performance.now());
     }

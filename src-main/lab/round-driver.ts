@@ -433,7 +433,11 @@ export class RoundDriver {
         if (done && waiting.length === 0) {
           // The round is over: what the recording did in it before it ended is applied before the next.
           if (schedule.hasPending(r)) {
-            await schedule.finishRound(r, (pending, ms) => this.waitWhile(pending, ms));
+            await schedule.finishRound(
+              r,
+              (pending, ms) => this.waitWhile(pending, ms),
+              () => this.stopRequested || this.ended !== null,
+            );
             continue;
           }
           this.cueRoundEnd(r);
