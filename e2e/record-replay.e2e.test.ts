@@ -14,7 +14,7 @@ import { relayLab } from '../src-main/cli/testing/relay-lab-cli';
 
 const exe = browserOrSkip('record-replay e2e');
 const WAIT = { timeout: 120_000 };
-const VIEWPORTS = [
+const VIEWPORTS = process.env.RELAY_LAB_E2E_WIDTH ? [{ width: 1440, height: 900 }] as const : [
   { width: 1600, height: 1000 },
   { width: 1440, height: 900 },
 ] as const;
@@ -75,8 +75,15 @@ describe.skipIf(!exe)('a session recorded in the window replays', { timeout: 900
 
         // relay-lab repro of the saved file: exit 0, every expectation held.
         const r = await relayLab(['repro', file, '--json']);
-        expect(r.code, r.err + r.out.slice(0, 3000)).toBe(0);
-        const out = JSON.parse(r.out) as { held: boolean; report: { verdict: string; dead: number[] } };
+        // Kept with the screenshots, to replay by hand if this fails.
+        fs.copyFileSync(file, path.join(resultsDir, `record-replay-${viewport.width}.repro.json`));
+        const out = JSON.parse(r.out) as {
+          held: boolean;
+          expectations: { name: string; ok: boolean; expected: string; actual: string }[];
+          report: { verdict: string; dead: number[]; ended: string; roundsCompleted: number };
+        };
+        const failed = out.expectations.filter((x) => !x.ok);
+        expect(r.code, `${r.err}${JSON.stringify(failed)} ended: ${out.report.ended}`).toBe(0);
         expect(out).toMatchObject({ held: true, report: { verdict: 'ok', dead: [1] } });
 
         // Open reproduction in the window: replayed beside the live session, every expectation held.

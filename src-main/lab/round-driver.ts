@@ -100,11 +100,6 @@ export class RoundDriver {
   /** When the round in progress sent its SyncNow (null between rounds): Record stamps actions with it. */
   roundStartedAt: number | null = null;
 
-  /** Ranks that have adopted round r's consensus so far (Record stamps actions with it). */
-  adoptedIn(round: number): number[] {
-    return [...(this.adopted.get(round)?.keys() ?? [])];
-  }
-
   constructor(
     private readonly cluster: Cluster,
     private readonly events: DriverEvents,

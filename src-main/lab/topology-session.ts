@@ -106,7 +106,7 @@ export class TopologySession {
     const t = performance.now();
     return {
       round: d?.round ?? 0,
-      ...(d?.roundStartedAt != null ? { atMs: t - d.roundStartedAt, adopted: d.adoptedIn(d.round) } : {}),
+      ...(d?.roundStartedAt != null ? { atMs: t - d.roundStartedAt } : {}),
       t,
       dead: c ? c.hostRanks.flat().filter((r) => c.dead.isDead(r) || d?.rankStates[r] === 'dead') : [],
     };

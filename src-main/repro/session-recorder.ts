@@ -30,8 +30,6 @@ export interface ActionStamp {
   round: number;
   /** ms since the round's SyncNow; absent between rounds. */
   atMs?: number;
-  /** Ranks that had adopted the round's consensus (while it runs). */
-  adopted?: number[];
   /** performance.now() when the command ran. */
   t: number;
   /** Ranks dead then. */
@@ -82,7 +80,7 @@ export class ReproRecorder {
     if (a)
       this.taken.push({
         action: a,
-        stamp: { ...stamp, dead: [...stamp.dead], adopted: stamp.adopted && [...stamp.adopted] },
+        stamp: { ...stamp, dead: [...stamp.dead] },
       });
   }
 
@@ -195,7 +193,7 @@ function targetsOf(a: ReproAction, hostRanks: number[][]): number[] {
  * Each action with the gates that make a replay do what the person did (types.ts ActionGates):
  * - a kill, pause, kill host or fault set whose target's frame is in its round's consensus waits
  *   for that consensus (the person acted after the deposit), and for the target's adoption of it
- *   when the target had adopted it; otherwise it lands as the round starts, before the target can
+ *   when the target adopted it in the recording; otherwise it lands as the round starts, before the target can
  *   deposit (the person acted before it, or it never came);
  * - a resume or a fault cleared waits for the deaths of its targets the recording saw first,
  *   else as long as the person waited since the last action on the same target in that round.
@@ -210,8 +208,10 @@ function gated(taken: Taken[], reports: RoundReport[], hostRanks: number[][]): R
     if (!undo) {
       const accepted = byRound.get(action.round)?.accepted ?? [];
       if (targets.some((r) => accepted.includes(r))) {
-        // Had its live targets adopted the round too? Then after their adoption, as it happened.
-        const adopted = stamp.adopted ?? [];
+        // Did its live targets adopt the round in the recording? Then the action waits for their
+        // adoption: applied before it, a pause would hold this round, which the recording finished
+        // (what the stamp saw of the adoptions can lag the rank's IPC; the round report cannot).
+        const adopted = byRound.get(action.round)?.adopted?.map((x) => x.rank) ?? [];
         const live = targets.filter((r) => !stamp.dead.includes(r));
         out.after = live.length > 0 && live.every((r) => adopted.includes(r)) ? 'adoption' : 'consensus';
       }
