@@ -14,10 +14,12 @@ import { relayLab } from '../src-main/cli/testing/relay-lab-cli';
 
 const exe = browserOrSkip('record-replay e2e');
 const WAIT = { timeout: 120_000 };
-const VIEWPORTS = process.env.RELAY_LAB_E2E_WIDTH ? [{ width: 1440, height: 900 }] as const : [
-  { width: 1600, height: 1000 },
-  { width: 1440, height: 900 },
-] as const;
+const VIEWPORTS = process.env.RELAY_LAB_E2E_WIDTH
+  ? ([{ width: 1440, height: 900 }] as const)
+  : ([
+      { width: 1600, height: 1000 },
+      { width: 1440, height: 900 },
+    ] as const);
 
 describe.skipIf(!exe)('a session recorded in the window replays', { timeout: 900_000 }, () => {
   for (const viewport of VIEWPORTS) {
