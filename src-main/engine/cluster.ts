@@ -75,6 +75,11 @@ export interface ClusterHooks {
   onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
+/** The ranks' heartbeat interval: a quarter of the staleness, 20..500 ms, unless the config names one. */
+export function heartbeatMsOf(cfg: { heartbeatMs?: number; stalenessMs: number }): number {
+  return cfg.heartbeatMs ?? Math.max(20, Math.min(500, Math.floor(cfg.stalenessMs / 4)));
+}
+
 export class Cluster {
   readonly tap: Tap;
   readonly dead: DeadRanks;
@@ -242,7 +247,7 @@ export class Cluster {
   private spawnRanks(ports: { data: number; control: number }[]): Promise<never> {
     const cfg = this.config;
     const idle = new Set(cfg.idleRanks ?? []);
-    const heartbeatMs = cfg.heartbeatMs ?? Math.max(20, Math.min(500, Math.floor(cfg.stalenessMs / 4)));
+    const heartbeatMs = heartbeatMsOf(cfg);
     let earlyExit: ((e: Error) => void) | null = null;
     const exitedEarly = new Promise<never>((_, reject) => (earlyExit = reject));
     exitedEarly.catch(() => {});

@@ -54,12 +54,14 @@ import { TRACE_HANDLERS } from './commands/trace-commands';
 import { isSweepCommand } from '@shared/sweep/contract';
 import { SweepHost } from '../sweep/sweep-host';
 import { atomicWriteStream, copyFileAtomic, writeFileAtomic } from '../files/atomic-write';
-import { ReproRecorder } from '../repro/session-recorder';
+import { ReproRecorder, type ActionStamp } from '../repro/session-recorder';
 
 /** What the host needs of the live TopologySession (src-main/lab/topology-session.ts). */
 export type LiveSession = RecordableSession & {
   command(cmd: TopologyCommand): Promise<ReplyOf<TopologyCommandType>>;
   stop(): Promise<void>;
+  /** Where the rounds were when the command ran (Record's stamp); absent: the round before it ran. */
+  stampOf?(cmd: object): ActionStamp | undefined;
 };
 
 const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HANDLERS>([
@@ -71,6 +73,9 @@ const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HAND
   'closeTrace',
   'recentRecords',
 ]);
+/** Commands that touch no topology: answered while a reproduction holds the machine (runExclusive). */
+const ANSWERED_DURING_EXCLUSIVE: ReadonlySet<string> = new Set(['snapshot', 'listScenarios', 'reproRecord']);
+
 function isTraceCommand(cmd: AnyCommand): cmd is TraceCommand {
   return TRACE_COMMAND_TYPES.has(cmd.type);
 }
@@ -227,9 +232,10 @@ export class LabHost implements LabApi, HostContext {
     if (isTraceCommand(cmd)) return dispatch(TRACE_HANDLERS, this, cmd);
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
-    // While a reproduction runs (seconds), the read-only snapshot is answered at once; the rest wait for it.
-    if (this.exclusive && cmd.type !== 'snapshot' && cmd.type !== 'listScenarios')
-      await this.exclusive.catch(() => {});
+    // While a reproduction runs (seconds to minutes), what touches no topology is answered at once;
+    // the rest wait for it. Record's state is polled every second while Record is on: queued behind
+    // a long replay, those queries once passed browser mode's 64 commands per client (BUSY).
+    if (this.exclusive && !ANSWERED_DURING_EXCLUSIVE.has(cmd.type)) await this.exclusive.catch(() => {});
     if (!isTopologyCommand(cmd.type)) return dispatch(HOST_HANDLERS, this, cmd as CommandOf<HostCommandType>);
     return this.sessionCommand(cmd as TopologyCommand);
   }
@@ -237,12 +243,17 @@ export class LabHost implements LabApi, HostContext {
   /** A command about the live topology: to the session, with the recording following it. */
   private async sessionCommand(cmd: TopologyCommand): Promise<LabReply> {
     if (cmd.type === 'start') await this.stopLive();
-    const round = this.session.snapshot().round;
+    const before = this.session.snapshot();
     const reply = await this.session.command(cmd);
     if (!reply.ok) return reply;
-    // Record (repro-commands.ts): the session's actions, stamped with the round they came in.
+    // Record (repro-commands.ts): the session's actions, stamped with the round they came in, how
+    // far into it and which ranks were dead then (src-main/repro/session-recorder.ts).
     if (cmd.type === 'start') this.reproRecorder.begin(this.session.snapshot());
-    else this.reproRecorder.command(cmd, round);
+    else
+      this.reproRecorder.command(
+        cmd,
+        this.session.stampOf?.(cmd) ?? { round: before.round, t: performance.now(), dead: [] },
+      );
     if (cmd.type === 'start') this.startRecording();
     else if (cmd.type === 'stop') await this.stopRecording();
     else if (cmd.type === 'setLinkFault') {

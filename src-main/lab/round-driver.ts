@@ -16,7 +16,6 @@ import type { RelayEvent } from '../engine/relay';
 import { dtypeCode, modelLayout } from '@shared/synthetic';
 import type { RankToParent } from '../rank/spec';
 import { DEFAULT_SAMPLE_MAX, decodeSamples } from '../rank/samples';
-import type { LinkFault } from '@shared/lab/contract';
 import {
   compareAdoption,
   expectedConsensusSliced,
@@ -31,6 +30,8 @@ import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
 import { CHECK_WAIT_MS, PREPARED_WAIT_MS, RankReadiness } from './rank-readiness';
 import { stallMessage } from '@shared/explain/findings';
 import { RoundByteLedger } from '@shared/lab/round-bytes';
+import { heartbeatMsOf } from '../engine/cluster';
+import { FaultSchedule, type Fault } from './fault-schedule';
 
 /**
  * SHA-256 (hex) of the chunks, a slice at a time with the event loop turning
@@ -54,16 +55,7 @@ async function nodeSha256Sliced(chunks: Uint8Array[]): Promise<string> {
   return h.digest('hex');
 }
 
-export type FaultAction = 'kill-rank' | 'pause-rank' | 'resume-rank' | 'kill-host' | 'link-fault';
-export interface Fault {
-  action: FaultAction;
-  /** Rank or host index (unused for link faults). */
-  target: number;
-  round: number;
-  /** link-fault: which link and what (null clears). */
-  link?: string;
-  fault?: LinkFault | null;
-}
+export type { Fault, FaultAction } from './fault-schedule';
 
 /** A rank's adoption and, once it has sent it, the lab's check of it (rank/spec.ts `checked`). */
 type Adopted = Extract<RankToParent, { type: 'adopted' }> &
@@ -109,6 +101,10 @@ export class RoundDriver {
   /** Each data unit's bytes in the round it belongs to (the savings' figures; not the counters' deltas). */
   private readonly ledger = new RoundByteLedger();
   readonly faults: Fault[] = [];
+  /** The faults, applied as their gates open (built when the rounds begin). */
+  private schedule: FaultSchedule | null = null;
+  /** When the round in progress sent its SyncNow (null between rounds): Record stamps actions with it. */
+  roundStartedAt: number | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -321,6 +317,7 @@ export class RoundDriver {
         partitionOffset: r * 1024,
         partitionSize: 1024,
       });
+    this.schedule = this.newSchedule();
     while (!this.stopRequested && !this.ended && (maxRounds === 0 || this.round < maxRounds)) {
       while (this.paused && this.steps === 0 && !this.stopRequested) await this.wait();
       if (this.stopRequested) break;
@@ -343,33 +340,44 @@ export class RoundDriver {
       await this.wait(until - performance.now());
   }
 
-  private applyFaults(round: number): void {
-    for (const f of this.faults.filter((x) => x.round === round)) {
-      this.events.finding({
-        severity: 'info',
-        kind: 'fault',
-        message:
-          f.action === 'link-fault'
-            ? `fault: link ${f.link} ${JSON.stringify(f.fault)} at round ${round}`
-            : `fault: ${f.action} ${f.target} at round ${round}`,
-        ranks:
-          f.action === 'link-fault'
-            ? []
-            : f.action === 'kill-host'
-              ? this.cluster.hostRanks[f.target]
-              : [f.target],
-      });
-      if (f.action === 'link-fault') this.cluster.setLinkFault(f.link!, f.fault ?? null);
-      else if (f.action === 'kill-rank') this.cluster.rank(f.target).signal('SIGKILL');
-      else if (f.action === 'pause-rank') {
-        this.cluster.rank(f.target).signal('SIGSTOP');
-        this.setState(f.target, 'paused');
-      } else if (f.action === 'resume-rank') {
-        // SIGCONT: as the window's Resume. A rank declared dead while paused stays out of the reduce.
-        if (this.cluster.rank(f.target).signal('SIGCONT') && this.rankStates[f.target] === 'paused')
-          this.setState(f.target, 'alive');
-      } else this.cluster.killHost(f.target);
-    }
+  private newSchedule(): FaultSchedule {
+    const cfg = this.cluster.config;
+    return new FaultSchedule(this.faults, {
+      hostRanks: this.cluster.hostRanks,
+      isDead: (rank) => this.cluster.dead.isDead(rank) || this.rankStates[rank] === 'dead',
+      consensusTaken: (round) => this.cluster.controller.round > round,
+      adopted: (round, rank) => this.adopted.get(round)?.has(rank) ?? false,
+      apply: (f, round) => this.applyFault(f, round),
+      safeWaitMs: Math.max(0, (cfg.stalenessMs - heartbeatMsOf(cfg)) / 2),
+      deathWaitMs: cfg.stalenessMs * 2 + 5000,
+    });
+  }
+
+  private applyFault(f: Fault, round: number): void {
+    this.events.finding({
+      severity: 'info',
+      kind: 'fault',
+      message:
+        f.action === 'link-fault'
+          ? `fault: link ${f.link} ${JSON.stringify(f.fault)} at round ${round}`
+          : `fault: ${f.action} ${f.target} at round ${round}`,
+      ranks:
+        f.action === 'link-fault'
+          ? []
+          : f.action === 'kill-host'
+            ? this.cluster.hostRanks[f.target]
+            : [f.target],
+    });
+    if (f.action === 'link-fault') this.cluster.setLinkFault(f.link!, f.fault ?? null);
+    else if (f.action === 'kill-rank') this.cluster.rank(f.target).signal('SIGKILL');
+    else if (f.action === 'pause-rank') {
+      this.cluster.rank(f.target).signal('SIGSTOP');
+      this.setState(f.target, 'paused');
+    } else if (f.action === 'resume-rank') {
+      // SIGCONT: as the window's Resume. A rank declared dead while paused stays out of the reduce.
+      if (this.cluster.rank(f.target).signal('SIGCONT') && this.rankStates[f.target] === 'paused')
+        this.setState(f.target, 'alive');
+    } else this.cluster.killHost(f.target);
   }
 
   /** Called as each round begins, before its SyncNow (a sweep's warm-up boundary); stop() there ends the rounds before it. */
@@ -414,33 +422,50 @@ export class RoundDriver {
     const upBefore = this.uplinkUp();
     const live = this.cluster.hostRanks.flat().filter((x) => this.isLive(x));
     this.cluster.coordinator.broadcast({ type: 'SyncNow' }, live);
-    this.applyFaults(r);
+    this.roundStartedAt = t0;
+    const schedule = this.schedule ?? (this.schedule = this.newSchedule());
+    schedule.roundStarted(r, t0);
     let stallReported = false;
-    for (;;) {
-      if (this.stopRequested || this.ended) return;
-      const done = this.controllerRounds.get(r);
-      const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
-      if (done && waiting.length === 0) {
-        this.cueRoundEnd(r);
-        break;
+    try {
+      for (;;) {
+        if (this.stopRequested || this.ended) return;
+        const nextFault = schedule.poll(r, performance.now());
+        const done = this.controllerRounds.get(r);
+        const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
+        if (done && waiting.length === 0) {
+          // The round is over: what the recording did in it before it ended is applied before the next.
+          if (schedule.hasPending(r)) {
+            await schedule.finishRound(
+              r,
+              (pending, ms) => this.waitWhile(pending, ms),
+              () => this.stopRequested || this.ended !== null,
+            );
+            continue;
+          }
+          this.cueRoundEnd(r);
+          break;
+        }
+        const elapsed = performance.now() - t0;
+        if (!stallReported && elapsed >= stallMs) {
+          stallReported = true;
+          // Before the consensus exists the fold barriers are waiting for deposits;
+          // after it, the round waits for ranks that have not adopted it yet.
+          const barrier = done ? [] : this.waitingFor();
+          const names = barrier.length ? barrier : waiting;
+          this.events.finding({
+            recordSeq: this.lastRecordOf(names),
+            severity: 'warn',
+            kind: 'stalled',
+            message: stallMessage(r, Boolean(done), names, elapsed),
+            ranks: names,
+            round: r,
+          });
+        }
+        const stallWait = stallReported ? 500 : Math.max(1, stallMs - elapsed);
+        await this.wait(Math.max(1, Math.min(stallWait, nextFault ?? Infinity)));
       }
-      const elapsed = performance.now() - t0;
-      if (!stallReported && elapsed >= stallMs) {
-        stallReported = true;
-        // Before the consensus exists the fold barriers are waiting for deposits;
-        // after it, the round waits for ranks that have not adopted it yet.
-        const barrier = done ? [] : this.waitingFor();
-        const names = barrier.length ? barrier : waiting;
-        this.events.finding({
-          recordSeq: this.lastRecordOf(names),
-          severity: 'warn',
-          kind: 'stalled',
-          message: stallMessage(r, Boolean(done), names, elapsed),
-          ranks: names,
-          round: r,
-        });
-      }
-      await this.wait(stallReported ? 500 : Math.max(1, stallMs - elapsed));
+    } finally {
+      this.roundStartedAt = null;
     }
     await this.finishRound(r, t0, upBefore);
   }

@@ -21,6 +21,7 @@ import { RoundDriver, type Fault } from './round-driver';
 import { FrameBatcher } from './frame-batcher';
 import { dispatch, LabError, type TopologyCommandType } from './commands/handler';
 import { TOPOLOGY_HANDLERS } from './commands/topology-commands';
+import type { ActionStamp } from '../repro/session-recorder';
 
 export { LabError };
 
@@ -71,6 +72,8 @@ export class TopologySession {
   private nextFinding = 1;
   readonly findings: Finding[] = [];
   private busy: Promise<unknown> = Promise.resolve();
+  /** Each command's stamp, taken as it runs (Record reads it: stampOf). */
+  private readonly stamps = new WeakMap<object, ActionStamp>();
 
   constructor(private readonly options: TopologySessionOptions = {}) {}
 
@@ -81,15 +84,35 @@ export class TopologySession {
 
   /** Runs one command about this topology; commands run one at a time (a stop never interleaves with a start). */
   async command<T extends TopologyCommandType>(cmd: CommandOf<T>): Promise<ReplyOf<T>> {
-    const run = this.busy.then(() =>
-      dispatch(TOPOLOGY_HANDLERS, this, cmd as CommandOf<TopologyCommandType>),
-    );
+    const run = this.busy.then(() => {
+      // Taken in the same turn as the command acts (a signal, a fault set): nothing happens between.
+      this.stamps.set(cmd, this.actionStamp());
+      return dispatch(TOPOLOGY_HANDLERS, this, cmd as CommandOf<TopologyCommandType>);
+    });
     this.busy = run.catch(() => {});
     try {
       return (await run) as ReplyOf<T>;
     } catch (e) {
       return failureOf(e);
     }
+  }
+
+  /** Where the rounds were when `cmd` ran (undefined for a command this session has not run). */
+  stampOf(cmd: object): ActionStamp | undefined {
+    return this.stamps.get(cmd);
+  }
+
+  /** The round in progress (or next), ms since it started, and the ranks dead right now. */
+  actionStamp(): ActionStamp {
+    const d = this.driver;
+    const c = this.cluster;
+    const t = performance.now();
+    return {
+      round: d?.round ?? 0,
+      ...(d?.roundStartedAt != null ? { atMs: t - d.roundStartedAt } : {}),
+      t,
+      dead: c ? c.hostRanks.flat().filter((r) => c.dead.isDead(r) || d?.rankStates[r] === 'dead') : [],
+    };
   }
 
   /** The running cluster, or NOT_RUNNING (`allowStopped`: a stopped one still holds its tap). */

@@ -32,19 +32,32 @@ export function reproConfig(r: Repro): TopologyConfig {
   };
 }
 
+/** The file's schedule as the run's faults, in the file's order, with their gates (fault-schedule.ts). */
 export function reproFaults(r: Repro): Fault[] {
   return r.schedule.map((a): Fault => {
+    const gates: Pick<Fault, 'after' | 'afterDead' | 'afterMs'> = {
+      ...(a.after ? { after: a.after } : {}),
+      ...(a.afterDead?.length ? { afterDead: [...a.afterDead] } : {}),
+      ...(a.afterMs !== undefined ? { afterMs: a.afterMs } : {}),
+    };
     switch (a.action) {
       case 'kill-rank':
       case 'pause-rank':
       case 'resume-rank':
-        return { action: a.action, target: a.rank, round: a.round };
+        return { action: a.action, target: a.rank, round: a.round, ...gates };
       case 'kill-host':
-        return { action: 'kill-host', target: a.host, round: a.round };
+        return { action: 'kill-host', target: a.host, round: a.round, ...gates };
       case 'link-fault':
-        return { action: 'link-fault', target: -1, round: a.round, link: a.link, fault: { ...a.fault } };
+        return {
+          action: 'link-fault',
+          target: -1,
+          round: a.round,
+          link: a.link,
+          fault: { ...a.fault },
+          ...gates,
+        };
       case 'clear-link-fault':
-        return { action: 'link-fault', target: -1, round: a.round, link: a.link, fault: null };
+        return { action: 'link-fault', target: -1, round: a.round, link: a.link, fault: null, ...gates };
     }
   });
 }

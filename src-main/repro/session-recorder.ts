@@ -1,13 +1,18 @@
 // The window's Record: the live session's topology-changing actions (kill,
-// pause and resume a rank, kill a host, set or clear a link fault), each
-// stamped with the round the session was on, and its round reports, so
+// pause and resume a rank, kill a host, set or clear a link fault), in the
+// order the person took them, each stamped with where the rounds were (the
+// round, how far into it, the ranks dead then), and its round reports, so
 // "Save reproduction" can write a file whose schedule is what the person did
-// and whose expectations are what happened. A file replays from round 0, so
-// every action since the session's start is kept, also those before Record
-// was pressed (Record says how many rounds had passed).
+// and whose expectations are what happened. A person acts at any moment of a
+// round, also while it is stalled, so each action gets the gates that make a
+// replay do the same (docs/reproduction-format.md, "When an action applies").
+// A file replays from round 0, so every action since the session's start is
+// kept, also those before Record was pressed (the file says from which round
+// Record ran, and why the rounds before it run too).
 import type { LabBatch, LabCommand } from '@shared/lab/contract';
 import type { RoundReport } from '@shared/lab/records';
 import type { SessionSnapshot } from '@shared/lab/state';
+import { ranksOfHosts } from '@shared/lab/topology';
 import {
   REPRO_FORMAT,
   REPRO_VERSION,
@@ -19,31 +24,64 @@ import {
 /** Round reports kept for the expectations (a file of more rounds keeps the first ones judged). */
 const MAX_ROUNDS = 5000;
 
+/** Where the rounds were when a command ran (TopologySession.actionStamp). */
+export interface ActionStamp {
+  /** The round in progress, or the next one between rounds. */
+  round: number;
+  /** ms since the round's SyncNow; absent between rounds. */
+  atMs?: number;
+  /** performance.now() when the command ran. */
+  t: number;
+  /** Ranks dead then. */
+  dead: number[];
+}
+
+interface Taken {
+  action: ReproAction;
+  stamp: ActionStamp;
+}
+
 export class ReproRecorder {
-  private actions: ReproAction[] = [];
+  private taken: Taken[] = [];
   private reports: RoundReport[] = [];
   private snapshotAtStart: SessionSnapshot | null = null;
   private on = false;
   private fromRound = 0;
+  /** Ranks dead as the session's events tell so far, and as they stood at the last kept round report. */
+  private deadNow = new Set<number>();
+  private deadAtLastReport: number[] = [];
 
   /** A new live topology: what was captured belongs to the previous one. */
   begin(snapshot: SessionSnapshot): void {
     this.snapshotAtStart = snapshot;
-    this.actions = [];
+    this.taken = [];
     this.reports = [];
     this.fromRound = 0;
+    this.deadNow = new Set();
+    this.deadAtLastReport = [];
   }
 
-  /** The live session's events (its round reports). */
+  /** The live session's events: its round reports and, from its snapshots, its dead ranks. */
   observe(b: LabBatch): void {
     for (const e of b.events)
-      if (e.type === 'round' && this.reports.length < MAX_ROUNDS) this.reports.push(e.report);
+      if (e.type === 'snapshot')
+        for (const r of e.snapshot.ranks) {
+          if (r.state === 'dead') this.deadNow.add(r.rank);
+        }
+      else if (e.type === 'round' && this.reports.length < MAX_ROUNDS) {
+        this.reports.push(e.report);
+        this.deadAtLastReport = [...this.deadNow];
+      }
   }
 
-  /** An accepted command of the live session, at the round the session is on. */
-  command(cmd: LabCommand, round: number): void {
-    const a = actionOf(cmd, round);
-    if (a) this.actions.push(a);
+  /** An accepted command of the live session, with where the rounds were when it ran. */
+  command(cmd: LabCommand, stamp: ActionStamp): void {
+    const a = actionOf(cmd, stamp.round);
+    if (a)
+      this.taken.push({
+        action: a,
+        stamp: { ...stamp, dead: [...stamp.dead] },
+      });
   }
 
   setOn(on: boolean, round: number): ReproRecordingState {
@@ -55,30 +93,54 @@ export class ReproRecorder {
   state(): ReproRecordingState {
     return {
       on: this.on,
-      actions: this.actions.length,
+      actions: this.taken.length,
       rounds: this.reports.length,
       fromRound: this.fromRound,
     };
   }
 
   /**
-   * The file: the topology as started, the actions, and the rounds reported so far with
-   * their verdicts, digests and merge orders (the replay enforces them), and the dead set.
+   * The file: the topology as started, the actions of the rounds reported so far with their gates,
+   * and those rounds with their verdicts, digests and merge orders (the replay enforces them), the
+   * verdict a replay of them reaches and the dead set they left. A round still in progress when the
+   * file is drafted is left out, with its actions: a replay judges whole rounds.
    */
-  draft(dead: number[]): Repro {
+  draft(): Repro {
     const snap = this.snapshotAtStart;
     if (!snap)
       throw Object.assign(new Error('nothing recorded: start a topology first'), { code: 'NO_SESSION' });
     const reports = [...this.reports].sort((a, b) => a.round - b.round);
-    const rounds = reports.length > 0 ? reports.at(-1)!.round + 1 : 1;
+    const rounds = reports.length > 0 ? reports.at(-1)!.round + 1 : 0;
     const c = snap.config;
-    const schedule = this.actions.map((a) => landed(a, reports)).sort((a, b) => a.round - b.round);
-    const lastAction = schedule.reduce((m, a) => Math.max(m, a.round), 0);
+    const hostRanks = ranksOfHosts(c.ranksPerHost);
+    const kept = this.taken.filter((x) => x.action.round < rounds);
+    const left = this.taken.length - kept.length;
+    const schedule = gated(kept, reports, hostRanks);
+    // A kill's exit may be reported after its round: the replay waits for it (runTopology), so it is dead there.
+    const dead = new Set(this.deadAtLastReport);
+    for (const a of schedule)
+      if (a.action === 'kill-rank') dead.add(a.rank);
+      else if (a.action === 'kill-host') for (const r of hostRanks[a.host] ?? []) dead.add(r);
+    const checked = reports.filter((r) => r.verdict !== 'unchecked').length;
+    const verdict = reports.some((r) => r.verdict === 'mismatch')
+      ? ('mismatch' as const)
+      : checked < rounds
+        ? ('incomplete' as const)
+        : ('ok' as const);
+    const notes = [
+      `Recorded in the window from round ${this.fromRound}: a replay runs from round 0, because the cluster numbers its rounds from 0 and round ${this.fromRound}'s dead set and consensus are what the rounds before it (and ${this.taken.filter((x) => x.stamp.round < this.fromRound).length} action(s) taken before Record) left behind.`,
+      `${kept.length} action(s) in their order, ${reports.length} round(s) reported.`,
+      left > 0
+        ? `${left} action(s) taken in round ${rounds}, which had not ended when the file was drafted, are left out: a replay judges whole rounds.`
+        : '',
+      'Edit the expectations freely.',
+    ];
     return {
       format: REPRO_FORMAT,
       version: REPRO_VERSION,
       name: `recorded ${c.ranksPerHost.join(',')} ${c.mode}`,
-      description: `Recorded in the window from round ${this.fromRound}; ${this.actions.length} action(s) since the session's start, ${reports.length} round(s) reported. Edit the expectations freely.`,
+      description: notes.filter(Boolean).join(' '),
+      recordedFrom: this.fromRound,
       topology: {
         ranksPerHost: [...c.ranksPerHost],
         mode: c.mode,
@@ -90,12 +152,12 @@ export class ReproRecorder {
         stalenessMs: c.stalenessMs,
         controlIndexTable: c.controlIndexTable,
         intervalMs: 0,
-        rounds: Math.max(rounds, lastAction + 1),
+        rounds: Math.max(rounds, 1),
       },
       timeoutMs: 120_000,
       schedule,
       expectations: {
-        ...(reports.length && reports.every((r) => r.verdict === 'ok') ? { verdict: 'ok' as const } : {}),
+        ...(reports.length ? { verdict } : {}),
         rounds: reports.map((r) => ({
           round: r.round,
           verdict: r.verdict,
@@ -108,19 +170,71 @@ export class ReproRecorder {
   }
 }
 
+/** The ranks an action touches (its rank, its host's ranks, the ranks behind its link). */
+function targetsOf(a: ReproAction, hostRanks: number[][]): number[] {
+  switch (a.action) {
+    case 'kill-rank':
+    case 'pause-rank':
+    case 'resume-rank':
+      return [a.rank];
+    case 'kill-host':
+      return hostRanks[a.host] ?? [];
+    case 'link-fault':
+    case 'clear-link-fault': {
+      const rank = /^(?:h\d+\.)?r(\d+)\./.exec(a.link);
+      if (rank) return [Number(rank[1])];
+      const host = /^h(\d+)\.uplink\./.exec(a.link);
+      return host ? (hostRanks[Number(host[1])] ?? []) : [];
+    }
+  }
+}
+
 /**
- * The round an action took effect in. A replay applies it as its round starts; a person acts
- * at any moment of a round, so a kill during round r whose rank had already deposited (its
- * frame is in round r's consensus) took effect from round r + 1 on.
+ * Each action with the gates that make a replay do what the person did (types.ts ActionGates):
+ * - a kill, pause, kill host or fault set whose target's frame is in its round's consensus waits
+ *   for that consensus (the person acted after the deposit), and for the target's adoption of it
+ *   when the target adopted it in the recording; otherwise it lands as the round starts, before the target can
+ *   deposit (the person acted before it, or it never came);
+ * - a resume or a fault cleared waits for the deaths of its targets the recording saw first,
+ *   else as long as the person waited since the last action on the same target in that round.
  */
-function landed(a: ReproAction, reports: RoundReport[]): ReproAction {
-  const ranks = a.action === 'kill-rank' || a.action === 'pause-rank' ? [a.rank] : null;
-  const report = reports.find((r) => r.round === a.round);
-  if (!report) return a;
-  if (ranks && ranks.some((r) => report.accepted.includes(r))) return { ...a, round: a.round + 1 };
-  if (a.action === 'kill-host' && (report.foldedPerHost?.[a.host]?.length ?? 0) > 0)
-    return { ...a, round: a.round + 1 };
-  return a;
+function gated(taken: Taken[], reports: RoundReport[], hostRanks: number[][]): ReproAction[] {
+  const byRound = new Map(reports.map((r) => [r.round, r]));
+  return taken.map(({ action, stamp }, i) => {
+    const targets = targetsOf(action, hostRanks);
+    const out: ReproAction = { ...action };
+    if (stamp.atMs !== undefined) out.atMs = Math.round(stamp.atMs);
+    const undo = action.action === 'resume-rank' || action.action === 'clear-link-fault';
+    if (!undo) {
+      const accepted = byRound.get(action.round)?.accepted ?? [];
+      if (targets.some((r) => accepted.includes(r))) {
+        // Did its live targets adopt the round in the recording? Then the action waits for their
+        // adoption: applied before it, a pause would hold this round, which the recording finished
+        // (what the stamp saw of the adoptions can lag the rank's IPC; the round report cannot).
+        const adopted = byRound.get(action.round)?.adopted?.map((x) => x.rank) ?? [];
+        const live = targets.filter((r) => !stamp.dead.includes(r));
+        out.after = live.length > 0 && live.every((r) => adopted.includes(r)) ? 'adoption' : 'consensus';
+      }
+      return out;
+    }
+    const dead = targets.filter((r) => stamp.dead.includes(r));
+    if (dead.length > 0) {
+      out.afterDead = dead;
+      return out;
+    }
+    // The previous action on the same ranks in this round, else the round's start.
+    let from = stamp.atMs !== undefined ? stamp.t - stamp.atMs : undefined;
+    for (let j = i - 1; j >= 0; j--) {
+      const p = taken[j];
+      if (p.action.round !== action.round) break;
+      if (targetsOf(p.action, hostRanks).some((r) => targets.includes(r))) {
+        from = p.stamp.t;
+        break;
+      }
+    }
+    if (from !== undefined && stamp.t > from) out.afterMs = Math.round(stamp.t - from);
+    return out;
+  });
 }
 
 function actionOf(cmd: LabCommand, round: number): ReproAction | null {

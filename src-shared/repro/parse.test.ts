@@ -82,7 +82,19 @@ describe('reproduction format v1', () => {
       ],
       [(o) => delete o.topology.seed, 'MISSING_FIELD', 'topology.seed'],
       [(o) => (o.topology.mode = 'ring'), 'BAD_VALUE', 'topology.mode'],
-      [(o) => (o.version = 2), 'UNSUPPORTED_VERSION', 'version'],
+      [(o) => (o.version = 3), 'UNSUPPORTED_VERSION', 'version'],
+      [
+        (o) => ((o.schedule[0] as Record<string, unknown>).after = 'deposit'),
+        'BAD_VALUE',
+        'schedule[0].after',
+      ],
+      [
+        (o) => ((o.schedule[0] as Record<string, unknown>).afterDead = [9]),
+        'RANK_OUT_OF_RANGE',
+        'schedule[0].afterDead[0]',
+      ],
+      [(o) => ((o.schedule[0] as Record<string, unknown>).afterMs = -1), 'BAD_TYPE', 'schedule[0].afterMs'],
+      [(o) => (o.recordedFrom = 'x'), 'BAD_TYPE', 'recordedFrom'],
       [(o) => (o.format = 'x'), 'WRONG_FORMAT', 'format'],
     ];
     for (const [mutate, code, path] of cases) {
@@ -90,6 +102,24 @@ describe('reproduction format v1', () => {
       expect([e.code, e.path]).toEqual([code, path]);
       expect(e.message).toContain(path);
     }
+  });
+
+  it('version 2: gates and recordedFrom are kept; a version 1 file stays version 1', () => {
+    expect(parseRepro(JSON.stringify(base())).version).toBe(1);
+    const v2 = {
+      ...base(),
+      version: 2,
+      recordedFrom: 1,
+      schedule: [
+        { round: 1, action: 'pause-rank', rank: 2, after: 'consensus', atMs: 3 },
+        { round: 1, action: 'resume-rank', rank: 2, afterMs: 2500, atMs: 2503 },
+        { round: 2, action: 'resume-rank', rank: 0, afterDead: [0] },
+      ],
+    };
+    const r = parseRepro(JSON.stringify(v2));
+    expect(r.version).toBe(2);
+    expect(r.recordedFrom).toBe(1);
+    expect(r.schedule).toEqual(v2.schedule);
   });
 
   it('takes resume-rank of a paused rank, and names a bad rank in it', () => {

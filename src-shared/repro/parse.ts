@@ -1,6 +1,6 @@
 // (Just over 400 lines: one validator per field of the format, in the format's order, so the
 // file reads like docs/reproduction-format.md.)
-// Parses and validates a reproduction file (version 1). Every error is a
+// Parses and validates a reproduction file (versions 1 and 2). Every error is a
 // ReproFormatError with a code and the JSON path of the offending value
 // (`schedule[2].rank`), so a hand-edited file says where it is wrong.
 import type { LinkFault } from '../lab/contract';
@@ -8,8 +8,9 @@ import { NUMBER_RANGES as R, rangeText, type NumberRange } from '../lab/number-r
 import { CONTROL_INDEX_TABLES, DEFAULT_CONTROL_INDEX_TABLE } from '../wire/control-msg-tables';
 import {
   REPRO_FORMAT,
-  REPRO_VERSION,
+  REPRO_VERSIONS,
   reproLinkIds,
+  type ActionGates,
   type FindingPattern,
   type LinkBytesExpectation,
   type Repro,
@@ -207,8 +208,33 @@ function parseFault(v: unknown, path: string): LinkFault {
   return f;
 }
 
+const GATE_KEYS = ['after', 'afterDead', 'afterMs', 'atMs'] as const;
+
+/** The version 2 gates of an action (docs/reproduction-format.md, "When an action applies"). */
+function parseGates(o: Obj, path: string, world: number): ActionGates {
+  const g: ActionGates = {};
+  if (o.after !== undefined) g.after = choice(o.after, `${path}.after`, ['consensus', 'adoption'] as const);
+  if (o.afterDead !== undefined)
+    g.afterDead = arr(o.afterDead, `${path}.afterDead`).map((x, i) => {
+      const r = int(x, `${path}.afterDead[${i}]`);
+      if (r >= world)
+        throw new ReproFormatError(
+          'RANK_OUT_OF_RANGE',
+          `${path}.afterDead[${i}]`,
+          `rank ${r} does not exist (ranks 0..${world - 1})`,
+        );
+      return r;
+    });
+  if (o.afterMs !== undefined) g.afterMs = num(o.afterMs, `${path}.afterMs`);
+  if (o.atMs !== undefined) g.atMs = num(o.atMs, `${path}.atMs`);
+  return g;
+}
+
 function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]): ReproAction {
   const o = obj(v, path);
+  const world = t.ranksPerHost.reduce((a, b) => a + b, 0);
+  const gates = parseGates(o, path, world);
+  const keys = (...own: string[]) => onlyKeys(o, path, ['round', 'action', ...own, ...GATE_KEYS]);
   const action = str(need(o, 'action', path), `${path}.action`);
   const round = int(need(o, 'round', path), `${path}.round`);
   if (round >= t.rounds)
@@ -217,7 +243,6 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
       `${path}.round`,
       `round ${round} never happens: rounds are 0..${t.rounds - 1}`,
     );
-  const world = t.ranksPerHost.reduce((a, b) => a + b, 0);
   const rank = () => {
     const r = int(need(o, 'rank', path), `${path}.rank`);
     if (r >= world)
@@ -242,10 +267,10 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
     case 'kill-rank':
     case 'pause-rank':
     case 'resume-rank':
-      onlyKeys(o, path, ['round', 'action', 'rank']);
-      return { round, action, rank: rank() };
+      keys('rank');
+      return { round, action, rank: rank(), ...gates };
     case 'kill-host': {
-      onlyKeys(o, path, ['round', 'action', 'host']);
+      keys('host');
       const h = int(need(o, 'host', path), `${path}.host`);
       if (h >= t.ranksPerHost.length)
         throw new ReproFormatError(
@@ -253,14 +278,20 @@ function parseAction(v: unknown, path: string, t: ReproTopology, links: string[]
           `${path}.host`,
           `host ${h} does not exist (hosts 0..${t.ranksPerHost.length - 1})`,
         );
-      return { round, action, host: h };
+      return { round, action, host: h, ...gates };
     }
     case 'link-fault':
-      onlyKeys(o, path, ['round', 'action', 'link', 'fault']);
-      return { round, action, link: link(), fault: parseFault(need(o, 'fault', path), `${path}.fault`) };
+      keys('link', 'fault');
+      return {
+        round,
+        action,
+        link: link(),
+        fault: parseFault(need(o, 'fault', path), `${path}.fault`),
+        ...gates,
+      };
     case 'clear-link-fault':
-      onlyKeys(o, path, ['round', 'action', 'link']);
-      return { round, action, link: link() };
+      keys('link');
+      return { round, action, link: link(), ...gates };
     case 'historical':
       throw new ReproFormatError(
         'UNSUPPORTED_ACTION',
@@ -400,17 +431,19 @@ export function validateRepro(json: unknown): Repro {
       'format',
       `must be "${REPRO_FORMAT}", got ${JSON.stringify(o.format)}`,
     );
-  if (o.version !== REPRO_VERSION)
+  const version = REPRO_VERSIONS.find((x) => x === o.version);
+  if (version === undefined)
     throw new ReproFormatError(
       'UNSUPPORTED_VERSION',
       'version',
-      `this build reads version ${REPRO_VERSION}, got ${JSON.stringify(o.version)}`,
+      `this build reads versions ${REPRO_VERSIONS.join(' and ')}, got ${JSON.stringify(o.version)}`,
     );
   onlyKeys(o, '', [
     'format',
     'version',
     'name',
     'description',
+    'recordedFrom',
     'topology',
     'timeoutMs',
     'schedule',
@@ -424,7 +457,7 @@ export function validateRepro(json: unknown): Repro {
       : arr(o.schedule, 'schedule').map((a, i) => parseAction(a, `schedule[${i}]`, topology, links));
   const r: Repro = {
     format: REPRO_FORMAT,
-    version: REPRO_VERSION,
+    version,
     topology,
     schedule,
     expectations: o.expectations === undefined ? {} : parseExpectations(o.expectations, topology, links),
@@ -432,5 +465,6 @@ export function validateRepro(json: unknown): Repro {
   if (o.name !== undefined) r.name = str(o.name, 'name');
   if (o.description !== undefined) r.description = str(o.description, 'description');
   if (o.timeoutMs !== undefined) r.timeoutMs = ranged(o.timeoutMs, 'timeoutMs', R.timeoutMs);
+  if (o.recordedFrom !== undefined) r.recordedFrom = int(o.recordedFrom, 'recordedFrom');
   return r;
 }

@@ -1,12 +1,17 @@
-// The reproduction file, version 1 (docs/reproduction-format.md): a topology,
-// a schedule of actions stamped with rounds, and expectations a replay is
-// judged against. Pure data: parsed by ./parse.ts, checked by ./check.ts.
+// The reproduction file, version 2 (docs/reproduction-format.md): a topology,
+// a schedule of actions stamped with rounds, in the order they were taken,
+// each with what it waited for, and expectations a replay is judged against.
+// Version 1 files (actions at round starts only) still parse and replay.
+// Pure data: parsed by ./parse.ts, checked by ./check.ts.
 import type { LinkFault } from '../lab/contract';
 import type { FindingKind } from '../lab/records';
 import type { ControlIndexTable } from '../wire/control-msg-tables';
 
 export const REPRO_FORMAT = 'relay-lab-repro';
-export const REPRO_VERSION = 1;
+export const REPRO_VERSION = 2;
+/** Versions this build reads: 1 (every action at its round's start) and 2 (actions gated, ./types.ts ActionGates). */
+export const REPRO_VERSIONS = [1, 2] as const;
+export type ReproVersion = (typeof REPRO_VERSIONS)[number];
 
 export interface ReproTopology {
   /** Ranks per host, host by host ([2, 2] = 2 hosts x 2 ranks; [4, 2, 1] uneven). */
@@ -26,14 +31,44 @@ export interface ReproTopology {
   controlIndexTable: ControlIndexTable;
 }
 
-export type ReproAction =
-  | { round: number; action: 'kill-rank'; rank: number }
-  | { round: number; action: 'pause-rank'; rank: number }
-  /** SIGCONT of a paused rank; one declared dead while paused stays out of the reduce. */
-  | { round: number; action: 'resume-rank'; rank: number }
-  | { round: number; action: 'kill-host'; host: number }
-  | { round: number; action: 'link-fault'; link: string; fault: LinkFault }
-  | { round: number; action: 'clear-link-fault'; link: string };
+/**
+ * When, inside its round, an action is applied (version 2). A person acts at any moment of a
+ * round, also while it is stalled; what decides the replay's consensus and dead set is not the
+ * moment but what had happened by then, so that is what is kept. Without gates an action is
+ * applied as its round starts (just after the round's SyncNow), as in version 1.
+ */
+export interface ActionGates {
+  /**
+   * 'consensus': the target's frame (a rank's, a host's ranks', the ranks' behind a link) is in
+   * this round's consensus in the recorded session: the person acted after it was deposited. The
+   * replay applies the action once the round's consensus is taken, so the frame is in it too.
+   * 'adoption': as 'consensus', and the target had also adopted the round's consensus: applied
+   * once it has (a pause then stalls the next round, as it did; a corrupted consensus is the next).
+   * Absent: applied as the round starts, before the target can deposit.
+   */
+  after?: 'consensus' | 'adoption';
+  /** resume-rank and clear-link-fault: its targets were dead when it was taken; the replay waits for those deaths. */
+  afterDead?: number[];
+  /**
+   * resume-rank and clear-link-fault: ms the person waited after the previous action on the same
+   * target in this round (else after the round's start). A replay waits as long, but never so
+   * long that a paused rank the recording kept alive could be declared dead meanwhile.
+   */
+  afterMs?: number;
+  /** Informative: ms since the round's start when the action was taken (absent: before it started). */
+  atMs?: number;
+}
+
+export type ReproAction = ActionGates &
+  (
+    | { round: number; action: 'kill-rank'; rank: number }
+    | { round: number; action: 'pause-rank'; rank: number }
+    /** SIGCONT of a paused rank; one declared dead while paused stays out of the reduce. */
+    | { round: number; action: 'resume-rank'; rank: number }
+    | { round: number; action: 'kill-host'; host: number }
+    | { round: number; action: 'link-fault'; link: string; fault: LinkFault }
+    | { round: number; action: 'clear-link-fault'; link: string }
+  );
 
 export interface FindingPattern {
   kind?: FindingKind;
@@ -75,9 +110,16 @@ export interface ReproExpectations {
 
 export interface Repro {
   format: typeof REPRO_FORMAT;
-  version: typeof REPRO_VERSION;
+  /** The version the file was written in (a version 1 file keeps its round-start semantics). */
+  version: ReproVersion;
   name?: string;
   description?: string;
+  /**
+   * The round the live session was on when Record was pressed (written by the window). A replay
+   * still runs from round 0: the cluster numbers its rounds from 0, and round N's dead set and
+   * consensus are what rounds 0..N-1 and the actions before Record left behind.
+   */
+  recordedFrom?: number;
   topology: ReproTopology;
   /** Ends a replay that cannot finish (a parked barrier). */
   timeoutMs?: number;

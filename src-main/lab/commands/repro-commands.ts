@@ -115,11 +115,9 @@ export const REPRO_HANDLERS: HandlerTable<ReproCommandType, ReproHostContext> = 
   },
 
   async draftRepro(host) {
-    const snap = host.session.snapshot();
-    const dead = snap.ranks.filter((r) => r.state === 'dead').map((r) => r.rank);
     let repro;
     try {
-      repro = host.reproRecorder.draft(dead);
+      repro = host.reproRecorder.draft();
     } catch (e) {
       throw new LabError('NO_SESSION', (e as Error).message);
     }

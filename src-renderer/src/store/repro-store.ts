@@ -37,11 +37,20 @@ export async function setRecording(on: boolean): Promise<void> {
   useRepro.setState(reply.ok ? { recording: reply.recording, error: null } : { error: failure(reply) });
 }
 
-/** The file of what was recorded, shown for editing in the Reproductions dialog. */
-/** Refreshes the captured count (read-only: never turns Record on or off). */
-export async function refreshRecording(): Promise<void> {
-  const reply = await send({ type: 'reproRecord' });
-  if (reply.ok) useRepro.setState({ recording: reply.recording });
+/** The query in flight, if any: a poll while one is unanswered joins it instead of sending another. */
+let refreshing: Promise<void> | null = null;
+
+/**
+ * Refreshes the captured count (read-only: never turns Record on or off). The Record button polls it
+ * every second; a host busy for a minute (a replay) must not collect sixty queries (issue 30 item 9).
+ */
+export function refreshRecording(): Promise<void> {
+  refreshing ??= send({ type: 'reproRecord' })
+    .then((reply) => {
+      if (reply.ok) useRepro.setState({ recording: reply.recording });
+    })
+    .finally(() => (refreshing = null));
+  return refreshing;
 }
 
 export async function draftReproduction(): Promise<void> {

@@ -17,7 +17,7 @@ import { RunPictureView } from './RunPictureView';
 import type { ReproRunView } from '@shared/repro/picture';
 import './repro.css';
 
-/** Toolbar: Record / Stop recording (the live session's actions, stamped with rounds). */
+/** Toolbar: Record / Stop recording (the live session's actions, in order, stamped where the rounds were). */
 export function RecordButton() {
   const recording = useRepro((s) => s.recording);
   const running = useLab((s) => (s.snapshot?.running ?? false) && s.view.kind === 'live');
@@ -56,8 +56,9 @@ export function ReproFilesPanel() {
       <h3>Your reproductions</h3>
       <p className="small">
         Record what you do in the live session (kill, pause or resume a rank, kill a host, apply or clear a
-        link fault), each action stamped with its round. The file replays from round 0 on real processes, with
-        the recorded merge order, and is judged against what happened.
+        link fault), in order, each action stamped with its round and what it came after (a deposit, a death,
+        the seconds you waited). The file replays from round 0 on real processes (the rounds before Record
+        made the state it started from), with the recorded merge order, and is judged against what happened.
       </p>
       <div className="row">
         <button
