@@ -35,11 +35,13 @@ import type {
 import type { TopologyConfig } from '@shared/lab/topology';
 import type { UnitRecord } from '@shared/lab/records';
 import type { SessionSnapshot } from '@shared/lab/state';
-import { TRACE_NAME } from '@shared/lab/validate';
+import { MAX_EARLIER_RECORDS, TRACE_NAME } from '@shared/lab/validate';
+import { bytesToHex } from '@shared/wire/bytes';
 import { encodeEventLine } from './trace/ndjson-codec';
 import { exportTraceFileToPcapng } from './trace/pcapng';
 import { TraceReplay } from './trace/replay';
 import type { TraceRecorder } from './trace/recorder';
+import { RecordIndex } from './trace/record-index';
 import { recordSession, type RecordableSession } from './trace/session-recording';
 import type { EndEvent, LifecycleEvent } from './trace/format';
 import {
@@ -69,6 +71,7 @@ const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HAND
   'stepTrace',
   'closeTrace',
   'recentRecords',
+  'earlierRecords',
 ]);
 function isTraceCommand(cmd: AnyCommand): cmd is TraceCommand {
   return TRACE_COMMAND_TYPES.has(cmd.type);
@@ -152,6 +155,8 @@ export class LabHost implements LabApi, HostContext {
   private readonly listeners = new Set<(b: LabBatch) => void>();
   private recorder: TraceRecorder | null = null;
   private recordingPath: string | null = null;
+  /** Where each unit of the recording sits in its file (kept after a stop, with the file). */
+  private recordingIndex: RecordIndex | null = null;
   private replay: { name: string; api: TraceReplay; detach: () => void } | null = null;
   private readonly workDir: string;
   private recordingNumber = 0;
@@ -226,6 +231,7 @@ export class LabHost implements LabApi, HostContext {
     if (isTraceCommand(cmd)) return dispatch(TRACE_HANDLERS, this, cmd);
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
+    if (cmd.type === 'getRecordBytes') return this.liveRecordBytes(cmd.seq);
     // While a reproduction runs (seconds), the read-only snapshot is answered at once; the rest wait for it.
     if (this.exclusive && cmd.type !== 'snapshot' && cmd.type !== 'listScenarios')
       await this.exclusive.catch(() => {});
@@ -390,7 +396,11 @@ export class LabHost implements LabApi, HostContext {
     if (this.recordingPath) fs.rmSync(this.recordingPath, { force: true });
     this.recordingNumber += 1;
     this.recordingPath = path.join(this.workDir, `session-${this.recordingNumber}.trace.ndjson`);
-    this.recorder = recordSession(this.session, this.recordingPath, { producer: this.opts.producer });
+    this.recordingIndex = new RecordIndex(this.recordingPath);
+    this.recorder = recordSession(this.session, this.recordingPath, {
+      producer: this.opts.producer,
+      index: this.recordingIndex,
+    });
     this.recorder.lifecycle({ action: 'start', t: 0 });
     const max = this.opts.maxRecordingBytes ?? DEFAULT_MAX_RECORDING_BYTES;
     this.budgetTimer ??= setInterval(() => void this.checkBudget(max), 1000);
@@ -568,6 +578,37 @@ export class LabHost implements LabApi, HostContext {
       out.push(held.record);
     }
     return out.reverse();
+  }
+
+  /**
+   * A live unit's bytes: the tap's while it holds all it captured, else the recording's (the tap
+   * lets old units go; the recording has every unit with the bytes the snap length kept).
+   */
+  private async liveRecordBytes(seq: number): Promise<LabReply> {
+    const fromTap = await this.session.command({ type: 'getRecordBytes', seq });
+    if (fromTap.ok) return fromTap;
+    const e = await this.recordingIndex?.read(seq);
+    if (!e) return fromTap;
+    return {
+      ok: true,
+      record: e.record,
+      bytes: {
+        seq,
+        hex: bytesToHex(e.bytes),
+        length: e.record.length,
+        captured: e.bytes.length,
+        saltHex: this.session.snapshot().saltHex,
+      },
+    };
+  }
+
+  /** The newest `limit` units before seq `before`, oldest first: the trace's (up to its time) or the recording's. */
+  async earlierRecords(before: number, limit = MAX_EARLIER_RECORDS): Promise<UnitRecord[]> {
+    if (this.replay) return this.replay.api.recordsBefore(before, limit);
+    const index = this.recordingIndex;
+    if (!index) return [];
+    const from = Math.max(0, before - limit);
+    return (await index.range(from, before - from)).map((e) => e.record);
   }
 
   /** Removes the recording folder (synchronous: safe in a process 'exit' handler). */

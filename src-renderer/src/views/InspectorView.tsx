@@ -33,6 +33,7 @@ import { bytesAsSent } from '../lib/rejection';
 
 interface Loaded {
   seq: number;
+  record: UnitRecord;
   bytes: Uint8Array;
   meta: RecordBytes;
   dissection: RecordDissection;
@@ -46,8 +47,9 @@ export function InspectorView() {
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
   const indexTable = useLab((s) => s.snapshot?.config.controlIndexTable);
-  // Look the record up when the selection changes (not on every frame of new records).
-  const record = useMemo(
+  // Look the record up when the selection changes (not on every frame of new records). A unit the
+  // ring let go comes back with its bytes from the engine (the session's recording on disk).
+  const ringRecord = useMemo(
     () => (selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined),
     [selectedSeq],
   );
@@ -61,36 +63,47 @@ export function InspectorView() {
   );
   useEffect(() => setShowSent(false), [selectedSeq]);
 
-  const layer = record?.layer;
   useEffect(() => {
-    if (selectedSeq === null || !layer) return;
+    if (selectedSeq === null) return;
     let cancelled = false;
     setError(null);
     void send({ type: 'getRecordBytes', seq: selectedSeq }).then((reply) => {
       if (cancelled) return;
-      if (!reply.ok || !reply.bytes) {
+      const rec = ringRecord ?? (reply.ok ? reply.record : undefined);
+      if (!reply.ok || !reply.bytes || !rec) {
         setLoaded(null);
         setError(reply.ok ? 'the lab kept no bytes for this record' : reply.message);
         return;
       }
       const bytes = hexToBytes(reply.bytes.hex);
+      // Fewer bytes than were captured: the lab let them go. Say so; the dissector is not asked
+      // about bytes that were never missing on the wire.
+      if (bytes.length < rec.captured) {
+        setLoaded(null);
+        setError(
+          `The lab no longer holds this unit's bytes (${bytes.length} of the ${rec.captured} captured): ` +
+            'they were let go to bound memory, nothing was lost on the wire.',
+        );
+        return;
+      }
       const dissection = dissectRecord(
-        layer,
+        rec.layer,
         bytes,
         reply.bytes.saltHex || saltHex || '0'.repeat(32),
         controlVersion,
         indexTable,
       );
-      setLoaded({ seq: selectedSeq, bytes, meta: reply.bytes, dissection });
+      setLoaded({ seq: selectedSeq, record: rec, bytes, meta: reply.bytes, dissection });
       // Open the top levels so the headers read at once.
       setExpanded(new Set(dissection.fields.map((_, i) => String(i))));
     });
     return () => {
       cancelled = true;
     };
-  }, [selectedSeq, layer, saltHex, controlVersion, indexTable]);
+  }, [selectedSeq, ringRecord, saltHex, controlVersion, indexTable]);
 
   const current = loaded && loaded.seq === selectedSeq ? loaded : null;
+  const record = ringRecord ?? current?.record;
   const selectField = (path: FieldPath | null) => {
     useUi.getState().set({ selectedField: path });
     if (path) setExpanded((prev) => new Set([...prev, ...ancestorKeys(path.slice(0, -1))]));
@@ -103,7 +116,15 @@ export function InspectorView() {
         {record && <span className="muted mono">#{record.seq}</span>}
       </header>
       {!record ? (
-        <p className="muted pad">Select a record to inspect its fields and bytes.</p>
+        selectedSeq !== null && error ? (
+          <p className="bad pad" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p className="muted pad">
+            {selectedSeq !== null ? 'Reading the unit…' : 'Select a record to inspect its fields and bytes.'}
+          </p>
+        )
       ) : (
         <>
           <RecordPane
@@ -171,6 +192,7 @@ function RecordPane({
   dissection: RecordDissection | null;
   indexTable: ControlIndexTable;
 }) {
+  // Captured short: the snap length cut the unit as it crossed (never the window letting bytes go).
   const short = r.captured < r.length;
   return (
     <div className="insp-record" aria-label="Record">
@@ -202,7 +224,7 @@ function RecordPane({
               {' '}
               ·{' '}
               {short && dissection.verdict === 'TRUNCATED'
-                ? 'the kept bytes end before the unit does, so they alone do not verify'
+                ? snapCutVerdict(r)
                 : `dissector: ${dissection.verdict}${dissection.message ? ` (${dissection.message})` : ''}`}
             </span>
           )}
@@ -218,10 +240,10 @@ function RecordPane({
           </>
         )}
       </dl>
-      {(short || (meta && meta.captured < meta.length)) && (
+      {short && (
         <p className="notice" role="note">
-          Captured short: {formatInt(meta?.captured ?? r.captured)} of {formatInt(meta?.length ?? r.length)}{' '}
-          bytes kept (snap length). Fields past the captured bytes are not shown.
+          Captured short: the snap length kept {formatInt(meta?.captured ?? r.captured)} of {formatInt(r.length)}{' '}
+          bytes as the unit crossed. Fields past the captured bytes are not shown.
         </p>
       )}
     </div>
@@ -326,6 +348,18 @@ function FieldTree({
       )}
     </div>
   );
+}
+
+/**
+ * The verdict's note on a unit the snap length cut: the bytes kept end before the unit does, so
+ * the window cannot check its MAC again; the engine's reader had the whole unit and its verdict
+ * stands (a verdict is only ever about the wire).
+ */
+export function snapCutVerdict(r: Pick<UnitRecord, 'verdict' | 'captured' | 'length'>): string {
+  const kept = `the snap length kept ${formatInt(r.captured)} of ${formatInt(r.length)} B`;
+  return r.verdict === 'ok'
+    ? `the engine's reader took the whole unit and verified it (its MAC included) as it crossed; ${kept}, so the window shows those and does not check the MAC again`
+    : `${kept}: the verdict is the engine's, on the whole unit`;
 }
 
 /** The bytes the selected field covers if it is a MAC (WIRE.md 2.3), else none. */
