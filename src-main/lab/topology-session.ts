@@ -25,8 +25,10 @@ import { TOPOLOGY_HANDLERS } from './commands/topology-commands';
 export { LabError };
 
 export interface TopologySessionOptions {
-  /** Tap snap length (bytes kept per unit); default 64 KiB. */
+  /** Tap snap length (bytes kept per unit); default 64 KiB. A start's config.snapLen wins. */
   snapLen?: number;
+  /** How much the tap holds in memory (its records and captured bytes); the recording keeps every unit. */
+  tapLimits?: { maxRecords?: number; captureBudget?: number };
   /**
    * Observers beside the round driver (the bench's stage timings): every rank
    * IPC message, relay event and controller event, as the engine emits them.
@@ -137,7 +139,7 @@ export class TopologySession {
     // What ranks say before the driver exists (ready, the first gradient prepared) is handed to it then.
     const early: [number, RankToParent][] = [];
     const cluster = await Cluster.start(
-      { ...config, salt, tap: { snapLen: this.options.snapLen }, ...extra },
+      { ...config, salt, tap: { snapLen: this.options.snapLen, ...this.options.tapLimits }, ...extra },
       {
         onRankMessage: (r, m) => {
           this.options.observe?.onRankMessage?.(r, m);
