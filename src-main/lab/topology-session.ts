@@ -73,6 +73,11 @@ export class TopologySession {
 
   constructor(private readonly options: TopologySessionOptions = {}) {}
 
+  /** The config's snap length, unless this session captures nothing (snapLen 0: compare, the bench). */
+  private snapLenFor(config: TopologyConfig): number | undefined {
+    return this.options.snapLen === 0 ? 0 : (config.snapLen ?? this.options.snapLen);
+  }
+
   subscribe(listener: (batch: LabBatch) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -139,7 +144,7 @@ export class TopologySession {
     // What ranks say before the driver exists (ready, the first gradient prepared) is handed to it then.
     const early: [number, RankToParent][] = [];
     const cluster = await Cluster.start(
-      { ...config, salt, tap: { snapLen: this.options.snapLen, ...this.options.tapLimits }, ...extra },
+      { ...config, salt, tap: { snapLen: this.snapLenFor(config), ...this.options.tapLimits }, ...extra },
       {
         onRankMessage: (r, m) => {
           this.options.observe?.onRankMessage?.(r, m);

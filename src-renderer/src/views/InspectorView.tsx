@@ -30,6 +30,7 @@ import { FieldHelp } from './FieldHelp';
 import { RejectionPanel } from './RejectionPanel';
 import { treeKeyMove } from '../lib/pane-keys';
 import { bytesAsSent } from '../lib/rejection';
+import { verdictNote } from '../lib/verdict-note';
 
 interface Loaded {
   seq: number;
@@ -219,14 +220,8 @@ function RecordPane({
         <dt>verdict</dt>
         <dd className={r.verdict === 'ok' ? 'ok' : 'bad'}>
           {r.verdict}
-          {dissection && dissection.verdict !== r.verdict && (
-            <span className="muted">
-              {' '}
-              ·{' '}
-              {short && dissection.verdict === 'TRUNCATED'
-                ? snapCutVerdict(r)
-                : `dissector: ${dissection.verdict}${dissection.message ? ` (${dissection.message})` : ''}`}
-            </span>
+          {dissection && verdictNote(r, dissection) && (
+            <span className="muted"> · {verdictNote(r, dissection)}</span>
           )}
         </dd>
         <dt>info</dt>
@@ -242,8 +237,9 @@ function RecordPane({
       </dl>
       {short && (
         <p className="notice" role="note">
-          Captured short: the snap length kept {formatInt(meta?.captured ?? r.captured)} of {formatInt(r.length)}{' '}
-          bytes as the unit crossed. Fields past the captured bytes are not shown.
+          Captured short: the snap length kept {formatInt(meta?.captured ?? r.captured)} of{' '}
+          {formatInt(r.length)} bytes as the unit crossed (New topology → Snap length sets it). Fields past
+          the captured bytes are not shown.
         </p>
       )}
     </div>
@@ -348,18 +344,6 @@ function FieldTree({
       )}
     </div>
   );
-}
-
-/**
- * The verdict's note on a unit the snap length cut: the bytes kept end before the unit does, so
- * the window cannot check its MAC again; the engine's reader had the whole unit and its verdict
- * stands (a verdict is only ever about the wire).
- */
-export function snapCutVerdict(r: Pick<UnitRecord, 'verdict' | 'captured' | 'length'>): string {
-  const kept = `the snap length kept ${formatInt(r.captured)} of ${formatInt(r.length)} B`;
-  return r.verdict === 'ok'
-    ? `the engine's reader took the whole unit and verified it (its MAC included) as it crossed; ${kept}, so the window shows those and does not check the MAC again`
-    : `${kept}: the verdict is the engine's, on the whole unit`;
 }
 
 /** The bytes the selected field covers if it is a MAC (WIRE.md 2.3), else none. */
