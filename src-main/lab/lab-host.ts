@@ -157,7 +157,7 @@ export class LabHost implements LabApi, HostContext {
   private recordingPath: string | null = null;
   /** Where each unit of the recording sits in its file (kept after a stop, with the file). */
   private recordingIndex: RecordIndex | null = null;
-  private replay: { name: string; api: TraceReplay; detach: () => void } | null = null;
+  private replay: { name: string; file: string; api: TraceReplay; detach: () => void } | null = null;
   private readonly workDir: string;
   private recordingNumber = 0;
 
@@ -427,6 +427,8 @@ export class LabHost implements LabApi, HostContext {
 
   /** Copies the recording as it stands now, closed with an end line; pcapng is exported from that copy. */
   async saveTrace(format: 'ndjson' | 'pcapng'): Promise<SavedTrace> {
+    // Export pcapng while a trace is open exports that trace (Save trace still saves the live session).
+    if (this.replay && format === 'pcapng') return this.exportOpenedTrace(this.replay.file);
     const source = this.recordingPath;
     if (!source) throw new TraceHostError('NO_RECORDING', 'nothing to save: no session has run');
     const suggested = suggestedTraceName(new Date(), format);
@@ -451,6 +453,21 @@ export class LabHost implements LabApi, HostContext {
     return saved;
   }
 
+  /** The opened trace's units as a pcapng (the trace itself is a file already: no NDJSON copy). */
+  private async exportOpenedTrace(file: string): Promise<SavedTrace> {
+    const base = path.basename(file).replace(/\.trace\.ndjson$|\.ndjson$/, '');
+    const dest = this.opts.chooseSavePath
+      ? await this.opts.chooseSavePath(`${base}.pcapng`)
+      : this.freshName(base, '.pcapng');
+    if (!dest) throw new TraceHostError('CANCELLED', 'the save was cancelled');
+    const stats = await exportTraceFileToPcapng(file, dest);
+    const name = path.basename(dest);
+    const inFolder = path.dirname(path.resolve(dest)) === path.resolve(this.opts.tracesDir);
+    const saved: SavedTrace = { name, path: dest, bytes: fs.statSync(dest).size, records: stats.units };
+    if (inFolder && this.opts.downloadUrl) saved.download = this.opts.downloadUrl(name);
+    return saved;
+  }
+
   private async copyRecording(source: string, dest: string): Promise<number> {
     const rec = this.recorder;
     let cut: { bytes: number; end: EndEvent } | null = null;
@@ -467,6 +484,15 @@ export class LabHost implements LabApi, HostContext {
     await pipeline(fs.createReadStream(source, { start: 0, end: cut.bytes - 1 }), fs.createWriteStream(dest));
     await fs.promises.appendFile(dest, encodeEventLine(cut.end));
     return cut.end.records;
+  }
+
+  /** A file of the traces folder that does not exist yet: base.ext, else base-2.ext, ... */
+  private freshName(base: string, ext: string): string {
+    const dir = this.ensureTracesDir();
+    for (let n = 1; ; n++) {
+      const candidate = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}${ext}`);
+      if (!fs.existsSync(candidate)) return candidate;
+    }
   }
 
   private ensureTracesDir(): string {
@@ -526,7 +552,7 @@ export class LabHost implements LabApi, HostContext {
     this.replay?.detach();
     const name = path.basename(file);
     const detach = api.subscribe((b) => this.emit(this.seekBatch(b)));
-    this.replay = { name, api, detach };
+    this.replay = { name, file, api, detach };
     api.seek(api.duration);
   }
 
