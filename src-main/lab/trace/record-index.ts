@@ -94,7 +94,9 @@ async function* recordLines(file: string, start: number, end: number): AsyncGene
       const { bytesRead } = await fh.read(chunk, 0, want, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
-      let buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+      let buf = carry.length
+        ? Buffer.concat([carry, chunk.subarray(0, bytesRead)])
+        : chunk.subarray(0, bytesRead);
       for (;;) {
         const nl = buf.indexOf(0x0a);
         if (nl < 0) break;

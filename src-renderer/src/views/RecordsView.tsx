@@ -263,9 +263,7 @@ export function RecordsView() {
     setEarlierNote(null);
   }, [source, activeFilter, followRank]);
   const firstShown = Math.min(view.at(0)?.seq ?? Infinity, recordRing.oldestSeq, earliestAsked.current);
-  const earlierCount = Number.isFinite(firstShown)
-    ? firstShown
-    : recordRing.notKept;
+  const earlierCount = Number.isFinite(firstShown) ? firstShown : recordRing.notKept;
   const earlierReachable = viewKind !== 'tap';
   const showEarlier = async () => {
     if (loadingEarlier || !(earlierCount > 0)) return;
