@@ -91,7 +91,7 @@ export class TraceRecorder {
     if (!this.known.has(r.link)) this.declareLink(r.link, r.t);
     // The bytes still held decide what was captured (the tap may have let them go).
     const kept = (bytes ?? new Uint8Array(0)).subarray(0, r.length);
-    const at = this.writer.position().bytes;
+    const at = this.writer.bytesWritten;
     const dropped = this.writer.dropped;
     this.writer.write({
       type: 'record',
@@ -99,7 +99,7 @@ export class TraceRecorder {
       record: kept.length === r.captured ? r : { ...r, captured: kept.length },
       bytes: kept,
     });
-    if (this.writer.dropped === dropped) this.opts.index?.add(r.seq, at, this.writer.position().bytes);
+    if (this.writer.dropped === dropped) this.opts.index?.add(r.seq, at, this.writer.bytesWritten);
   }
 
   labEvent(e: LabEvent): void {
