@@ -97,6 +97,24 @@ describe.skipIf(!exe)('units the window let go', { timeout: 400_000 }, () => {
         const text = await inspect((await hello.getAttribute('data-seq'))!);
         expect(text).toMatch(/Hello/);
         await page.screenshot({ path: `${resultsDir}/evicted-units-hello-${viewport.width}.png` });
+
+        // A model-sized HostFrame of the first rounds: captured short by the snap length, and its
+        // verdict the engine's, which verified it whole (not "TRUNCATED", not "do not verify").
+        await page.getByRole('textbox', { name: 'Filter' }).fill('kind == HostFrame');
+        const frame = list.locator('[role="row"][data-kind="HostFrame"]').first();
+        await expect.poll(() => frame.count(), WAIT).toBe(1);
+        await page.getByRole('button', { name: 'Show earlier ↑' }).click();
+        await list.evaluate((el) => (el.scrollTop = 0));
+        const seq = Number(await frame.getAttribute('data-seq'));
+        await expect.poll(() => head.textContent(), WAIT).not.toBe(null);
+        await frame.click();
+        await expect.poll(() => head.textContent(), WAIT).toContain(`#${seq}`);
+        const record = inspector.getByLabel('Record');
+        await expect.poll(() => record.textContent(), WAIT).toContain('verified whole by the engine');
+        const shown = (await record.textContent()) ?? '';
+        expect(shown).toMatch(/Captured short: the snap length \(65,536 B\) kept 65,536 of/);
+        expect(shown).not.toMatch(/TRUNCATED|do not verify/);
+        await page.getByRole('textbox', { name: 'Filter' }).fill('');
       } finally {
         await page.close();
       }

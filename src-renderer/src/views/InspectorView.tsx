@@ -48,6 +48,7 @@ export function InspectorView() {
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
   const indexTable = useLab((s) => s.snapshot?.config.controlIndexTable);
+  const snapLen = useLab((s) => s.snapshot?.config.snapLen);
   // Look the record up when the selection changes (not on every frame of new records). A unit the
   // ring let go comes back with its bytes from the engine (the session's recording on disk).
   const ringRecord = useMemo(
@@ -133,6 +134,7 @@ export function InspectorView() {
             meta={current?.meta ?? null}
             dissection={current?.dissection ?? null}
             indexTable={indexTable ?? DEFAULT_CONTROL_INDEX_TABLE}
+            snapLen={snapLen}
           />
           <RejectionPanel record={record} policy={policy} showSent={showSent} onShowSent={setShowSent} />
           {error && (
@@ -187,11 +189,13 @@ function RecordPane({
   meta,
   dissection,
   indexTable,
+  snapLen,
 }: {
   record: UnitRecord;
   meta: RecordBytes | null;
   dissection: RecordDissection | null;
   indexTable: ControlIndexTable;
+  snapLen?: number;
 }) {
   // Captured short: the snap length cut the unit as it crossed (never the window letting bytes go).
   const short = r.captured < r.length;
@@ -237,9 +241,9 @@ function RecordPane({
       </dl>
       {short && (
         <p className="notice" role="note">
-          Captured short: the snap length kept {formatInt(meta?.captured ?? r.captured)} of{' '}
-          {formatInt(r.length)} bytes as the unit crossed (New topology → Snap length sets it). Fields past
-          the captured bytes are not shown.
+          Captured short: the snap length{snapLen ? ` (${formatInt(snapLen)} B)` : ''} kept{' '}
+          {formatInt(meta?.captured ?? r.captured)} of {formatInt(r.length)} bytes as the unit crossed (New
+          topology → Snap length sets it). Fields past the captured bytes are not shown.
         </p>
       )}
     </div>
