@@ -10,7 +10,13 @@ import { randomBytes } from 'node:crypto';
 import type { LabBatch, LabEvent, LabFailure, ReplyOf, CommandOf } from '@shared/lab/contract';
 import type { Finding, RoundReport } from '@shared/lab/records';
 import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
-import { DEFAULT_TOPOLOGY, hostName, ranksOfHosts, type TopologyConfig } from '@shared/lab/topology';
+import {
+  DEFAULT_SNAP_LEN,
+  DEFAULT_TOPOLOGY,
+  hostName,
+  ranksOfHosts,
+  type TopologyConfig,
+} from '@shared/lab/topology';
 import { randomSessionSalt, type SessionSalt } from '@shared/lab/session-salt';
 import { resolveTopologyConfig, type ResolvedTopology } from '@shared/lab/topology-config';
 import type { ControllerEvent } from '../engine/controller';
@@ -135,7 +141,9 @@ export class TopologySession {
   ): Promise<void> {
     await this.stop();
     const { config, salt } = isResolved(topology) ? topology : resolveTopologyConfig(topology, freshSalt);
-    this.config = config;
+    // The snapshot names the snap length in effect (the window shows it), when units are captured.
+    const snapLen = this.snapLenFor(config) ?? DEFAULT_SNAP_LEN;
+    this.config = snapLen > 0 ? { ...config, snapLen } : config;
     this.salt = salt;
     this.findings.length = 0;
     this.resumedAfterDeath.clear();
