@@ -3,6 +3,7 @@
 // that carry no flodl unit left out, the rest named like the lab's links
 // (a loopback rank's host comes from the Hellos in the same capture), and
 // written as a trace with every gap named.
+import { captureRounds } from './capture-rounds';
 import type { Writable } from 'node:stream';
 import type { UplinkMode } from '@shared/lab/topology';
 import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
@@ -195,6 +196,10 @@ export async function writeImportTrace(
   /** The control message index table the capture was decoded with: the trace's readers use it too. */
   indexTable?: ControlIndexTable,
 ): Promise<number> {
+  const all = r.streams.flatMap((s) => s.units.map((u) => ({ s, u })));
+  all.sort((a, b) => a.u.t - b.u.t);
+  // The model and the rounds as the capture shows them (not the lab's defaults).
+  const rounds = captureRounds(all.map(({ s, u }) => ({ link: s.link, u })));
   const header = captureTraceHeader({
     salt,
     startedAt: r.startedAt,
@@ -203,6 +208,8 @@ export async function writeImportTrace(
     config: {
       ranksPerHost: r.ranksPerHost,
       mode: r.mode,
+      ...(rounds.modelBytes ? { modelBytes: rounds.modelBytes } : {}),
+      ...(rounds.dtype ? { dtype: rounds.dtype } : {}),
       ...(indexTable ? { controlIndexTable: indexTable } : {}),
     },
     // Every link known up front (a reconnect with the same id comes as a link event).
@@ -211,17 +218,17 @@ export async function writeImportTrace(
   const writer = new CaptureTraceWriter(
     typeof out === 'string' ? TraceWriter.toFile(out, header) : new TraceWriter(out, header),
   );
-  const all = r.streams.flatMap((s) => s.units.map((u) => ({ s, u })));
-  all.sort((a, b) => a.u.t - b.u.t);
   const closes = r.streams.filter((s) => s.conn.closed);
   let k = 0;
   const closeOrder = closes.sort((a, b) => a.conn.closed!.time - b.conn.closed!.time);
-  for (const { s, u } of all) {
+  let report = 0;
+  for (const [i, { s, u }] of all.entries()) {
     while (k < closeOrder.length && closeOrder[k].conn.closed!.time - r.startedAt < u.t) {
       const c = closeOrder[k++];
       writer.closed(c.link, c.conn.closed!.by, c.conn.closed!.reset, c.conn.closed!.time - r.startedAt);
     }
-    writer.unit(s.link, u);
+    writer.unit(s.link, u, rounds.roundOf[i]);
+    for (; rounds.reports[report]?.after === i; report++) writer.round(rounds.reports[report]!.report, u.t);
   }
   for (; k < closeOrder.length; k++) {
     const c = closeOrder[k];

@@ -172,9 +172,11 @@ export class TapFeed implements LabApi {
     if (cmd.type === 'snapshot') return { ok: true, snapshot: this.snapshot() } as ReplyOf<C['type']>;
     if (cmd.type === 'getRecordBytes') {
       const bytes = this.recordBytes(cmd.seq);
+      const first = this.held[0]?.record.seq ?? 0;
+      const record = this.held[cmd.seq - first]?.record;
       return (
         bytes
-          ? { ok: true, bytes }
+          ? { ok: true, bytes, ...(record ? { record } : {}) }
           : { ok: false, error: 'NOT_FOUND', message: `record ${cmd.seq} is no longer held` }
       ) as ReplyOf<C['type']>;
     }

@@ -2,6 +2,7 @@
 // (docs/trace-format.md): a `link` event before a link's first record (again
 // when a reconnect brings new endpoints), one `record` per unit, `linkClosed`
 // when a connection ends, and a `log` line naming every gap.
+import type { RoundReport } from '@shared/lab/records';
 import type { TopologyConfig } from '@shared/lab/topology';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
 import { saltToHex } from '@shared/wire/salt';
@@ -40,13 +41,16 @@ export class CaptureTraceWriter {
     for (const l of writer.header.links) this.announced.set(l.id, endpointKey(l));
   }
 
-  unit(link: TraceLink, u: DecodedUnit): void {
+  /** One unit; `round`: the capture's round it belongs to, where one is known (capture-rounds.ts). */
+  unit(link: TraceLink, u: DecodedUnit, round?: number): void {
     const key = endpointKey(link);
     if (this.announced.get(link.id) !== key) {
       this.announced.set(link.id, key);
       this.writer.write({ type: 'link', t: u.t, link });
     }
-    this.writer.write({ type: 'record', t: u.t, record: unitRecordOf(this.seq++, link, u), bytes: u.bytes });
+    const record = unitRecordOf(this.seq++, link, u);
+    if (round !== undefined) record.round = round;
+    this.writer.write({ type: 'record', t: u.t, record, bytes: u.bytes });
     if (u.verdict === 'gap')
       this.writer.write({ type: 'log', t: u.t, level: 'warn', message: `${link.id} ${u.dir}: ${u.summary}` });
   }
@@ -54,6 +58,11 @@ export class CaptureTraceWriter {
   closed(link: TraceLink | null, by: 'client' | 'server', reset: boolean, t: number): void {
     if (!link || !this.announced.has(link.id)) return;
     this.writer.write({ type: 'lifecycle', t, action: 'linkClosed', link: link.id, by, reset });
+  }
+
+  /** A round the capture holds whole. */
+  round(report: RoundReport, t: number): void {
+    this.writer.write({ type: 'round', t, report });
   }
 
   log(level: 'info' | 'warn' | 'error', message: string, t: number): void {

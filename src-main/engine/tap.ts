@@ -4,9 +4,10 @@
 // of at most `snapLen` bytes, so the data path is not slowed measurably.
 import type { Direction, LinkView } from '@shared/lab/state';
 import type { UnitCorruption, UnitLayer, UnitRecord } from '@shared/lab/records';
+import { DEFAULT_SNAP_LEN } from '@shared/lab/topology';
 import type { FaultTarget, LinkFault } from './link-fault';
 
-export const DEFAULT_SNAP_LEN = 64 * 1024;
+export { DEFAULT_SNAP_LEN };
 
 export type TapLinkInfo = Omit<LinkView, 'bytesUp' | 'bytesDown' | 'units'>;
 

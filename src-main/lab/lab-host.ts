@@ -35,11 +35,13 @@ import type {
 import type { TopologyConfig } from '@shared/lab/topology';
 import type { UnitRecord } from '@shared/lab/records';
 import type { SessionSnapshot } from '@shared/lab/state';
-import { TRACE_NAME } from '@shared/lab/validate';
+import { MAX_EARLIER_RECORDS, TRACE_NAME } from '@shared/lab/validate';
+import { bytesToHex } from '@shared/wire/bytes';
 import { encodeEventLine } from './trace/ndjson-codec';
 import { exportTraceFileToPcapng } from './trace/pcapng';
 import { TraceReplay } from './trace/replay';
 import type { TraceRecorder } from './trace/recorder';
+import { RecordIndex } from './trace/record-index';
 import { recordSession, type RecordableSession } from './trace/session-recording';
 import type { EndEvent, LifecycleEvent } from './trace/format';
 import {
@@ -72,6 +74,7 @@ const TRACE_COMMAND_TYPES: ReadonlySet<string> = new Set<keyof typeof TRACE_HAND
   'stepTrace',
   'closeTrace',
   'recentRecords',
+  'earlierRecords',
 ]);
 /** Commands that touch no topology: answered while a reproduction holds the machine (runExclusive). */
 const ANSWERED_DURING_EXCLUSIVE: ReadonlySet<string> = new Set(['snapshot', 'listScenarios', 'reproRecord']);
@@ -158,7 +161,9 @@ export class LabHost implements LabApi, HostContext {
   private readonly listeners = new Set<(b: LabBatch) => void>();
   private recorder: TraceRecorder | null = null;
   private recordingPath: string | null = null;
-  private replay: { name: string; api: TraceReplay; detach: () => void } | null = null;
+  /** Where each unit of the recording sits in its file (kept after a stop, with the file). */
+  private recordingIndex: RecordIndex | null = null;
+  private replay: { name: string; file: string; api: TraceReplay; detach: () => void } | null = null;
   private readonly workDir: string;
   private recordingNumber = 0;
 
@@ -232,6 +237,7 @@ export class LabHost implements LabApi, HostContext {
     if (isTraceCommand(cmd)) return dispatch(TRACE_HANDLERS, this, cmd);
     // Stop always reaches the live session: quitting while a trace is open must not leave processes behind.
     if (this.replay && cmd.type !== 'stop') return this.replay.api.command(cmd);
+    if (cmd.type === 'getRecordBytes') return this.liveRecordBytes(cmd.seq);
     // While a reproduction runs (seconds to minutes), what touches no topology is answered at once;
     // the rest wait for it. Record's state is polled every second while Record is on: queued behind
     // a long replay, those queries once passed browser mode's 64 commands per client (BUSY).
@@ -402,9 +408,12 @@ export class LabHost implements LabApi, HostContext {
     if (this.recordingPath) fs.rmSync(this.recordingPath, { force: true });
     this.recordingNumber += 1;
     this.recordingPath = path.join(this.workDir, `session-${this.recordingNumber}.trace.ndjson`);
-    // The live recording is written in place (a save copies it while it grows); the saves are atomic.
+    this.recordingIndex = new RecordIndex(this.recordingPath);
+    // The live recording is written in place (a save copies it while it grows, and units the
+    // window let go are read back from it); the saves are atomic.
     this.recorder = recordSession(this.session, fs.createWriteStream(this.recordingPath), {
       producer: this.opts.producer,
+      index: this.recordingIndex,
     });
     this.recorder.lifecycle({ action: 'start', t: 0 });
     const max = this.opts.maxRecordingBytes ?? DEFAULT_MAX_RECORDING_BYTES;
@@ -432,6 +441,8 @@ export class LabHost implements LabApi, HostContext {
 
   /** Copies the recording as it stands now, closed with an end line; pcapng is exported from that copy. */
   async saveTrace(format: 'ndjson' | 'pcapng'): Promise<SavedTrace> {
+    // Export pcapng while a trace is open exports that trace (Save trace still saves the live session).
+    if (this.replay && format === 'pcapng') return this.exportOpenedTrace(this.replay.file);
     const source = this.recordingPath;
     if (!source) throw new TraceHostError('NO_RECORDING', 'nothing to save: no session has run');
     const suggested = suggestedTraceName(new Date(), format);
@@ -452,6 +463,21 @@ export class LabHost implements LabApi, HostContext {
     const name = path.basename(dest);
     const inFolder = path.dirname(path.resolve(dest)) === path.resolve(this.opts.tracesDir);
     const saved: SavedTrace = { name, path: dest, bytes: fs.statSync(dest).size, records };
+    if (inFolder && this.opts.downloadUrl) saved.download = this.opts.downloadUrl(name);
+    return saved;
+  }
+
+  /** The opened trace's units as a pcapng (the trace itself is a file already: no NDJSON copy). */
+  private async exportOpenedTrace(file: string): Promise<SavedTrace> {
+    const base = path.basename(file).replace(/\.trace\.ndjson$|\.ndjson$/, '');
+    const dest = this.opts.chooseSavePath
+      ? await this.opts.chooseSavePath(`${base}.pcapng`)
+      : this.freshName(base, '.pcapng');
+    if (!dest) throw new TraceHostError('CANCELLED', 'the save was cancelled');
+    const stats = await exportTraceFileToPcapng(file, dest);
+    const name = path.basename(dest);
+    const inFolder = path.dirname(path.resolve(dest)) === path.resolve(this.opts.tracesDir);
+    const saved: SavedTrace = { name, path: dest, bytes: fs.statSync(dest).size, records: stats.units };
     if (inFolder && this.opts.downloadUrl) saved.download = this.opts.downloadUrl(name);
     return saved;
   }
@@ -480,6 +506,15 @@ export class LabHost implements LabApi, HostContext {
       atomicWriteStream(dest),
     );
     return cut.end.records;
+  }
+
+  /** A file of the traces folder that does not exist yet: base.ext, else base-2.ext, ... */
+  private freshName(base: string, ext: string): string {
+    const dir = this.ensureTracesDir();
+    for (let n = 1; ; n++) {
+      const candidate = path.join(dir, `${base}${n === 1 ? '' : `-${n}`}${ext}`);
+      if (!fs.existsSync(candidate)) return candidate;
+    }
   }
 
   private ensureTracesDir(): string {
@@ -539,7 +574,7 @@ export class LabHost implements LabApi, HostContext {
     this.replay?.detach();
     const name = path.basename(file);
     const detach = api.subscribe((b) => this.emit(this.seekBatch(b)));
-    this.replay = { name, api, detach };
+    this.replay = { name, file, api, detach };
     api.seek(api.duration);
   }
 
@@ -591,6 +626,37 @@ export class LabHost implements LabApi, HostContext {
       out.push(held.record);
     }
     return out.reverse();
+  }
+
+  /**
+   * A live unit's bytes: the tap's while it holds all it captured, else the recording's (the tap
+   * lets old units go; the recording has every unit with the bytes the snap length kept).
+   */
+  private async liveRecordBytes(seq: number): Promise<LabReply> {
+    const fromTap = await this.session.command({ type: 'getRecordBytes', seq });
+    if (fromTap.ok) return fromTap;
+    const e = await this.recordingIndex?.read(seq);
+    if (!e) return fromTap;
+    return {
+      ok: true,
+      record: e.record,
+      bytes: {
+        seq,
+        hex: bytesToHex(e.bytes),
+        length: e.record.length,
+        captured: e.bytes.length,
+        saltHex: this.session.snapshot().saltHex,
+      },
+    };
+  }
+
+  /** The newest `limit` units before seq `before`, oldest first: the trace's (up to its time) or the recording's. */
+  async earlierRecords(before: number, limit = MAX_EARLIER_RECORDS): Promise<UnitRecord[]> {
+    if (this.replay) return this.replay.api.recordsBefore(before, limit);
+    const index = this.recordingIndex;
+    if (!index) return [];
+    const from = Math.max(0, before - limit);
+    return (await index.range(from, before - from)).map((e) => e.record);
   }
 
   /** Removes the recording folder (synchronous: safe in a process 'exit' handler). */

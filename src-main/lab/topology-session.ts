@@ -10,7 +10,13 @@ import { randomBytes } from 'node:crypto';
 import type { LabBatch, LabEvent, LabFailure, ReplyOf, CommandOf } from '@shared/lab/contract';
 import type { Finding, RoundReport } from '@shared/lab/records';
 import type { HostView, LinkView, RankState, RankView, SessionSnapshot } from '@shared/lab/state';
-import { DEFAULT_TOPOLOGY, hostName, ranksOfHosts, type TopologyConfig } from '@shared/lab/topology';
+import {
+  DEFAULT_SNAP_LEN,
+  DEFAULT_TOPOLOGY,
+  hostName,
+  ranksOfHosts,
+  type TopologyConfig,
+} from '@shared/lab/topology';
 import { randomSessionSalt, type SessionSalt } from '@shared/lab/session-salt';
 import { resolveTopologyConfig, type ResolvedTopology } from '@shared/lab/topology-config';
 import type { ControllerEvent } from '../engine/controller';
@@ -26,8 +32,10 @@ import type { ActionStamp } from '../repro/session-recorder';
 export { LabError };
 
 export interface TopologySessionOptions {
-  /** Tap snap length (bytes kept per unit); default 64 KiB. */
+  /** Tap snap length (bytes kept per unit); default 64 KiB. A start's config.snapLen wins. */
   snapLen?: number;
+  /** How much the tap holds in memory (its records and captured bytes); the recording keeps every unit. */
+  tapLimits?: { maxRecords?: number; captureBudget?: number };
   /**
    * Observers beside the round driver (the bench's stage timings): every rank
    * IPC message, relay event and controller event, as the engine emits them.
@@ -76,6 +84,11 @@ export class TopologySession {
   private readonly stamps = new WeakMap<object, ActionStamp>();
 
   constructor(private readonly options: TopologySessionOptions = {}) {}
+
+  /** The config's snap length, unless this session captures nothing (snapLen 0: compare, the bench). */
+  private snapLenFor(config: TopologyConfig): number | undefined {
+    return this.options.snapLen === 0 ? 0 : (config.snapLen ?? this.options.snapLen);
+  }
 
   subscribe(listener: (batch: LabBatch) => void): () => void {
     this.listeners.add(listener);
@@ -154,7 +167,9 @@ export class TopologySession {
   ): Promise<void> {
     await this.stop();
     const { config, salt } = isResolved(topology) ? topology : resolveTopologyConfig(topology, freshSalt);
-    this.config = config;
+    // The snapshot names the snap length in effect (the window shows it), when units are captured.
+    const snapLen = this.snapLenFor(config) ?? DEFAULT_SNAP_LEN;
+    this.config = snapLen > 0 ? { ...config, snapLen } : config;
     this.salt = salt;
     this.findings.length = 0;
     this.resumedAfterDeath.clear();
@@ -163,7 +178,7 @@ export class TopologySession {
     // What ranks say before the driver exists (ready, the first gradient prepared) is handed to it then.
     const early: [number, RankToParent][] = [];
     const cluster = await Cluster.start(
-      { ...config, salt, tap: { snapLen: this.options.snapLen }, ...extra },
+      { ...config, salt, tap: { snapLen: this.snapLenFor(config), ...this.options.tapLimits }, ...extra },
       {
         onRankMessage: (r, m) => {
           this.options.observe?.onRankMessage?.(r, m);

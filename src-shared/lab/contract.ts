@@ -29,7 +29,11 @@ export interface LabCommandSpecs {
   resumeRounds: { command: NoFields; reply: NoFields };
   stepRound: { command: NoFields; reply: NoFields };
   setSpeed: { command: { roundIntervalMs: number }; reply: NoFields };
-  getRecordBytes: { command: { seq: number }; reply: { bytes: RecordBytes } };
+  /**
+   * A unit's captured bytes by seq, with its record: from the tap while it holds them, else read
+   * back from the session's trace on disk (every unit of a recorded session stays inspectable).
+   */
+  getRecordBytes: { command: { seq: number }; reply: { bytes: RecordBytes; record?: UnitRecord } };
   setLinkFault: { command: { link: string; fault: LinkFault | null }; reply: NoFields };
   compareModes: {
     command: { config?: Partial<TopologyConfig>; rounds?: number };
@@ -64,6 +68,11 @@ export interface TraceCommandSpecs {
    */
   stepTrace: { command: { by: TraceStep; dir: 1 | -1 }; reply: { view: LabView; seq?: number } };
   closeTrace: { command: NoFields; reply: { view: LabView; snapshot?: SessionSnapshot } };
+  /**
+   * Units of the session (live: read back from its recording; a trace: up to its time) with seq
+   * below `before`, the newest `limit` of them, oldest first: the list's rows the window let go.
+   */
+  earlierRecords: { command: { before: number; limit?: number }; reply: { records: UnitRecord[] } };
   recentRecords: {
     command: { limit?: number };
     reply: { records: UnitRecord[]; snapshot?: SessionSnapshot; view: LabView; history: LabEvent[] };

@@ -47,6 +47,8 @@ export const NUMBER_RANGES = {
   version: int(1, 0xffffffff),
   /** Bytes of each unit a trace keeps. */
   snapLen: size(0, GiB),
+  /** Bytes of each unit the window's live session keeps (the New topology form's Snap length). */
+  sessionSnapLen: int(TOPOLOGY_LIMITS.minSnapLen, TOPOLOGY_LIMITS.maxSnapLen),
   /** The largest frame a reader accepts (OVER_CEILING past it). */
   ceiling: size(1, 4 * GiB),
   /** TCP payload per packet in an exported pcapng (65535 - IPv4 and TCP headers). */

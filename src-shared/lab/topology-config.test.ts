@@ -93,6 +93,22 @@ describe('the control message index table (issue 16 item 9)', () => {
   });
 });
 
+describe('the snap length (issue 30 item 2)', () => {
+  it('is a setting of the window and the run: 64 B to 16 MiB, absent meaning 64 KiB', () => {
+    expect(parseTopologyConfig({ snapLen: 1500 })).toEqual({ snapLen: 1500 });
+    expect(validateLabCommand({ type: 'start', config: { snapLen: 65_536 } })).toEqual({
+      type: 'start',
+      config: { snapLen: 65_536 },
+    });
+    expect(fieldOf(() => parseTopologyConfig({ snapLen: 63 }))).toBe('config.snapLen');
+    expect(fieldOf(() => parseTopologyConfig({ snapLen: TOPOLOGY_LIMITS.maxSnapLen + 1 }))).toBe(
+      'config.snapLen',
+    );
+    expect(fieldOf(() => parseTopologyConfig({ snapLen: 1.5 }))).toBe('config.snapLen');
+    expect(DEFAULT_TOPOLOGY.snapLen).toBeUndefined();
+  });
+});
+
 describe('resolveTopologyConfig', () => {
   it('fills the defaults and parses the salt once into bytes and hex', () => {
     const { config, salt } = resolveTopologyConfig({ saltHex: '0F'.repeat(16), rounds: 3 }, fixedSalt);

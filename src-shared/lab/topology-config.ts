@@ -27,6 +27,9 @@ export const TOPOLOGY_LIMITS = {
   minStarvationMs: 100,
   maxStarvationMs: 600_000,
   maxTensors: 1024,
+  /** Snap length: enough for every header and control message; at most 16 MiB kept of a unit. */
+  minSnapLen: 64,
+  maxSnapLen: 16 * 1024 * 1024,
   maxTensorDims: 8,
 } as const;
 
@@ -62,6 +65,7 @@ const CONFIG_KEYS = [
   'controlVersion',
   'controlIndexTable',
   'dataVersion',
+  'snapLen',
 ] as const;
 /** Fields only the lab's own callers set (scenarios: tensor shapes, idle ranks). */
 const LAB_KEYS = ['shapes', 'idleRanks'] as const;
@@ -132,6 +136,8 @@ export function parseTopologyConfig(v: unknown, opts: ParseTopologyOptions = {})
       CONTROL_INDEX_TABLES,
     );
   if (v.dataVersion !== undefined) out.dataVersion = int(fail, v.dataVersion, `${where}.dataVersion`, 1, 255);
+  if (v.snapLen !== undefined)
+    out.snapLen = int(fail, v.snapLen, `${where}.snapLen`, L.minSnapLen, L.maxSnapLen);
   if (v.shapes !== undefined) out.shapes = parseShapes(v.shapes, `${where}.shapes`);
   if (v.idleRanks !== undefined) {
     const f = `${where}.idleRanks`;

@@ -57,7 +57,15 @@ export interface TopologyConfig {
   shapes?: number[][];
   /** Ranks that ship mass 0 with elided tensors every round (an idle rank cannot poison the consensus). */
   idleRanks?: number[];
+  /**
+   * Snap length: the bytes the tap keeps of each unit (Wireshark's -s). A longer unit is
+   * "captured short": its verdict is still the engine's, on the whole unit. Absent: 64 KiB.
+   */
+  snapLen?: number;
 }
+
+/** The tap's snap length unless a config says otherwise: a 64 KiB unit is kept whole. */
+export const DEFAULT_SNAP_LEN = 64 * 1024;
 
 export const DEFAULT_TOPOLOGY: TopologyConfig = {
   ranksPerHost: [4, 4],

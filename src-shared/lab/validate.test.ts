@@ -124,3 +124,26 @@ describe('validateLabCommand', () => {
     expect(() => validateLabCommand(hostile)).toThrow(LabCommandError);
   });
 });
+
+describe('earlierRecords (issue 30, item 2)', () => {
+  it('takes a seq and an optional page size of at most 2,000, and names a wrong field', () => {
+    expect(validateLabCommand({ type: 'earlierRecords', before: 120 })).toEqual({
+      type: 'earlierRecords',
+      before: 120,
+    });
+    expect(validateLabCommand({ type: 'earlierRecords', before: 0, limit: 2000 })).toEqual({
+      type: 'earlierRecords',
+      before: 0,
+      limit: 2000,
+    });
+    for (const bad of [
+      { type: 'earlierRecords' },
+      { type: 'earlierRecords', before: -1 },
+      { type: 'earlierRecords', before: 1.5 },
+      { type: 'earlierRecords', before: 5, limit: 2001 },
+      { type: 'earlierRecords', before: 5, limit: 0 },
+      { type: 'earlierRecords', before: 5, extra: 1 },
+    ])
+      expect(() => validateLabCommand(bad)).toThrow(LabCommandError);
+  });
+});

@@ -107,6 +107,8 @@ export const CAPTURE_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}\.(pcap|pcapng|ca
 export const MAX_REPRO_TEXT = 1024 * 1024;
 /** At most this many records in one recentRecords reply. */
 export const MAX_RECENT_RECORDS = 20_000;
+/** At most this many records in one earlierRecords reply (the default). */
+export const MAX_EARLIER_RECORDS = 2000;
 
 type Validator<T extends CommandType> = (v: Plain, type: T) => CommandOf<T>;
 
@@ -289,6 +291,13 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
       failField('stepTrace.by', "stepTrace.by must be 'unit', 'round' or 'finding'");
     if (v.dir !== 1 && v.dir !== -1) failField('stepTrace.dir', 'stepTrace.dir must be 1 or -1');
     return { type, by: v.by, dir: v.dir };
+  },
+  earlierRecords: (v, type) => {
+    onlyKeys(v, ['type', 'before', 'limit'], type);
+    const before = int(v.before, 'earlierRecords.before', 0, Number.MAX_SAFE_INTEGER);
+    return v.limit === undefined
+      ? { type, before }
+      : { type, before, limit: int(v.limit, 'earlierRecords.limit', 1, MAX_EARLIER_RECORDS) };
   },
   recentRecords: (v, type) => {
     onlyKeys(v, ['type', 'limit'], type);

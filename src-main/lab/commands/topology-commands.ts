@@ -72,8 +72,12 @@ export const TOPOLOGY_HANDLERS: HandlerTable<TopologyCommandType, TopologySessio
   async getRecordBytes(s, cmd) {
     const got = s.requireCluster(true).tap.bytesOf(cmd.seq);
     if (!got) throw new LabError('NOT_FOUND', `record ${cmd.seq} is no longer held`);
+    // Bytes the tap let go are not a short capture: say they are gone (the lab host reads them back from its recording).
+    if (got.bytes.length < got.record.captured)
+      throw new LabError('NOT_FOUND', `the bytes of record ${cmd.seq} are no longer held by the tap`);
     return {
       ok: true,
+      record: got.record,
       bytes: {
         seq: cmd.seq,
         hex: bytesToHex(got.bytes),

@@ -12,4 +12,8 @@ export const TRACE_HANDLERS: HandlerTable<keyof TraceCommandSpecs, LabHost> = {
   stepTrace: async (host, cmd) => host.stepTrace(cmd.by, cmd.dir),
   closeTrace: (host) => host.closeTrace(),
   recentRecords: (host, cmd) => host.catchUp(cmd.limit),
+  earlierRecords: async (host, cmd) => ({
+    ok: true,
+    records: await host.earlierRecords(cmd.before, cmd.limit),
+  }),
 };

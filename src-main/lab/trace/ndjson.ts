@@ -69,6 +69,11 @@ export class TraceWriter {
     };
   }
 
+  /** The file's length after the last write (lines still batched included): where the next line goes. */
+  get bytesWritten(): number {
+    return this.byteCount;
+  }
+
   /** Resolves once everything written so far has reached the stream's destination. */
   flushed(): Promise<void> {
     this.flushPending();

@@ -9,6 +9,7 @@ import type { LinkView } from '@shared/lab/state';
 import type { LifecycleAction, LifecycleEvent, TraceLink } from './format';
 import { linkViewFromId, syntheticTraceLinks } from './links';
 import type { TraceWriter } from './ndjson';
+import type { RecordIndex } from './record-index';
 
 /** What the recorder needs of the engine's Tap (src-main/engine/tap.ts). */
 export interface TapSource {
@@ -22,6 +23,8 @@ export interface TapSource {
 export interface RecorderOptions {
   /** The endpoints of a link that appears after the header (default: synthetic ones, marked so). */
   linkFor?: (view: LinkView) => TraceLink;
+  /** Notes where each unit's line goes, so it can be read back by seq (record-index.ts). */
+  index?: RecordIndex;
 }
 
 const COMMAND_ACTIONS: Partial<Record<LabCommand['type'], LifecycleAction>> = {
@@ -88,12 +91,15 @@ export class TraceRecorder {
     if (!this.known.has(r.link)) this.declareLink(r.link, r.t);
     // The bytes still held decide what was captured (the tap may have let them go).
     const kept = (bytes ?? new Uint8Array(0)).subarray(0, r.length);
+    const at = this.writer.bytesWritten;
+    const dropped = this.writer.dropped;
     this.writer.write({
       type: 'record',
       t: r.t,
       record: kept.length === r.captured ? r : { ...r, captured: kept.length },
       bytes: kept,
     });
+    if (this.writer.dropped === dropped) this.opts.index?.add(r.seq, at, this.writer.bytesWritten);
   }
 
   labEvent(e: LabEvent): void {

@@ -70,6 +70,16 @@ export class TraceReplay implements LabApi {
     };
   }
 
+  /** The newest `limit` units with seq below `before` up to the current time, oldest first. */
+  recordsBefore(before: number, limit: number): UnitRecord[] {
+    const out: UnitRecord[] = [];
+    for (let i = this.events.length - 1; i >= 0 && out.length < limit; i--) {
+      const e = this.events[i]!;
+      if (e.type === 'record' && e.record.seq < before && e.t <= this.position) out.push(e.record);
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
   /** The unit of record `seq`, with its bytes. */
   recordEvent(seq: number): RecordEvent | undefined {
     return this.bySeq.get(seq);
@@ -246,6 +256,7 @@ const REPLAY_HANDLERS: HandlerTable<'snapshot' | 'getRecordBytes', TraceReplay> 
         captured: e.bytes.length,
         saltHex: replay.header.saltHex,
       },
+      record: e.record,
     };
   },
 };

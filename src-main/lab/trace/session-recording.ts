@@ -41,8 +41,9 @@ export function recordSession(
     snapLen: cluster.tap.snapLen,
   });
   const writer = typeof out === 'string' ? TraceWriter.toFile(out, header) : new TraceWriter(out, header);
+  opts.index?.attachWriter(writer);
   const t0 = cluster.tap.t0;
-  return new TraceRecorder(writer, () => performance.now() - t0, { linkFor: opts.linkFor })
+  return new TraceRecorder(writer, () => performance.now() - t0, { linkFor: opts.linkFor, index: opts.index })
     .attachTap(cluster.tap, { backfill: true })
     .attachEvents((l) => session.subscribe(l));
 }

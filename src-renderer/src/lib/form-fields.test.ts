@@ -71,3 +71,14 @@ describe('form fields', () => {
     expect(tooMany.errors.form).toBe('128 ranks in all: the lab runs at most 64 rank processes');
   });
 });
+
+describe('the snap length field (issue 30 item 2)', () => {
+  it('shows the default, commits a value within the limits and refuses others with a reason', () => {
+    expect(fieldText(base, {}, 'snapLen')).toBe('65536');
+    expect(commitDrafts(base, { snapLen: '1500' }, {}).form.snapLen).toBe(1500);
+    expect(commitDrafts(base, { snapLen: '10' }, {}).errors.snapLen).toBe(
+      'Snap length (bytes): 10 is outside 64 to 16777216',
+    );
+    expect(configForStart({ ...base, snapLen: 4096 }, {}, {}).config?.snapLen).toBe(4096);
+  });
+});

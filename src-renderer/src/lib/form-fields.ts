@@ -6,7 +6,7 @@
 // topology the fields show.
 import { TOPOLOGY_LIMITS, parseTopologyConfig } from '@shared/lab/topology-config';
 import { checkNumber, NUMBER_RANGES, type NumberRange } from '@shared/lab/number-ranges';
-import type { TopologyConfig } from '@shared/lab/topology';
+import { DEFAULT_SNAP_LEN, type TopologyConfig } from '@shared/lab/topology';
 
 export interface TopologyForm {
   hosts: number;
@@ -19,10 +19,18 @@ export interface TopologyForm {
   dtype: TopologyConfig['dtype'];
   /** Absent in forms saved before the setting existed: the lab's default (v2). */
   controlIndexTable?: TopologyConfig['controlIndexTable'];
+  /** Bytes the tap keeps of each unit; absent in forms saved before the setting existed (64 KiB). */
+  snapLen?: number;
 }
 
-export type TypedField = 'hosts' | 'ranksPerHost' | 'perHost' | 'modelMiB';
-export const TYPED_FIELDS: readonly TypedField[] = ['hosts', 'ranksPerHost', 'perHost', 'modelMiB'];
+export type TypedField = 'hosts' | 'ranksPerHost' | 'perHost' | 'modelMiB' | 'snapLen';
+export const TYPED_FIELDS: readonly TypedField[] = [
+  'hosts',
+  'ranksPerHost',
+  'perHost',
+  'modelMiB',
+  'snapLen',
+];
 
 export type Drafts = Partial<Record<TypedField, string>>;
 export type FieldErrors = Partial<Record<TypedField | 'form', string>>;
@@ -74,6 +82,8 @@ export function checkField(
             ok: false,
             error: `Ranks host by host: up to ${L.maxHosts} whole numbers from 1 to ${L.maxRanksPerHost}, separated by commas`,
           };
+    case 'snapLen':
+      return wrap(wholeNumber(text, NUMBER_RANGES.sessionSnapLen, 'Snap length (bytes)'));
     case 'modelMiB': {
       const t = text.trim();
       const n = Number(t);
@@ -91,7 +101,7 @@ export function checkField(
 export function fieldText(form: TopologyForm, drafts: Drafts, field: TypedField): string {
   const draft = drafts[field];
   if (draft !== undefined) return draft;
-  const v = form[field];
+  const v = field === 'snapLen' ? (form.snapLen ?? DEFAULT_SNAP_LEN) : form[field];
   return v === undefined ? '' : String(v);
 }
 
@@ -143,6 +153,7 @@ export function formToConfig(form: TopologyForm): Partial<TopologyConfig> {
     policy: form.policy,
     dtype: form.dtype,
     ...(form.controlIndexTable ? { controlIndexTable: form.controlIndexTable } : {}),
+    snapLen: form.snapLen ?? DEFAULT_SNAP_LEN,
   };
 }
 

@@ -68,6 +68,21 @@ export class FilteredView {
     else this.trim(ring.oldestSeq);
   }
 
+  /**
+   * Puts earlier records (read back from the engine) before the first row: those that match
+   * and are older than it. Counted as negative trimming, so the list keeps the rows the person
+   * reads where they are. Returns how many rows were added.
+   */
+  prepend(records: readonly UnitRecord[]): number {
+    const first = this.at(0)?.seq ?? Infinity;
+    const add = records.filter((r) => r.seq < first && this.predicate(r));
+    if (add.length === 0) return 0;
+    this.rows = [...add, ...this.rows.slice(this.head)];
+    this.head = 0;
+    this.trimmed -= add.length;
+    return add.length;
+  }
+
   /** Drops rows whose records the ring no longer keeps. */
   trim(oldestSeq: number): void {
     let n = 0;

@@ -11,7 +11,7 @@ import type {
   ReplyOf,
 } from '@shared/lab/contract';
 import { applyBatches, emptyLabData, type LabData } from './apply-batch';
-import { RecordRing } from './record-ring';
+import { RecordRing, ringCapacityOf } from './record-ring';
 import type { UnitRecord } from '@shared/lab/records';
 import type { ConnectionState } from '../bridge/ws-bridge';
 import { useUi } from './ui-store';
@@ -32,7 +32,7 @@ export const useLab = create<LabStore>(() => ({
 }));
 
 /** The record buffer, outside React state. */
-export const recordRing = new RecordRing();
+export const recordRing = new RecordRing(ringCapacityOf(globalThis.location?.search));
 
 type RecordsListener = (records: UnitRecord[], reset: boolean) => void;
 const recordsListeners = new Set<RecordsListener>();

@@ -131,3 +131,30 @@ describe('RecordRing.pin', () => {
     expect(ring.findBySeq(0)).toBeUndefined();
   });
 });
+
+describe('earlier rows read back from the engine', () => {
+  it('go before the first row, filtered, once each, and keep the read rows in place', () => {
+    const ring = new RecordRing(5);
+    ring.push([10, 11, 12, 13, 14].map((s) => record(s)));
+    const view = new FilteredView((r) => r.seq % 2 === 0);
+    view.rebuild(ring);
+    expect(view.length).toBe(3);
+    // 5..11 arrive: 10 and 11 are not before the first row; of 5..9, 6 and 8 match.
+    const added = view.prepend([5, 6, 7, 8, 9, 10, 11].map((s) => record(s)));
+    expect(added).toBe(2);
+    expect(Array.from({ length: view.length }, (_, i) => view.at(i)!.seq)).toEqual([6, 8, 10, 12, 14]);
+    // The list moves down by the rows put before it (negative trimming).
+    expect(view.trimmed).toBe(-2);
+    expect(view.indexOfSeq(8)).toBe(1);
+    expect(view.prepend([6, 8].map((s) => record(s)))).toBe(0);
+  });
+
+  it("takes the ring's capacity from the page's ring=N (a test's), within bounds", async () => {
+    const { ringCapacityOf, DEFAULT_RING_CAPACITY } = await import('./record-ring');
+    expect(ringCapacityOf('?token=x&ring=300')).toBe(300);
+    expect(ringCapacityOf('')).toBe(DEFAULT_RING_CAPACITY);
+    expect(ringCapacityOf(undefined)).toBe(DEFAULT_RING_CAPACITY);
+    expect(ringCapacityOf('?ring=5')).toBe(DEFAULT_RING_CAPACITY);
+    expect(ringCapacityOf('?ring=abc')).toBe(DEFAULT_RING_CAPACITY);
+  });
+});

@@ -5,6 +5,15 @@ import type { UnitRecord } from '@shared/lab/records';
 
 export const DEFAULT_RING_CAPACITY = 20_000;
 
+/**
+ * The ring's capacity: the default, or a page address's `ring=N` (100 to the default), which the
+ * end-to-end tests use to see units leave the window's ring within seconds instead of minutes.
+ */
+export function ringCapacityOf(search: string | undefined): number {
+  const n = Number(new URLSearchParams(search ?? '').get('ring') ?? NaN);
+  return Number.isInteger(n) && n >= 100 && n <= DEFAULT_RING_CAPACITY ? n : DEFAULT_RING_CAPACITY;
+}
+
 export class RecordRing {
   private readonly slots: (UnitRecord | undefined)[];
   private start = 0;

@@ -17,7 +17,9 @@ describe('new topology form', () => {
       mode: 'fold',
       policy: 'elastic',
       dtype: 'f32',
+      snapLen: 65_536,
     });
+    expect(formToConfig({ ...base, snapLen: 1500 }).snapLen).toBe(1500);
     expect(formToConfig({ ...base, perHost: '4, 2 3' }).ranksPerHost).toEqual([4, 2, 3]);
     expect(formToConfig({ ...base, perHost: '4,x' }).ranksPerHost).toEqual([4, 4]);
     expect(formToConfig({ ...base, modelMiB: 0.001 }).modelBytes! % 4).toBe(0);

@@ -3,14 +3,13 @@
 // Every fault also appears in Findings (the engine reports it), so an effect
 // can be traced to its cause.
 import { useState } from 'react';
-import type { LinkFault } from '@shared/lab/contract';
-import type { LinkView } from '@shared/lab/state';
+import type { LabView, LinkFault } from '@shared/lab/contract';
+import type { LinkView, SessionSnapshot } from '@shared/lab/state';
 import { NUMBER_RANGES, type NumberRange } from '@shared/lab/number-ranges';
 import { CommitNumberInput } from './CommitNumberInput';
 import { useLab, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { READOUT_MS, useSampled } from '../lib/use-sampled';
-import { liveActionBlocker } from '../lib/source';
 
 type FaultKind = 'latency' | 'bandwidth' | 'slicer' | 'stall' | 'corruptNext' | 'reset' | 'blackhole';
 
@@ -64,6 +63,23 @@ export function faultLabel(f: LinkFault): string {
   return `${KINDS.find((k) => k.kind === kind)!.label} (${f.dir})`;
 }
 
+/**
+ * Why faults cannot be applied or cleared from what is on screen, or null when they can: only
+ * the lab's running topology takes them (a trace or a capture is a recording; taps watch a
+ * cluster the lab did not start).
+ */
+export function faultBlocker(
+  view: LabView,
+  snapshot: Pick<SessionSnapshot, 'running'> | null,
+): string | null {
+  if (view.kind === 'trace')
+    return 'A saved trace or capture is a recording: its links cannot be faulted. Back to live to fault the running topology.';
+  if (view.kind === 'tap')
+    return 'Taps watch a cluster the lab did not start: the lab cannot fault its links. Back to live to fault the lab topology.';
+  if (!snapshot?.running) return 'No topology is running: Start one to apply link faults.';
+  return null;
+}
+
 /** The faults holding now, by link id, from the links' views (the engine's state). */
 export function activeFaults(links: readonly LinkView[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -93,7 +109,8 @@ export function FaultControls() {
   // this panel does not show (a fault set or cleared is listed within half a second).
   const links = useSampled(useLab, (s) => s.links, READOUT_MS);
   // A trace point or the taps may show running ranks: faults act only on the lab's live topology.
-  const running = useLab((s) => (s.snapshot?.running ?? false) && liveActionBlocker(s.view) === null);
+  const blocked = useLab((s) => faultBlocker(s.view, s.snapshot));
+  const running = blocked === null;
   const selectedRank = useUi((s) => s.selectedRank);
   const selectedHost = useUi((s) => s.selectedHost);
   const [link, setLink] = useState('');
@@ -199,12 +216,17 @@ export function FaultControls() {
           type="button"
           className="danger"
           disabled={!running || !target || refused}
-          title={refused ? 'Correct the values marked above first' : undefined}
+          title={blocked ?? (refused ? 'Correct the values marked above first' : undefined)}
           onClick={() => void apply()}
         >
           Apply fault
         </button>
-        <button type="button" disabled={!running || !target} onClick={() => void clear(target)}>
+        <button
+          type="button"
+          disabled={!running || !target}
+          title={blocked ?? undefined}
+          onClick={() => void clear(target)}
+        >
           Clear fault
         </button>
       </div>
@@ -217,6 +239,8 @@ export function FaultControls() {
                 type="button"
                 className="link"
                 aria-label={`Clear fault on ${id}`}
+                disabled={!running}
+                title={blocked ?? undefined}
                 onClick={() => void clear(id)}
               >
                 clear

@@ -30,9 +30,11 @@ import { FieldHelp } from './FieldHelp';
 import { RejectionPanel } from './RejectionPanel';
 import { treeKeyMove } from '../lib/pane-keys';
 import { bytesAsSent } from '../lib/rejection';
+import { verdictNote } from '../lib/verdict-note';
 
 interface Loaded {
   seq: number;
+  record: UnitRecord;
   bytes: Uint8Array;
   meta: RecordBytes;
   dissection: RecordDissection;
@@ -46,8 +48,10 @@ export function InspectorView() {
   const saltHex = useLab((s) => s.snapshot?.saltHex);
   const controlVersion = useLab((s) => s.snapshot?.config.controlVersion);
   const indexTable = useLab((s) => s.snapshot?.config.controlIndexTable);
-  // Look the record up when the selection changes (not on every frame of new records).
-  const record = useMemo(
+  const snapLen = useLab((s) => s.snapshot?.config.snapLen);
+  // Look the record up when the selection changes (not on every frame of new records). A unit the
+  // ring let go comes back with its bytes from the engine (the session's recording on disk).
+  const ringRecord = useMemo(
     () => (selectedSeq !== null ? recordRing.findBySeq(selectedSeq) : undefined),
     [selectedSeq],
   );
@@ -61,36 +65,47 @@ export function InspectorView() {
   );
   useEffect(() => setShowSent(false), [selectedSeq]);
 
-  const layer = record?.layer;
   useEffect(() => {
-    if (selectedSeq === null || !layer) return;
+    if (selectedSeq === null) return;
     let cancelled = false;
     setError(null);
     void send({ type: 'getRecordBytes', seq: selectedSeq }).then((reply) => {
       if (cancelled) return;
-      if (!reply.ok || !reply.bytes) {
+      const rec = ringRecord ?? (reply.ok ? reply.record : undefined);
+      if (!reply.ok || !reply.bytes || !rec) {
         setLoaded(null);
         setError(reply.ok ? 'the lab kept no bytes for this record' : reply.message);
         return;
       }
       const bytes = hexToBytes(reply.bytes.hex);
+      // Fewer bytes than were captured: the lab let them go. Say so; the dissector is not asked
+      // about bytes that were never missing on the wire.
+      if (bytes.length < rec.captured) {
+        setLoaded(null);
+        setError(
+          `The lab no longer holds this unit's bytes (${bytes.length} of the ${rec.captured} captured): ` +
+            'they were let go to bound memory, nothing was lost on the wire.',
+        );
+        return;
+      }
       const dissection = dissectRecord(
-        layer,
+        rec.layer,
         bytes,
         reply.bytes.saltHex || saltHex || '0'.repeat(32),
         controlVersion,
         indexTable,
       );
-      setLoaded({ seq: selectedSeq, bytes, meta: reply.bytes, dissection });
+      setLoaded({ seq: selectedSeq, record: rec, bytes, meta: reply.bytes, dissection });
       // Open the top levels so the headers read at once.
       setExpanded(new Set(dissection.fields.map((_, i) => String(i))));
     });
     return () => {
       cancelled = true;
     };
-  }, [selectedSeq, layer, saltHex, controlVersion, indexTable]);
+  }, [selectedSeq, ringRecord, saltHex, controlVersion, indexTable]);
 
   const current = loaded && loaded.seq === selectedSeq ? loaded : null;
+  const record = ringRecord ?? current?.record;
   const selectField = (path: FieldPath | null) => {
     useUi.getState().set({ selectedField: path });
     if (path) setExpanded((prev) => new Set([...prev, ...ancestorKeys(path.slice(0, -1))]));
@@ -103,7 +118,15 @@ export function InspectorView() {
         {record && <span className="muted mono">#{record.seq}</span>}
       </header>
       {!record ? (
-        <p className="muted pad">Select a record to inspect its fields and bytes.</p>
+        selectedSeq !== null && error ? (
+          <p className="bad pad" role="alert">
+            {error}
+          </p>
+        ) : (
+          <p className="muted pad">
+            {selectedSeq !== null ? 'Reading the unit…' : 'Select a record to inspect its fields and bytes.'}
+          </p>
+        )
       ) : (
         <>
           <RecordPane
@@ -111,6 +134,7 @@ export function InspectorView() {
             meta={current?.meta ?? null}
             dissection={current?.dissection ?? null}
             indexTable={indexTable ?? DEFAULT_CONTROL_INDEX_TABLE}
+            snapLen={snapLen}
           />
           <RejectionPanel record={record} policy={policy} showSent={showSent} onShowSent={setShowSent} />
           {error && (
@@ -165,12 +189,15 @@ function RecordPane({
   meta,
   dissection,
   indexTable,
+  snapLen,
 }: {
   record: UnitRecord;
   meta: RecordBytes | null;
   dissection: RecordDissection | null;
   indexTable: ControlIndexTable;
+  snapLen?: number;
 }) {
+  // Captured short: the snap length cut the unit as it crossed (never the window letting bytes go).
   const short = r.captured < r.length;
   return (
     <div className="insp-record" aria-label="Record">
@@ -197,14 +224,8 @@ function RecordPane({
         <dt>verdict</dt>
         <dd className={r.verdict === 'ok' ? 'ok' : 'bad'}>
           {r.verdict}
-          {dissection && dissection.verdict !== r.verdict && (
-            <span className="muted">
-              {' '}
-              ·{' '}
-              {short && dissection.verdict === 'TRUNCATED'
-                ? 'the kept bytes end before the unit does, so they alone do not verify'
-                : `dissector: ${dissection.verdict}${dissection.message ? ` (${dissection.message})` : ''}`}
-            </span>
+          {dissection && verdictNote(r, dissection) && (
+            <span className="muted"> · {verdictNote(r, dissection)}</span>
           )}
         </dd>
         <dt>info</dt>
@@ -218,10 +239,11 @@ function RecordPane({
           </>
         )}
       </dl>
-      {(short || (meta && meta.captured < meta.length)) && (
+      {short && (
         <p className="notice" role="note">
-          Captured short: {formatInt(meta?.captured ?? r.captured)} of {formatInt(meta?.length ?? r.length)}{' '}
-          bytes kept (snap length). Fields past the captured bytes are not shown.
+          Captured short: the snap length{snapLen ? ` (${formatInt(snapLen)} B)` : ''} kept{' '}
+          {formatInt(meta?.captured ?? r.captured)} of {formatInt(r.length)} bytes as the unit crossed (New
+          topology → Snap length sets it). Fields past the captured bytes are not shown.
         </p>
       )}
     </div>

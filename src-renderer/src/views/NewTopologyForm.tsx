@@ -13,6 +13,7 @@ import { useUi, type NewTopologyForm as Form } from '../store/ui-store';
 import { fieldText, type TypedField } from '../lib/form-fields';
 import { commitField, typeField } from '../store/start-topology';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
+import { DEFAULT_SNAP_LEN } from '@shared/lab/topology';
 
 function TypedInput({
   field,
@@ -97,6 +98,12 @@ export function NewTopologyForm() {
           label="Model (MiB)"
           inputMode="decimal"
           hint={`4 bytes to ${L.maxModelBytes / 1024 / 1024} MiB; fractions allowed (0.5)`}
+        />
+        <TypedInput
+          field="snapLen"
+          label="Snap length (B)"
+          inputMode="numeric"
+          hint={`Bytes the tap keeps of each unit, ${L.minSnapLen} to ${L.maxSnapLen} (default ${DEFAULT_SNAP_LEN}): a longer unit is captured short, and its verdict stays the engine's, on the whole unit`}
         />
         <label>
           Mode

@@ -25,7 +25,7 @@ import {
 } from 'react';
 import { flushSync } from 'react-dom';
 import type { UnitRecord } from '@shared/lab/records';
-import { useLab, recordRing, onNewRecords } from '../store/lab-store';
+import { useLab, recordRing, onNewRecords, send } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
 import { FilteredView } from '../store/filtered-view';
 import { tryCompileFilter, type RecordFilter } from '../lib/filter-language';
@@ -251,6 +251,42 @@ export function RecordsView() {
     useUi.getState().set({ selectedSeq: seq, selectedField: null });
   };
 
+  // Units before the first row: the session's trace holds them (live: its recording; a trace: the
+  // file), read back a page at a time. `earliestAsked` is the lowest seq asked for so far, so a
+  // filter that matches none of a page asks for the page before it next time.
+  const viewKind = useLab((s) => s.view.kind);
+  const earliestAsked = useRef(Infinity);
+  const [loadingEarlier, setLoadingEarlier] = useState(false);
+  const [earlierNote, setEarlierNote] = useState<string | null>(null);
+  useEffect(() => {
+    earliestAsked.current = Infinity;
+    setEarlierNote(null);
+  }, [source, activeFilter, followRank]);
+  const firstShown = Math.min(view.at(0)?.seq ?? Infinity, recordRing.oldestSeq, earliestAsked.current);
+  const earlierCount = Number.isFinite(firstShown) ? firstShown : recordRing.notKept;
+  const earlierReachable = viewKind !== 'tap';
+  const showEarlier = async () => {
+    if (loadingEarlier || !(earlierCount > 0)) return;
+    setLoadingEarlier(true);
+    setEarlierNote(null);
+    const before = Number.isFinite(firstShown) ? firstShown : recordRing.sessionSeen - recordRing.size;
+    const reply = await send({ type: 'earlierRecords', before });
+    setLoadingEarlier(false);
+    if (!reply.ok) {
+      setEarlierNote(reply.message);
+      return;
+    }
+    earliestAsked.current = reply.records.length ? reply.records[0]!.seq : 0;
+    if (reply.records.length === 0) setEarlierNote('the session holds no earlier units');
+    if (followRef.current) topRef.current = win.top;
+    setFollowing(false);
+    view.prepend(reply.records);
+    // Show the earliest rows just read, at the top of the list.
+    topRef.current = 0;
+    trimmedSeen.current = view.trimmed;
+    rerender();
+  };
+
   const jumpToLatest = () => {
     view.trim(recordRing.oldestSeq);
     trimmedSeen.current = view.trimmed;
@@ -297,7 +333,16 @@ export function RecordsView() {
           showing {formatInt(view.length)} · kept {formatInt(recordRing.size)} of{' '}
           <span data-session-seen={recordRing.sessionSeen}>{formatInt(recordRing.sessionSeen)}</span> seen by
           the session
-          {recordRing.notKept > 0 && ` · ${formatInt(recordRing.notKept)} counted, not kept here`}
+          {earlierReachable && earlierCount > 0 && (
+            <>
+              {' · '}
+              <span data-earlier={earlierCount}>{formatInt(earlierCount)} earlier, on disk</span>
+            </>
+          )}
+          {!earlierReachable &&
+            recordRing.notKept > 0 &&
+            ` · ${formatInt(recordRing.notKept)} counted, not kept here (a tap keeps its recent units only)`}
+          {earlierNote && <span className="warn"> · {earlierNote}</span>}
           {displayPaused && <strong className="warn"> · display paused</strong>}
           {asPicture && (
             <span id="records-picture-note" title={PICTURE_HINT}>
@@ -307,6 +352,17 @@ export function RecordsView() {
             </span>
           )}
         </span>
+        {earlierReachable && earlierCount > 0 && (
+          <button
+            type="button"
+            className="jump-latest"
+            onClick={() => void showEarlier()}
+            disabled={loadingEarlier}
+            title="Read the units before the first row back from the session's trace on disk (up to 2,000 at a time)"
+          >
+            {loadingEarlier ? 'Reading…' : 'Show earlier ↑'}
+          </button>
+        )}
         {!following && (
           <button
             type="button"

@@ -21,6 +21,7 @@ import { formatBytes } from '../lib/format';
 
 export function TraceButtons() {
   const viewing = useLab((s) => s.view.kind !== 'live');
+  const viewingTrace = useLab((s) => s.view.kind === 'trace');
   const running = useLab((s) => s.snapshot !== null);
   const busy = useTraces((s) => s.busy);
   return (
@@ -36,8 +37,14 @@ export function TraceButtons() {
       <button
         type="button"
         onClick={() => void saveTrace('pcapng')}
-        disabled={viewing || !running || busy !== null}
-        title="Export the running session as pcapng for Wireshark and tshark"
+        disabled={(viewing && !viewingTrace) || !running || busy !== null}
+        title={
+          viewingTrace
+            ? "Export the opened trace's units as pcapng for Wireshark and tshark"
+            : viewing
+              ? "Taps are exported with 'relay-lab tap --pcapng FILE'; go back to the lab to export its session"
+              : 'Export the running session as pcapng for Wireshark and tshark'
+        }
       >
         Export pcapng
       </button>
