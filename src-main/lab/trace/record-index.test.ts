@@ -36,7 +36,8 @@ const unit = (seq: number): [UnitRecord, Uint8Array] => {
 describe('RecordIndex', () => {
   it('reads back every unit written, by seq and by range, before and after a flush', async () => {
     const file = path.join(dir, 'session.trace.ndjson');
-    const writer = TraceWriter.toFile(file, sampleHeader());
+    // Written in place, as the lab host's live recording is (TraceWriter.toFile renames on close).
+    const writer = new TraceWriter(fs.createWriteStream(file), sampleHeader());
     const index = new RecordIndex(file);
     index.attachWriter(writer);
     const rec = new TraceRecorder(writer, () => 0, { index });
