@@ -13,6 +13,8 @@ import { importCommand } from './import';
 import { sweepCommand } from './sweep';
 import { reproCommand } from './repro';
 import { chaosCommand } from './chaos';
+import { calibrateCommand } from './calibrate';
+import { predictCommand } from './predict';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -29,4 +31,6 @@ export const commands: Record<string, Command> = {
   sweep: sweepCommand,
   repro: reproCommand,
   chaos: chaosCommand,
+  calibrate: calibrateCommand,
+  predict: predictCommand,
 };
