@@ -37,3 +37,12 @@ export function loadCalibration(file?: string): { calibration: Calibration; sour
   }
   return { calibration: parseCalibration(json), source: target };
 }
+
+/** The default calibration file's, or the reference one where it is missing or unreadable (the window never fails a sweep over it). */
+export function loadCalibrationOrReference(): Calibration {
+  try {
+    return loadCalibration().calibration;
+  } catch {
+    return REFERENCE_CALIBRATION;
+  }
+}
