@@ -8,7 +8,9 @@ import { MODE_COLOURS } from './ExploreCharts';
 
 const AXIS = { dark: { axis: '#8590a0', grid: '#262d37' }, light: { axis: '#667085', grid: '#e4e8ee' } };
 
-const fmtMs = (x: number) => (x >= 1000 ? `${+(x / 1000).toPrecision(3)} s` : `${+x.toPrecision(3)} ms`);
+// uPlot hands null for ticks it leaves out on a log axis.
+const fmtMs = (x: number | null) =>
+  x == null ? '' : x >= 1000 ? `${+(x / 1000).toPrecision(3)} s` : `${+x.toPrecision(3)} ms`;
 
 /** x: every host count of the curves; per mode its round and, at the moves only, the same round again. */
 export function beyondData(r: BeyondResult): uPlot.AlignedData {
