@@ -75,6 +75,13 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
       expect(await cell.textContent()).toMatch(/^[a-zA-Z]+ \d+\.\d$/);
       expect(await cell.getAttribute('title')).toMatch(/rankEncodeSend .* ms, .*rankVerify .* ms/);
     }
+    // The round model's prediction beside each measured round (this machine's calibration or the reference).
+    for (let i = 0; i < 4; i++) {
+      const cell = rows.nth(i).locator('td').nth(11);
+      expect(await cell.textContent()).toMatch(/^\d+\.\d ms [+-]\d+%/);
+      expect(await cell.getAttribute('title')).toMatch(/^predicted .* ms \([+-]\d+ %\), bound by \w+\/\w+/);
+    }
+    expect(await dialog.locator('.explore-chart .u-legend').nth(1).textContent()).toMatch(/fold predicted/);
     expect(await dialog.getByLabel('Fold time benefit').textContent()).toMatch(
       /1x2: fold .* ms vs direct .* ms/,
     );
@@ -105,5 +112,52 @@ describe.skipIf(!exe)('Explore view, end to end', { timeout: 400_000 }, () => {
     await expect.poll(() => picker.locator('option').count(), WAIT).toBe(2);
     await picker.selectOption(json, ACT);
     await expect.poll(() => dialog.locator('tr.explore-case').count(), WAIT).toBe(4);
+  });
+
+  it('Beyond this machine: 512 x 8 at 100 Gb/s is bound by the controller ingress; a faster controller NIC moves it', async () => {
+    const dialog = page.getByRole('dialog', { name: 'Explore topologies' });
+    // Open unless the sweep test left it open (its overlay covers the toolbar).
+    if (!(await dialog.isVisible()))
+      await page.getByRole('button', { name: 'Explore', exact: true }).click(ACT);
+    await dialog.getByRole('tab', { name: 'Beyond this machine' }).click(ACT);
+    const beyond = dialog.getByRole('region', { name: 'Beyond this machine' });
+    await beyond.getByLabel('Hosts', { exact: true }).fill('512', ACT);
+    await beyond.getByLabel('Ranks per host').fill('8', ACT);
+    await beyond.getByLabel('Model', { exact: true }).fill('1GiB', ACT);
+    await beyond.getByLabel('Host NIC').fill('12.5GB/s', ACT);
+    await beyond.getByLabel('Controller NIC').fill('100Gb/s', ACT);
+    const bottleneck = (mode: string) => beyond.locator(`tr[data-mode=${mode}] td.bottleneck`).textContent();
+    await expect.poll(() => bottleneck('fold'), WAIT).toMatch(/^controllerIngress \(uplink\)$/);
+    expect(await bottleneck('direct')).toMatch(/^controllerIngress /);
+    const lead = async () =>
+      Number(
+        /over direct: (\d+\.\d+)x \(K = 8\)/.exec(
+          (await beyond.getByLabel("Fold's lead").textContent()) ?? '',
+        )![1],
+      );
+    const leadBefore = await lead();
+    expect(leadBefore).toBeGreaterThan(6);
+    expect(leadBefore).toBeLessThanOrEqual(8);
+    // The chart: round time against hosts, the moves of the bottleneck named in its label.
+    const chart = beyond.getByRole('img', { name: /Round time against hosts/ });
+    expect(await chart.locator('canvas').count()).toBe(1);
+    expect(await chart.getAttribute('aria-label')).toMatch(
+      /fold: at \d+ hosts from \w+ to controllerIngress/,
+    );
+    await page.screenshot({ path: path.join(resultsDir, 'explore-beyond.png') });
+
+    // The NIC the model names as enough: above it the fold round leaves the controller.
+    const move = (await beyond.locator('tr[data-mode=fold] td.move').textContent())!;
+    const need = /above ([\d.]+) GB\/s/.exec(move)![1];
+    await beyond.getByLabel('Controller NIC').fill(`${(Number(need) * 1.2).toFixed(1)}GB/s`, ACT);
+    await expect.poll(() => bottleneck('fold'), WAIT).toMatch(/^(relayCpu|hostUplink) /);
+    expect(await lead()).not.toBeCloseTo(leadBefore, 1);
+    await page.screenshot({ path: path.join(resultsDir, 'explore-beyond-moved.png') });
+
+    // Out of range: one line, no crash.
+    await beyond.getByLabel('Hosts', { exact: true }).fill('5000', ACT);
+    await expect
+      .poll(() => beyond.getByRole('alert').textContent(), WAIT)
+      .toBe('hosts must be a whole number from 1 to 4096, got 5000');
   });
 });

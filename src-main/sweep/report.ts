@@ -4,6 +4,7 @@
 import type { SweepCase, SweepResult } from '@shared/sweep/types';
 import { foldBenefit } from '@shared/sweep/summary';
 import { stageMedians } from '@shared/lab/round-stages';
+import { predictionLine } from '@shared/model/validate-case';
 
 const kb = (b: number) => (b >= 10_240 ? `${(b / 1024).toFixed(1)} KiB` : `${Math.round(b)} B`);
 const ms = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
@@ -37,6 +38,8 @@ export function sweepTable(r: SweepResult): string {
     'rounds ok',
     'verdict',
   ];
+  const predicted = r.cases.some((c) => c.predicted);
+  if (predicted) head.push('predicted ms', 'error');
   const rows = r.cases.map((c) => [
     c.topology,
     c.mode + (c.labOnly ? '*' : ''),
@@ -50,6 +53,14 @@ export function sweepTable(r: SweepResult): string {
     ms(c.roundMs.p90),
     `${c.verdicts.ok}/${c.roundsRequested}`,
     c.error ? `error: ${c.error}` : c.verdict,
+    ...(predicted
+      ? [
+          c.predicted ? ms(c.predicted.roundMs) : '-',
+          c.predicted?.error == null
+            ? '-'
+            : `${c.predicted.error >= 0 ? '+' : ''}${Math.round(c.predicted.error * 100)} %`,
+        ]
+      : []),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]) => `| ${cells.map((x, i) => x.padEnd(widths[i])).join(' | ')} |`;
@@ -68,6 +79,13 @@ export function sweepTable(r: SweepResult): string {
   if (benefit) out.push(benefit);
   const stages = r.cases.filter((c) => c.stages).map(stageLine);
   if (stages.length) out.push('', 'Where a round goes (medians, ms, on the critical path):', ...stages);
+  const predictions = r.cases.filter((c) => c.predicted);
+  if (predictions.length)
+    out.push(
+      '',
+      'The round model (docs/model.md; shaped within 25 %, unshaped within 40 %):',
+      ...predictions.map((c) => `  ${c.topology} ${c.mode}: ${predictionLine(c.predicted!)}`),
+    );
   if (!r.complete) out.push(`stopped (${r.stoppedBy}) after ${r.cases.length} of ${r.casesPlanned} cases`);
   return out.join('\n') + '\n';
 }

@@ -8,7 +8,10 @@ import path from 'node:path';
 import type { LabBatch, LabReply, SavedTrace, TraceFileInfo } from '@shared/lab/contract';
 import { SWEEP_NAME, type SweepCommand } from '@shared/sweep/contract';
 import { sweepToCsv } from '@shared/sweep/csv';
-import type { SweepResult } from '@shared/sweep/types';
+import type { SweepCase, SweepResult } from '@shared/sweep/types';
+import { predictCase } from '@shared/model/validate-case';
+import { withPredictions } from '@shared/model/sweep-predictions';
+import { loadCalibrationOrReference } from '../model/calibration-file';
 import { runSweep, sweepStem } from './runner';
 
 export interface SweepHostOptions {
@@ -77,13 +80,26 @@ export class SweepHost {
         const stem = sweepStem(new Date());
         try {
           fs.mkdirSync(this.opts.tracesDir, { recursive: true });
-          const result = await runSweep(cmd.spec, {
-            signal: abort.signal,
-            traceDir: this.opts.tracesDir,
-            traceStem: stem,
-            producer: this.opts.producer,
-            onProgress: (progress) => this.opts.emit({ events: [{ type: 'sweep', progress }] }),
-          });
+          // Every case of the window's sweeps carries the round model's prediction (docs/model.md):
+          // this machine's calibration file where `relay-lab calibrate` wrote one, else the reference.
+          const calibration = loadCalibrationOrReference();
+          const predicted = <T extends SweepCase | undefined>(c: T): T =>
+            c && !c.error ? { ...c, predicted: predictCase(cmd.spec, c, calibration) } : c;
+          const result = withPredictions(
+            await runSweep(cmd.spec, {
+              signal: abort.signal,
+              traceDir: this.opts.tracesDir,
+              traceStem: stem,
+              producer: this.opts.producer,
+              onProgress: (progress) =>
+                this.opts.emit({
+                  events: [
+                    { type: 'sweep', progress: { ...progress, finished: predicted(progress.finished) } },
+                  ],
+                }),
+            }),
+            calibration,
+          );
           this.last = { result, stem };
           return { ok: true, sweep: result, sweepFile: this.save('json') };
         } catch (e) {

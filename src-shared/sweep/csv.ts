@@ -27,6 +27,12 @@ export const SWEEP_CSV_COLUMNS = [
   'trace',
   // Where a round's time goes: each stage's median ms (empty where the mode has no such stage).
   ...ROUND_STAGES.map((s) => `stage_${s}_ms` as const),
+  // The round model's prediction (sweep --predict; empty without): docs/model.md.
+  'predicted_round_ms',
+  'predicted_error',
+  'predicted_bottleneck',
+  'predicted_within',
+  'model_wrong_stage',
 ] as const;
 
 const list = (xs: number[]) => xs.map((x) => round2(x)).join(';');
@@ -64,6 +70,7 @@ export function sweepCaseRow(c: SweepCase): string[] {
       const ms = c.stages?.medianMs[s];
       return ms === undefined ? '' : String(round2(ms));
     }),
+    ...predictionCells(c),
   ];
 }
 
@@ -71,4 +78,16 @@ export function sweepToCsv(result: SweepResult): string {
   const lines = [SWEEP_CSV_COLUMNS.join(',')];
   for (const c of result.cases) lines.push(sweepCaseRow(c).map(cell).join(','));
   return lines.join('\n') + '\n';
+}
+
+function predictionCells(c: SweepCase): string[] {
+  const p = c.predicted;
+  if (!p) return ['', '', '', '', ''];
+  return [
+    String(p.roundMs),
+    p.error === null ? '' : String(p.error),
+    `${p.bottleneck.stage}/${p.bottleneck.resource}`,
+    p.within === null ? '' : String(p.within),
+    p.wrongStage ? `${p.wrongStage.stage} ${p.wrongStage.predictedMs}/${p.wrongStage.measuredMs}` : '',
+  ];
 }

@@ -3,6 +3,7 @@
 // (src-main/sweep), the `relay-lab sweep` command and the Explore view.
 import type { UplinkMode, WireDtype } from '../lab/topology';
 import type { StageSummary } from '../lab/round-stages';
+import type { CasePrediction } from '../model/case-prediction';
 
 export interface SweepSpec {
   /** Ranks per host of each topology, in the order given: [[4],[2,2],[1,1,1,1]]. */
@@ -66,6 +67,8 @@ export interface SweepCase {
    * breakdown), medians over the measured rounds; absent in sweeps saved before it existed.
    */
   stages?: StageSummary;
+  /** The round model's prediction (sweep --predict, and every sweep of the window), docs/model.md. */
+  predicted?: CasePrediction;
   /** The round time the shaped uplink alone implies (bytes / rate + latency, up then down); null unshaped. */
   theoryRoundMs: number | null;
   memory: {

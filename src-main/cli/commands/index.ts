@@ -14,6 +14,8 @@ import { sweepCommand } from './sweep';
 import { reproCommand } from './repro';
 import { chaosCommand } from './chaos';
 import { slurmCommand } from './slurm';
+import { calibrateCommand } from './calibrate';
+import { predictCommand } from './predict';
 
 export const commands: Record<string, Command> = {
   encode: encodeCommand,
@@ -31,4 +33,6 @@ export const commands: Record<string, Command> = {
   repro: reproCommand,
   chaos: chaosCommand,
   slurm: slurmCommand,
+  calibrate: calibrateCommand,
+  predict: predictCommand,
 };

@@ -17,10 +17,13 @@ import { choiceFlag, numberFlag, parseFlags, printJson, UsageError } from '../ar
 import { runSweep } from '../../sweep/runner';
 import { sweepTable } from '../../sweep/report';
 import type { Command } from './types';
+import { CalibrationError, type Calibration } from '@shared/model/calibration';
+import { withPredictions } from '@shared/model/sweep-predictions';
+import { loadCalibration } from '../../model/calibration-file';
 
 const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--modes fold,forward,direct]
   [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--warmup N|auto (auto)] [--uplink-bandwidth BYTES_PER_S]
-  [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--json | --csv]
+  [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--predict [--calibration FILE]] [--json | --csv]
   Runs every topology x mode case for real, one after another (progress on stderr).
   --warmup rounds run first in each case and are left out of its figures (JIT, cold buffers);
   auto (the default) runs them until the lab's own code is compiled: at least ${AUTO_WARMUP.minRounds} rounds,
@@ -29,7 +32,9 @@ const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--mo
   one rate shared by the host's connections (in direct mode: the host's ranks' connections
   to the controller together), so every mode gets the same NIC per host.
   --trace-dir saves each case's trace there. Ctrl-C stops the running case and prints
-  the cases that finished. forward and direct are lab-only modes (flodl 0.7 has only fold).`;
+  the cases that finished. --predict puts the round model's prediction beside every case
+  (docs/model.md; the calibration from relay-lab calibrate, default file or --calibration).
+  forward and direct are lab-only modes (flodl 0.7 has only fold).`;
 
 function warmupFlag(text: string | undefined): SweepWarmup {
   if (text === undefined) return DEFAULT_WARMUP;
@@ -40,9 +45,12 @@ function warmupFlag(text: string | undefined): SweepWarmup {
   }
 }
 
-export function sweepSpecFromFlags(
-  argv: string[],
-): { spec: SweepSpec; format: 'json' | 'csv' | 'table'; traceDir?: string } | null {
+export function sweepSpecFromFlags(argv: string[]): {
+  spec: SweepSpec;
+  format: 'json' | 'csv' | 'table';
+  traceDir?: string;
+  predict?: { calibration?: string };
+} | null {
   const { values } = parseFlags(argv, {
     topologies: { type: 'string' },
     modes: { type: 'string' },
@@ -54,12 +62,18 @@ export function sweepSpecFromFlags(
     'uplink-latency-ms': { type: 'string' },
     seed: { type: 'string' },
     'trace-dir': { type: 'string' },
+    predict: { type: 'boolean' },
+    calibration: { type: 'string' },
     json: { type: 'boolean' },
     csv: { type: 'boolean' },
     help: { type: 'boolean' },
   });
   if (values.help) return null;
   if (values.json && values.csv) throw new UsageError('--json and --csv exclude each other');
+  if (values.calibration !== undefined && !values.predict)
+    throw new UsageError('--calibration goes with --predict');
+  if (values.calibration !== undefined && !fs.existsSync(values.calibration))
+    throw new UsageError(`--calibration: no file at ${values.calibration}`);
   try {
     const spec: SweepSpec = {
       topologies: parseTopologies(values.topologies ?? '1x8,2x4,4x2,8x1'),
@@ -88,6 +102,7 @@ export function sweepSpecFromFlags(
       spec: validateSweepSpec(spec),
       format: values.json ? 'json' : values.csv ? 'csv' : 'table',
       traceDir,
+      ...(values.predict ? { predict: { calibration: values.calibration } } : {}),
     };
   } catch (e) {
     if (e instanceof SweepSpecError) throw new UsageError(e.message);
@@ -104,7 +119,19 @@ export const sweepCommand: Command = {
       process.stdout.write(USAGE + '\n');
       return 0;
     }
-    const { spec, format, traceDir } = parsed;
+    const { spec, format, traceDir, predict } = parsed;
+    // The calibration is read (and checked) before any case runs: a bad file is a usage error now, not after the sweep.
+    let calibration: Calibration | undefined;
+    if (predict) {
+      try {
+        const loaded = loadCalibration(predict.calibration);
+        calibration = loaded.calibration;
+        process.stderr.write(`relay-lab sweep: predicting with the calibration ${loaded.source}\n`);
+      } catch (e) {
+        if (e instanceof CalibrationError) throw new UsageError(e.message);
+        throw e;
+      }
+    }
     const abort = new AbortController();
     // Ctrl-C: the running case stops and is dropped; the finished ones are printed.
     const onSigint = () => {
@@ -133,6 +160,7 @@ export const sweepCommand: Command = {
     } finally {
       process.off('SIGINT', onSigint);
     }
+    if (calibration) result = withPredictions(result, calibration);
     if (format === 'json') printJson(result);
     else if (format === 'csv') process.stdout.write(sweepToCsv(result));
     else process.stdout.write(sweepTable(result));

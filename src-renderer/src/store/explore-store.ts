@@ -31,8 +31,38 @@ export interface ExploreForm {
   latencyMs: string;
 }
 
+/** Explore's "Beyond this machine" form (BeyondView.tsx), as typed. */
+export interface BeyondForm {
+  hosts: string;
+  ranksPerHost: string;
+  modelBytes: string;
+  dtype: WireDtype;
+  modes: Record<UplinkMode, boolean>;
+  hostBandwidth: string;
+  hostLatency: string;
+  controllerBandwidth: string;
+  controllerLatency: string;
+  controllerCores: string;
+}
+
+export const DEFAULT_BEYOND_FORM: BeyondForm = {
+  hosts: '512',
+  ranksPerHost: '8',
+  modelBytes: '1GiB',
+  dtype: 'f32',
+  modes: { fold: true, forward: false, direct: true },
+  hostBandwidth: '12.5GB/s',
+  hostLatency: '0ms',
+  controllerBandwidth: '12.5GB/s',
+  controllerLatency: '0ms',
+  controllerCores: '128',
+};
+
 export interface ExploreState {
   open: boolean;
+  /** The sweep of this machine, or the model beyond it. */
+  tab: 'sweep' | 'beyond';
+  beyond: BeyondForm;
   form: ExploreForm;
   /** What happens to a running live topology when a sweep starts. */
   live: 'save-and-stop' | 'keep';
@@ -69,6 +99,8 @@ export const DEFAULT_EXPLORE_FORM: ExploreForm = {
 
 export const useExplore = create<ExploreState>(() => ({
   open: false,
+  tab: 'sweep',
+  beyond: DEFAULT_BEYOND_FORM,
   form: DEFAULT_EXPLORE_FORM,
   live: 'save-and-stop',
   running: false,

@@ -1,6 +1,7 @@
 // The Explore view's two charts (uPlot on canvas): bytes per host uplink per
 // round and median round time, against topology, one colour per mode; the
-// measurement as dots, the theory as a dashed line.
+// measurement as dots, the theory as a dashed line, and on the time chart the
+// round model's prediction (docs/model.md) as hollow rings on a dotted line.
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import type { UplinkMode } from '@shared/lab/topology';
@@ -21,11 +22,19 @@ export type ChartKind = 'bytes' | 'time';
 /** The busiest host's number: the uplink that paces the round. */
 const worst = (xs: number[]) => (xs.length ? Math.max(...xs) : null);
 
-function valueOf(c: SweepCase | undefined, kind: ChartKind, theory: boolean): number | null {
+type Series = 'measured' | 'theory' | 'predicted';
+
+function valueOf(c: SweepCase | undefined, kind: ChartKind, which: Series): number | null {
   if (!c || c.error) return null;
-  if (kind === 'bytes') return worst(theory ? c.dataUp.theory : c.dataUp.measured);
-  if (theory) return c.theoryRoundMs;
+  if (kind === 'bytes') return worst(which === 'theory' ? c.dataUp.theory : c.dataUp.measured);
+  if (which === 'theory') return c.theoryRoundMs;
+  if (which === 'predicted') return c.predicted?.roundMs ?? null;
   return c.roundsCompleted > 0 ? c.roundMs.median : null;
+}
+
+/** The series each mode has on a chart: the time chart adds the model's prediction. */
+export function seriesOf(kind: ChartKind): Series[] {
+  return kind === 'time' ? ['measured', 'theory', 'predicted'] : ['measured', 'theory'];
 }
 
 export function chartData(spec: SweepSpec, cases: SweepCase[], kind: ChartKind): uPlot.AlignedData {
@@ -34,8 +43,7 @@ export function chartData(spec: SweepSpec, cases: SweepCase[], kind: ChartKind):
   const cols: (number | null)[][] = [];
   for (const m of spec.modes) {
     const of = (t: string) => cases.find((c) => c.mode === m && c.topology === t);
-    cols.push(labels.map((t) => valueOf(of(t), kind, false)));
-    cols.push(labels.map((t) => valueOf(of(t), kind, true)));
+    for (const which of seriesOf(kind)) cols.push(labels.map((t) => valueOf(of(t), kind, which)));
   }
   return [x, ...cols] as uPlot.AlignedData;
 }
@@ -79,6 +87,15 @@ export function ExploreChart({
         points: { show: false },
         value: (_u, v) => fmt(v),
       });
+      if (kind === 'time')
+        series.push({
+          label: `${m} predicted`,
+          stroke: MODE_COLOURS[m],
+          width: 1,
+          dash: [1, 3],
+          points: { show: true, size: 11, width: 2, fill: 'transparent' },
+          value: (_u, v) => fmt(v),
+        });
     }
     const { axis, grid } = AXIS[theme === 'light' ? 'light' : 'dark'];
     const u = new uPlot(
@@ -135,7 +152,7 @@ export function ExploreChart({
       aria-label={
         kind === 'bytes'
           ? 'Data bytes per host uplink per round against topology, measured and theory'
-          : 'Median round time against topology, measured and theory'
+          : 'Median round time against topology, measured, theory and predicted'
       }
     />
   );
