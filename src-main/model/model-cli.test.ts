@@ -54,8 +54,8 @@ describe('relay-lab predict', { timeout: 120_000 }, () => {
 
   it('input out of range or unreadable is a one-line usage error (exit 2)', async () => {
     for (const [args, msg] of [
-      [['--hosts', '5000'], /hosts must be a whole number from 1 to 4096, got 5000/],
-      [['--ranks-per-host', '17'], /ranks per host must be a whole number from 1 to 16/],
+      [['--hosts', '5000'], /--hosts: 5000 is outside 1 to 4096/],
+      [['--ranks-per-host', '17'], /--ranks-per-host: 17 is outside 1 to 16/],
       [['--host-bandwidth', '12XB'], /--host-bandwidth: .*12.5GB\/s/],
       [['--controller-latency', 'soon'], /--controller-latency: /],
       [['--calibration', path.join(dir, 'missing.json')], /calibration: no file at/],

@@ -6,6 +6,7 @@
 // machine (a billion hosts' tables), overflows a timer (Node turns a delay
 // past 2^31-1 ms into 1 ms) or never ends.
 import { TOPOLOGY_LIMITS } from './topology-config';
+import { BEYOND_LIMITS } from '../model/beyond';
 
 export interface NumberRange {
   /** int: digits only. size: bytes, with an optional unit (64KiB, 4MiB, 1.5GiB). */
@@ -47,6 +48,13 @@ export const NUMBER_RANGES = {
   version: int(1, 0xffffffff),
   /** Bytes of each unit a trace keeps. */
   snapLen: size(0, GiB),
+  /** `relay-lab predict`: a cluster no one machine runs (src-shared/model/beyond.ts). */
+  predictHosts: int(...BEYOND_LIMITS.hosts),
+  predictRanksPerHost: int(...BEYOND_LIMITS.ranksPerHost),
+  predictModelBytes: size(...BEYOND_LIMITS.modelBytes),
+  cores: int(...BEYOND_LIMITS.cores),
+  /** `relay-lab calibrate`: the buffer its primitives are timed on. */
+  calibrateBytes: size(4 * KiB, 256 * MiB),
   /** Bytes of each unit the window's live session keeps (the New topology form's Snap length). */
   sessionSnapLen: int(TOPOLOGY_LIMITS.minSnapLen, TOPOLOGY_LIMITS.maxSnapLen),
   /** The largest frame a reader accepts (OVER_CEILING past it). */

@@ -1,7 +1,7 @@
 // relay-lab calibrate: this machine's costs for the round model (docs/model.md).
 import { calibrate } from '../../model/calibrate';
 import { calibrationPath, writeCalibration } from '../../model/calibration-file';
-import { parseFlags, printJson, sizeFlag } from '../args';
+import { numberFlag, parseFlags, printJson } from '../args';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab calibrate [--out FILE] [--bytes S (8MiB)] [--json]
@@ -23,7 +23,7 @@ export const calibrateCommand: Command = {
       process.stdout.write(USAGE + '\n');
       return 0;
     }
-    const bytes = sizeFlag(values.bytes, 'bytes', 8 * 1024 * 1024);
+    const bytes = numberFlag(values.bytes, 'bytes', 'calibrateBytes', 8 * 1024 * 1024);
     const out = values.out ?? calibrationPath();
     const c = await calibrate({ bytes, log: (m) => process.stderr.write(m + '\n') });
     writeCalibration(out, c);

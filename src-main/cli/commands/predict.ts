@@ -6,7 +6,7 @@ import { ModelInputError } from '@shared/model/round-model';
 import { parseBandwidth, parseLatency, UnitError } from '@shared/model/units';
 import { beyondJson, beyondText } from '@shared/model/beyond-report';
 import { loadCalibration } from '../../model/calibration-file';
-import { choiceFlag, intFlag, parseFlags, printJson, sizeFlag, UsageError } from '../args';
+import { choiceFlag, numberFlag, parseFlags, printJson, UsageError } from '../args';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab predict [--hosts H (2)] [--ranks-per-host K (4)] [--model-bytes S (4MiB)] [--dtype f32|bf16]
@@ -50,9 +50,9 @@ export function predictInputFromFlags(
   });
   if (values.help) return null;
   const input: BeyondInput = {
-    hosts: intFlag(values.hosts, 'hosts', 2, 1),
-    ranksPerHost: intFlag(values['ranks-per-host'], 'ranks-per-host', 4, 1),
-    modelBytes: sizeFlag(values['model-bytes'], 'model-bytes', 4 * 1024 * 1024),
+    hosts: numberFlag(values.hosts, 'hosts', 'predictHosts', 2),
+    ranksPerHost: numberFlag(values['ranks-per-host'], 'ranks-per-host', 'predictRanksPerHost', 4),
+    modelBytes: numberFlag(values['model-bytes'], 'model-bytes', 'predictModelBytes', 4 * 1024 * 1024),
     dtype: choiceFlag(values.dtype, 'dtype', ['f32', 'bf16'] as const, 'f32'),
     modes: flag('modes', () => {
       try {
@@ -72,10 +72,10 @@ export function predictInputFromFlags(
       latencyMs: flag('controller-latency', () => parseLatency(values['controller-latency'] ?? '0ms')),
     },
     ...(values['host-cores'] !== undefined
-      ? { hostCores: intFlag(values['host-cores'], 'host-cores', 1, 1) }
+      ? { hostCores: numberFlag(values['host-cores'], 'host-cores', 'cores', 1) }
       : {}),
     ...(values['controller-cores'] !== undefined
-      ? { controllerCores: intFlag(values['controller-cores'], 'controller-cores', 1, 1) }
+      ? { controllerCores: numberFlag(values['controller-cores'], 'controller-cores', 'cores', 1) }
       : {}),
   };
   return { input, json: Boolean(values.json), calibration: values.calibration };
