@@ -3,6 +3,7 @@
 // the JSON RelaySpec. The lab writes it for an external relay (a flodl build
 // or any command) and its own `relay --from-env` reads it, both through here,
 // so the two ends cannot drift apart.
+import { utf8Decode, utf8Encode } from '../wire/utf8';
 import { SaltError, parseSessionSalt } from './session-salt';
 
 /** The variable flodl 0.7 reads, and the one older builds read. */
@@ -35,7 +36,7 @@ const isU32 = (v: unknown): v is number =>
 
 /** The variable's value: lowercase hex of the spec's JSON (UTF-8). */
 export function encodeRelaySpec(spec: RelaySpecJson): string {
-  const bytes = new TextEncoder().encode(JSON.stringify(spec));
+  const bytes = utf8Encode(JSON.stringify(spec));
   let out = '';
   for (const b of bytes) out += b.toString(16).padStart(2, '0');
   return out;
@@ -61,7 +62,7 @@ export function decodeRelaySpec(text: string, source = RELAY_SPEC_ENV): RelaySpe
   for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    parsed = JSON.parse(utf8Decode(bytes));
   } catch (e) {
     throw new RelaySpecError(`${source}: hex decodes to no JSON (${(e as Error).message})`);
   }
