@@ -94,6 +94,11 @@ describe('standalone roles', () => {
     expect(c.code, c.err).toBe(0);
     const rep = JSON.parse(c.out);
     expect(rep).toMatchObject({ role: 'controller', roundsCompleted: 2, verdict: 'ok' });
+    // The coordinator read until the relay closed: both ranks' RankExit arrived after the reduce.
+    expect(rep.rankExits).toEqual([0, 1]);
+    // The control traffic a topology session drives: StartEpoch to each rank, SyncNow for each round.
+    expect(rep.controlDown.StartEpoch).toBe(2);
+    expect(rep.controlDown.SyncNow).toBeGreaterThanOrEqual(4);
     expect(rep.links.map((l: { id: string }) => l.id).sort()).toEqual([
       'h0.uplink.control',
       'h0.uplink.data',
