@@ -471,7 +471,7 @@ export class RoundDriver {
     // The reduce order: per host the relay's merge order (fold), else the controller's rank order.
     const groups = c.order
       ? c.order.map((rank) => [contribution(rank)])
-      : c.hosts.map((h) => (this.folded[h]?.get(r) ?? []).map(contribution));
+      : c.hosts.map((h) => this.foldOrder(h, r).map(contribution));
     const accepted = groups.flat().map((x) => x.rank);
     accepted.sort((a, b) => a - b);
     const cfg = this.cluster.config;
@@ -545,7 +545,7 @@ export class RoundDriver {
     // The savings' K per host: the ranks whose frames each host's uplink carried into this round.
     const foldedPerHost = this.cluster.hostRanks.map((ranks, h) =>
       (this.cluster.config.mode === 'fold'
-        ? [...(this.folded[h]?.get(r) ?? [])]
+        ? [...this.foldOrder(h, r)]
         : ranks.filter((x) => accepted.includes(x))
       ).sort((a, b) => a - b),
     );
@@ -580,6 +580,19 @@ export class RoundDriver {
     this.reports.push(report);
     if (results.length > 0) this.roundsCompleted++;
     this.events.round(report);
+  }
+
+  /**
+   * Host h's merge order in round r: its relay's own account, or for an external relay (which
+   * reports nothing) the order its ranks' frames reached it through the lab's loopback tap.
+   */
+  private foldOrder(h: number, r: number): number[] {
+    const own = this.folded[h]?.get(r);
+    if (own) return own;
+    const seen = this.cluster.observedOrder(h, r);
+    if (!seen) return [];
+    // A rank declared dead before the fold is not in it (the relay's barrier let it go).
+    return seen.filter((x) => this.cluster.hostOf(x) === h);
   }
 
   /** bytesUp summed over each host's links to the controller (both channels). */

@@ -57,6 +57,17 @@ export interface TopologyConfig {
   shapes?: number[][];
   /** Ranks that ship mass 0 with elided tensors every round (an idle rank cannot poison the consensus). */
   idleRanks?: number[];
+  /**
+   * Per host: the command line that starts its relay under flodl's launch contract (an external
+   * relay: a flodl build, or any program reading FLODL_INTERNAL_RELAY_JSON; run without a shell),
+   * or null / absent for Relay Lab's own relay. Fold mode only.
+   */
+  relayCommands?: (string | null)[];
+}
+
+/** The command of host h's external relay, or null when the lab's own relay serves it. */
+export function relayCommandOf(config: Pick<TopologyConfig, 'relayCommands'>, host: number): string | null {
+  return config.relayCommands?.[host] ?? null;
 }
 
 export const DEFAULT_TOPOLOGY: TopologyConfig = {
