@@ -131,6 +131,8 @@ export class Cluster {
   private readonly loopbackTaps = new Map<number, LoopbackTap[]>();
   /** Per external host: round -> the ranks in the order their frames reached the relay. */
   private readonly observedOrders = new Map<number, Map<number, number[]>>();
+  /** Per external host: why the controller last dropped one of its connections. */
+  private readonly droppedFrom = new Map<number, string>();
   readonly ranks: RankProcess[] = [];
   private server!: net.Server;
   private mux!: PortMux;
@@ -292,7 +294,10 @@ export class Cluster {
         data: (conn, head) => this.controller.attach(conn, head),
         control: (conn, head) => this.coordinator.attach(conn, head),
       },
-      onDrop: (reason) => emit({ type: 'dropped', reason }),
+      onDrop: (reason) => {
+        this.droppedFrom.set(h, reason);
+        emit({ type: 'dropped', reason });
+      },
       noDelay: !cfg.historical?.nagle,
     });
     this.hostPorts.set(h, { server, mux, port });
@@ -363,10 +368,13 @@ export class Cluster {
       const taps = this.loopbackTaps.get(h) ?? [];
       const hello = ['data', 'control'].filter((ch) => this.tap.getLink(`${hostName(h)}.uplink.${ch}`));
       if (relay.exited) out.push(`${who} exited during start-up (${relay.describeExit()})`);
-      else if (taps.some((t) => !t.upstreamSeen))
+      // Ranks dial data first and wait for its ack: a relay that listens reaches the data tap at least.
+      else if (taps.every((t) => !t.upstreamSeen))
         out.push(
           `${who} never listened on its loopback ports 127.0.0.1:${port + RELAY_DATA_OFFSET} and ${port + RELAY_CONTROL_OFFSET}`,
         );
+      else if (hello.length < 2 && this.droppedFrom.has(h))
+        out.push(`${who} sent the controller what it dropped: ${this.droppedFrom.get(h)}`);
       else if (hello.length < 2)
         out.push(
           `${who} never sent Hello to the controller on 127.0.0.1:${port} (${2 - hello.length} channel(s) silent)`,
