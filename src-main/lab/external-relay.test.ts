@@ -55,6 +55,31 @@ describe('external relays (Relay Lab relay --from-env)', () => {
     expect(report.externalRelays?.map((x) => x.exit)).toEqual(['exit code 0', 'exit code 0', 'exit code 0']);
   });
 
+  it('link faults on its loopback legs and its uplink apply, and every round stays bit-exact', async () => {
+    const report = await runTopology(config([LAB_RELAY, null], { rounds: 3 }), {
+      faults: [
+        {
+          action: 'link-fault',
+          target: -1,
+          round: 0,
+          link: 'h0.r0.data',
+          fault: { dir: 'up', sliceBytes: 64, sliceGapMs: 1 },
+        },
+        {
+          action: 'link-fault',
+          target: -1,
+          round: 1,
+          link: 'h0.uplink.data',
+          fault: { dir: 'both', sliceBytes: 7, sliceGapMs: 1 },
+        },
+        { action: 'link-fault', target: -1, round: 2, link: 'h0.r0.data', fault: null },
+      ],
+    });
+    expect(report.verdict).toBe('ok');
+    expect(report.rounds.map((r) => r.verdict)).toEqual(['ok', 'ok', 'ok']);
+    expect(report.findings.filter((f) => f.kind === 'fault').map((f) => f.message)).toHaveLength(3);
+  });
+
   it('kill host ends the external relay (its process group) and the others go on', async () => {
     const report = await runTopology(config([LAB_RELAY, null], { rounds: 3 }), {
       faults: [{ action: 'kill-host', target: 0, round: 1 }],
