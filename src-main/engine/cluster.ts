@@ -6,7 +6,10 @@
 import { DEFAULT_SAMPLE_MAX } from '../rank/samples';
 import type net from 'node:net';
 import type { TopologyConfig } from '@shared/lab/topology';
-import { hostName, ranksOfHosts, worldSize } from '@shared/lab/topology';
+import { hostName, ranksOfHosts, relayCommandOf, worldSize } from '@shared/lab/topology';
+import { RELAY_CONTROL_OFFSET, RELAY_DATA_OFFSET } from '@shared/lab/relay-spec';
+import { ExternalRelay } from './external-relay';
+import { LoopbackTap } from './loopback-tap';
 import { deriveFrameCeiling } from '@shared/wire/constants';
 import type { Mac } from '@shared/wire/mac';
 import type { SessionSalt } from '@shared/lab/session-salt';
@@ -73,12 +76,53 @@ export interface ClusterHooks {
   onRankExit?: (rank: number, code: number | null, signal: NodeJS.Signals | null) => void;
   onRelayEvent?: (host: number, e: RelayEvent) => void;
   onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** An external relay's output line, exit, or trouble (see ExternalRelayEvent). */
+  onExternalRelay?: (host: number, e: ExternalRelayEvent) => void;
 }
 
 /** The ranks' heartbeat interval: a quarter of the staleness, 20..500 ms, unless the config names one. */
 export function heartbeatMsOf(cfg: { heartbeatMs?: number; stalenessMs: number }): number {
   return cfg.heartbeatMs ?? Math.max(20, Math.min(500, Math.floor(cfg.stalenessMs / 4)));
 }
+
+/** What the lab sees of an external relay (host h's relay run as a command). */
+export type ExternalRelayEvent =
+  | { type: 'line'; stream: 'stdout' | 'stderr'; line: string }
+  | { type: 'exit'; code: number | null; signal: NodeJS.Signals | null; during: 'start' | 'run' | 'stop' }
+  | { type: 'spawnError'; message: string }
+  | { type: 'listening'; channel: 'data' | 'control'; afterMs: number }
+  | { type: 'dropped'; reason: string }
+  | { type: 'stopped'; how: 'exited' | 'terminated' | 'killed' };
+
+/** An external relay that kept the cluster from starting: names the host and the command. */
+export class ExternalRelayError extends Error {
+  override readonly name = 'ExternalRelayError';
+  readonly code = 'EXTERNAL_RELAY';
+}
+
+/** A controller port whose + 4 and + 5 are free too (flodl's relay binds them on loopback). */
+async function controllerPortWithLoopbackRoom(): Promise<net.Server> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const server = await listen('127.0.0.1', 0);
+    const p = serverPort(server);
+    if (p + RELAY_CONTROL_OFFSET <= 65535) {
+      const probes: net.Server[] = [];
+      try {
+        for (const off of [RELAY_DATA_OFFSET, RELAY_CONTROL_OFFSET])
+          probes.push(await listen('127.0.0.1', p + off));
+        for (const pr of probes) await closeServer(pr);
+        return server;
+      } catch {
+        for (const pr of probes) await closeServer(pr);
+      }
+    }
+    await closeServer(server);
+  }
+  throw new ExternalRelayError('no free controller port with its + 4 and + 5 free for an external relay');
+}
+
+/** How long an external relay has to leave by itself once the cluster stops (flodl's relay exits when its ranks and upstream are gone). */
+const EXTERNAL_STOP_GRACE_MS = 3000;
 
 export class Cluster {
   readonly tap: Tap;
@@ -90,6 +134,16 @@ export class Cluster {
   controller!: Controller;
   coordinator!: Coordinator;
   readonly relays: (Relay | null)[] = [];
+  /** Per host: its external relay (a command), or null where the lab's own relay serves it. */
+  readonly external: (ExternalRelay | null)[] = [];
+  /** Per external host: its own controller port and mux (flodl's fixed + 4 / + 5 must not collide). */
+  private readonly hostPorts = new Map<number, { server: net.Server; mux: PortMux; port: number }>();
+  /** Per external host: the taps on its loopback legs (data, control). */
+  private readonly loopbackTaps = new Map<number, LoopbackTap[]>();
+  /** Per external host: round -> the ranks in the order their frames reached the relay. */
+  private readonly observedOrders = new Map<number, Map<number, number[]>>();
+  /** Per external host: why the controller last dropped one of its connections. */
+  private readonly droppedFrom = new Map<number, string>();
   readonly ranks: RankProcess[] = [];
   private server!: net.Server;
   private mux!: PortMux;
@@ -106,6 +160,16 @@ export class Cluster {
     this.dead = new DeadRanks(this.world);
     this.mac = nodeMac(config.salt.bytes);
     this.ceiling = deriveFrameCeiling(modelLayout(config.modelBytes, config.shapes).numel * 4);
+  }
+
+  /** The order host h's ranks' round-r frames reached its external relay (undefined: not an external host). */
+  observedOrder(h: number, r: number): number[] | undefined {
+    return this.observedOrders.get(h)?.get(r);
+  }
+
+  /** The command of host h's external relay (null: the lab's own). */
+  relayCommand(h: number): string | null {
+    return relayCommandOf(this.config, h);
   }
 
   hostOf(rank: number): number {
@@ -182,6 +246,7 @@ export class Cluster {
     for (let h = 0; h < this.hostRanks.length; h++) {
       if (cfg.mode === 'direct') {
         this.relays.push(null);
+        this.external.push(null);
         ports.push({ data: this.port, control: this.port });
         continue;
       }
@@ -190,6 +255,7 @@ export class Cluster {
         // This host's relay runs on its own node and dials the controller across the network.
         agent.onRelayEvent((e) => this.hooks.onRelayEvent?.(h, e));
         this.relays.push(null);
+        this.external.push(null);
         ports.push(
           await agent.startRelay({
             hostName: hostName(h),
@@ -211,6 +277,13 @@ export class Cluster {
         );
         continue;
       }
+      const command = relayCommandOf(cfg, h);
+      if (command !== null) {
+        this.relays.push(null);
+        ports.push(await this.startExternalRelay(h, command));
+        continue;
+      }
+      this.external.push(null);
       const relay = await Relay.listen({
         host: h,
         hostName: hostName(h),
@@ -241,6 +314,111 @@ export class Cluster {
       relay.start().catch((e: Error) => this.hooks.onLog?.('error', `relay ${hostName(h)}: ${e.message}`));
     }
     return ports;
+  }
+
+  /**
+   * Host h's relay as a command under flodl's launch contract: a controller port of its own
+   * (its spec names it), the command started with the spec, and taps on its loopback legs,
+   * which the host's ranks dial. Returns the taps' ports.
+   */
+  private async startExternalRelay(h: number, command: string): Promise<{ data: number; control: number }> {
+    const cfg = this.config;
+    const name = hostName(h);
+    const emit = (e: ExternalRelayEvent) => this.hooks.onExternalRelay?.(h, e);
+    const server = await controllerPortWithLoopbackRoom();
+    const port = serverPort(server);
+    const mux = new PortMux(server, {
+      handlers: {
+        data: (conn, head) => this.controller.attach(conn, head),
+        control: (conn, head) => this.coordinator.attach(conn, head),
+      },
+      onDrop: (reason) => {
+        this.droppedFrom.set(h, reason);
+        emit({ type: 'dropped', reason });
+      },
+      noDelay: !cfg.historical?.nagle,
+    });
+    this.hostPorts.set(h, { server, mux, port });
+    const orders = new Map<number, number[]>();
+    this.observedOrders.set(h, orders);
+    const taps: LoopbackTap[] = [];
+    this.loopbackTaps.set(h, taps);
+    const relay = new ExternalRelay(
+      command,
+      {
+        host: name,
+        controller_host: '127.0.0.1',
+        controller_port: port,
+        ranks: this.hostRanks[h],
+        salt_hex: cfg.salt.hex,
+        world_size: this.world,
+        data_channel: true,
+        frame_ceiling_bytes: this.ceiling,
+      },
+      {
+        onLine: (stream, line) => emit({ type: 'line', stream, line }),
+        onSpawnError: (message) => emit({ type: 'spawnError', message }),
+        onExit: (code, signal) =>
+          emit({
+            type: 'exit',
+            code,
+            signal,
+            during: this.stopped ? 'stop' : this.controller.ready && this.coordinator.ready ? 'run' : 'start',
+          }),
+      },
+    );
+    this.external.push(relay);
+    for (const channel of ['data', 'control'] as const) {
+      const tap = await LoopbackTap.start({
+        host: h,
+        hostName: name,
+        channel,
+        upstreamPort: port + (channel === 'data' ? RELAY_DATA_OFFSET : RELAY_CONTROL_OFFSET),
+        mac: this.mac,
+        ceiling: this.ceiling,
+        controlVersion: cfg.controlVersion,
+        indexTable: cfg.controlIndexTable,
+        tap: this.tap,
+        connectIntervalMs: 100,
+        connectAttempts: Math.ceil((cfg.startTimeoutMs ?? 30_000) / 100),
+        onFrame: (rank, k) => {
+          let o = orders.get(k);
+          if (!o) orders.set(k, (o = []));
+          o.push(rank);
+          // A session may run for hours: keep the recent rounds only.
+          orders.delete(k - 64);
+        },
+        onConnected: (afterMs) => emit({ type: 'listening', channel, afterMs }),
+        onLog: (level, message) => this.hooks.onLog?.(level, message),
+      });
+      taps.push(tap);
+    }
+    return { data: taps[0].port, control: taps[1].port };
+  }
+
+  /** Why the external relays kept the cluster from starting, naming each host and command (null: none to blame). */
+  private externalStartTrouble(): string | null {
+    const out: string[] = [];
+    this.external.forEach((relay, h) => {
+      if (!relay) return;
+      const who = `relay ${hostName(h)} (command '${relay.command}')`;
+      const port = this.hostPorts.get(h)?.port ?? 0;
+      const taps = this.loopbackTaps.get(h) ?? [];
+      const hello = ['data', 'control'].filter((ch) => this.tap.getLink(`${hostName(h)}.uplink.${ch}`));
+      if (relay.exited) out.push(`${who} exited during start-up (${relay.describeExit()})`);
+      // Ranks dial data first and wait for its ack: a relay that listens reaches the data tap at least.
+      else if (taps.every((t) => !t.upstreamSeen))
+        out.push(
+          `${who} never listened on its loopback ports 127.0.0.1:${port + RELAY_DATA_OFFSET} and ${port + RELAY_CONTROL_OFFSET}`,
+        );
+      else if (hello.length < 2 && this.droppedFrom.has(h))
+        out.push(`${who} sent the controller what it dropped: ${this.droppedFrom.get(h)}`);
+      else if (hello.length < 2)
+        out.push(
+          `${who} never sent Hello to the controller on 127.0.0.1:${port} (${2 - hello.length} channel(s) silent)`,
+        );
+    });
+    return out.length > 0 ? out.join('; ') : null;
   }
 
   /** Starts every rank process; the promise rejects if one exits before the controller is ready. */
@@ -297,6 +475,19 @@ export class Cluster {
         );
       }
     }
+    for (const [h, relay] of this.external.entries()) {
+      if (!relay) continue;
+      const fail = () => {
+        if (!this.controller.ready || !this.coordinator.ready)
+          earlyExit?.(
+            new ExternalRelayError(
+              `relay ${hostName(h)} (command '${relay.command}') exited during start-up (${relay.describeExit()})`,
+            ),
+          );
+      };
+      if (relay.exited) fail();
+      else void relay.waitExit().then(fail);
+    }
     return exitedEarly;
   }
 
@@ -315,7 +506,9 @@ export class Cluster {
           : this.controller.ready
             ? 'the control channel'
             : 'both channels';
-        reject(new Error(`start-up timed out after ${limitMs} ms waiting for every rank on ${missing}`));
+        const external = this.externalStartTrouble();
+        if (external) reject(new ExternalRelayError(`start-up timed out after ${limitMs} ms: ${external}`));
+        else reject(new Error(`start-up timed out after ${limitMs} ms waiting for every rank on ${missing}`));
       }, limitMs);
     });
     try {
@@ -354,6 +547,9 @@ export class Cluster {
     this.killedHosts.add(h);
     this.relays[h]?.destroy();
     this.config.remote?.agent(h)?.killHost();
+    // An external relay: its whole process group, and the loopback legs the lab holds for it.
+    this.external[h]?.kill();
+    for (const t of this.loopbackTaps.get(h) ?? []) t.destroy();
     for (const r of this.hostRanks[h]) this.ranks[r]?.signal('SIGKILL');
   }
 
@@ -377,6 +573,18 @@ export class Cluster {
     await this.controller?.stop('session stopped');
     for (const r of this.relays) await r?.close();
     this.mux?.destroyAll();
+    for (const { mux } of this.hostPorts.values()) mux.destroyAll();
+    // External relays leave by themselves once their ranks and upstream are gone (flodl's shutdown
+    // triggers); one still running after the grace is ended, and said so.
+    await Promise.all(
+      this.external.map(async (relay, h) => {
+        if (!relay) return;
+        const how = await relay.stop(EXTERNAL_STOP_GRACE_MS);
+        this.hooks.onExternalRelay?.(h, { type: 'stopped', how });
+      }),
+    );
+    for (const taps of this.loopbackTaps.values()) for (const t of taps) await t.close();
+    for (const { server } of this.hostPorts.values()) await closeServer(server);
     if (this.server) await closeServer(this.server);
     // The recycled unit buffers were this model's size: the next cluster's may differ.
     unitBuffers.clear();

@@ -428,6 +428,21 @@ export class Coordinator {
     });
   }
 
+  /**
+   * Resolves when every connection has closed (its relay closed it, as flodl's coordinator reads
+   * until its relays close), or after `timeoutMs`; true when they all closed.
+   */
+  async whenClosed(timeoutMs: number): Promise<boolean> {
+    const open = [...this.conns].filter((c) => !c.closed);
+    if (open.length === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const all = Promise.all(open.map((c) => new Promise<void>((r) => c.onClose(() => r())))).then(() => true);
+    const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), timeoutMs)));
+    const closed = await Promise.race([all, late]);
+    clearTimeout(timer);
+    return closed;
+  }
+
   stop(): void {
     if (this.staleTimer) clearInterval(this.staleTimer);
     this.staleTimer = null;

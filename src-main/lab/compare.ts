@@ -11,8 +11,17 @@ export async function compareModes(base: TopologyConfig, rounds: number): Promis
   const modes: UplinkMode[] = ['fold', 'forward', 'direct'];
   const out: { mode: UplinkMode; perHost: number[]; ms: number; rounds: number }[] = [];
   for (const mode of modes) {
+    // The external relays (fold) stay in the fold run; forward and direct have no relay to replace.
+    const { relayCommands, ...rest } = base;
     const rep = await runTopology(
-      { ...base, mode, rounds, roundIntervalMs: 0, saltHex: undefined },
+      {
+        ...rest,
+        ...(mode === 'fold' && relayCommands ? { relayCommands } : {}),
+        mode,
+        rounds,
+        roundIntervalMs: 0,
+        saltHex: undefined,
+      },
       { snapLen: 0 },
     );
     const n = Math.max(1, rep.rounds.length);

@@ -25,6 +25,7 @@ import {
   type Contribution,
   type Expected,
 } from '@shared/verdict';
+import { searchMergeOrder } from '@shared/verdict/order-search';
 import { SLICE_BYTES, yieldToLoop } from '../engine/sliced';
 import { STALL_HISTORY, stallThresholdMs } from './stall-threshold';
 import { CHECK_WAIT_MS, PREPARED_WAIT_MS, RankReadiness } from './rank-readiness';
@@ -501,57 +502,35 @@ export class RoundDriver {
     const idle = new Set(this.cluster.config.idleRanks ?? []);
     const contribution = (rank: number): Contribution => ({ rank, idle: idle.has(rank) });
     // The reduce order: per host the relay's merge order (fold), else the controller's rank order.
-    const groups = c.order
+    let groups = c.order
       ? c.order.map((rank) => [contribution(rank)])
-      : c.hosts.map((h) => (this.folded[h]?.get(r) ?? []).map(contribution));
+      : c.hosts.map((h) => this.foldOrder(h, r).map(contribution));
     const accepted = groups.flat().map((x) => x.rank);
     accepted.sort((a, b) => a - b);
-    const cfg = this.cluster.config;
     let verdict: RoundReport['verdict'] = 'unchecked';
     let maxRel = 0;
     let maxAbsErrorVsExactMean: number | undefined;
-    const results: [number, CheckResult][] = [];
+    let results: [number, CheckResult][] = [];
     const adopted = this.adopted.get(r) ?? new Map<number, Adopted>();
     if (adopted.size > 0) {
-      // One recomputation per round, every element; every surviving rank's adoption is compared with it.
-      // In slices: a model-sized recomputation must not stall the sockets and timers of this process.
-      const recomputed = await expectedConsensusSliced(
-        {
-          seed: cfg.seed,
-          round: r,
-          dtype: dtypeCode(cfg.dtype),
-          layout: modelLayout(cfg.modelBytes, cfg.shapes),
-          groups,
-        },
-        yieldToLoop,
-      );
-      const expected: Expected = {
-        ...recomputed,
-        digest: await nodeSha256Sliced(frameBodyChunks(recomputed.frame)),
-      };
-      maxAbsErrorVsExactMean = expected.maxAbsErrorVsExactMean;
+      // The recomputation runs while the ranks' checks come in.
+      const first = this.expectedFor(r, groups);
       await this.untilChecked(adopted);
-      // The samples only explain a digest that differs: decoded for such an adoption alone
-      // (a model-sized round decoded 4,096 samples per rank for nothing, most of its garbage).
-      let indices: number[] | null = null;
-      for (const [rank, a] of adopted) {
-        // A rank that left before its check: its adoption is counted, not compared.
-        if (a.digest === undefined || a.samples === undefined) continue;
-        const values = a.digest === expected.digest ? [] : decodeSamples(a.samples);
-        if (values.length > 0)
-          indices ??= sampleIndices(
-            modelLayout(cfg.modelBytes, cfg.shapes).numel,
-            cfg.sampleMax ?? DEFAULT_SAMPLE_MAX,
-          );
-        const res = compareAdoption(expected, {
-          weight: a.weight,
-          digest: a.digest,
-          indices: indices ? indices.slice(0, values.length) : [],
-          values,
-        });
-        results.push([rank, res]);
-        maxRel = Math.max(maxRel, res.maxRelError);
+      let checked = this.compareAdoptions(await first, adopted);
+      // An external relay does not say its merge order: when the observed one does not explain
+      // the consensus, the order that does is looked for on the samples, then checked in full.
+      const free = c.order ? [] : c.hosts.map((h) => this.cluster.relayCommand(h) !== null);
+      if (free.some(Boolean) && checked.results.some(([, x]) => x.verdict !== 'ok')) {
+        const recovered = this.recoverOrder(r, groups, free, adopted);
+        if (recovered) {
+          const again = this.compareAdoptions(await this.expectedFor(r, recovered), adopted);
+          if (again.results.every(([, x]) => x.verdict === 'ok')) {
+            groups = recovered;
+            checked = again;
+          }
+        }
       }
+      ({ results, maxRel, maxAbsErrorVsExactMean } = checked);
     }
     if (results.length > 0) verdict = results.every(([, x]) => x.verdict === 'ok') ? 'ok' : 'mismatch';
     for (const [rank, res] of results) {
@@ -577,7 +556,7 @@ export class RoundDriver {
     // The savings' K per host: the ranks whose frames each host's uplink carried into this round.
     const foldedPerHost = this.cluster.hostRanks.map((ranks, h) =>
       (this.cluster.config.mode === 'fold'
-        ? [...(this.folded[h]?.get(r) ?? [])]
+        ? [...this.foldOrder(h, r)]
         : ranks.filter((x) => accepted.includes(x))
       ).sort((a, b) => a - b),
     );
@@ -619,6 +598,90 @@ export class RoundDriver {
     this.reports.push(report);
     if (results.length > 0) this.roundsCompleted++;
     this.events.round(report);
+  }
+
+  /** Round r's consensus recomputed under `groups`, every element, and its digest. */
+  private async expectedFor(r: number, groups: Contribution[][]): Promise<Expected> {
+    const cfg = this.cluster.config;
+    // In slices: a model-sized recomputation must not stall the sockets and timers of this process.
+    const recomputed = await expectedConsensusSliced(
+      {
+        seed: cfg.seed,
+        round: r,
+        dtype: dtypeCode(cfg.dtype),
+        layout: modelLayout(cfg.modelBytes, cfg.shapes),
+        groups,
+      },
+      yieldToLoop,
+    );
+    return { ...recomputed, digest: await nodeSha256Sliced(frameBodyChunks(recomputed.frame)) };
+  }
+
+  /** Every surviving rank's adoption compared with the recomputation. */
+  private compareAdoptions(
+    expected: Expected,
+    adopted: Map<number, Adopted>,
+  ): { results: [number, CheckResult][]; maxRel: number; maxAbsErrorVsExactMean: number } {
+    const results: [number, CheckResult][] = [];
+    let maxRel = 0;
+    // The samples only explain a digest that differs: decoded for such an adoption alone
+    // (a model-sized round decoded 4,096 samples per rank for nothing, most of its garbage).
+    let indices: number[] | null = null;
+    for (const [rank, a] of adopted) {
+      // A rank that left before its check: its adoption is counted, not compared.
+      if (a.digest === undefined || a.samples === undefined) continue;
+      const values = a.digest === expected.digest ? [] : decodeSamples(a.samples);
+      if (values.length > 0) indices ??= this.sampleIndices();
+      const res = compareAdoption(expected, {
+        weight: a.weight,
+        digest: a.digest,
+        indices: indices ? indices.slice(0, values.length) : [],
+        values,
+      });
+      results.push([rank, res]);
+      maxRel = Math.max(maxRel, res.maxRelError);
+    }
+    return { results, maxRel, maxAbsErrorVsExactMean: expected.maxAbsErrorVsExactMean };
+  }
+
+  private sampleIndices(): number[] {
+    const cfg = this.cluster.config;
+    return sampleIndices(modelLayout(cfg.modelBytes, cfg.shapes).numel, cfg.sampleMax ?? DEFAULT_SAMPLE_MAX);
+  }
+
+  /** The merge order that explains the adopted samples (external relays' hosts permuted), or null. */
+  private recoverOrder(
+    r: number,
+    groups: Contribution[][],
+    free: boolean[],
+    adopted: Map<number, Adopted>,
+  ): Contribution[][] | null {
+    const a = [...adopted.values()].find((x) => x.samples !== undefined);
+    if (!a?.samples) return null;
+    const values = decodeSamples(a.samples);
+    const cfg = this.cluster.config;
+    return searchMergeOrder({
+      seed: cfg.seed,
+      round: r,
+      dtype: dtypeCode(cfg.dtype),
+      groups,
+      free,
+      indices: this.sampleIndices().slice(0, values.length),
+      values,
+    });
+  }
+
+  /**
+   * Host h's merge order in round r: its relay's own account, or for an external relay (which
+   * reports nothing) the order its ranks' frames reached it through the lab's loopback tap.
+   */
+  private foldOrder(h: number, r: number): number[] {
+    const own = this.folded[h]?.get(r);
+    if (own) return own;
+    const seen = this.cluster.observedOrder(h, r);
+    if (!seen) return [];
+    // A rank declared dead before the fold is not in it (the relay's barrier let it go).
+    return seen.filter((x) => this.cluster.hostOf(x) === h);
   }
 
   /** bytesUp summed over each host's links to the controller (both channels). */

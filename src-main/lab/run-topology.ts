@@ -10,6 +10,7 @@ import type { ClusterConfig } from '../engine/cluster';
 import type { Fault } from './round-driver';
 import type { ResolvedTopology } from '@shared/lab/topology-config';
 import { TopologySession, type TopologySessionOptions } from './topology-session';
+import type { ExternalRelayStatus } from './external-relay-notes';
 
 export type RunVerdict = 'ok' | 'mismatch' | 'incomplete' | 'error';
 
@@ -33,6 +34,8 @@ export interface RunReport {
   dead: number[];
   faults: Fault[];
   findings: Finding[];
+  /** Hosts whose relay was a command (an external relay): the command and how it exited. */
+  externalRelays?: ExternalRelayStatus[];
   ended: string;
   verdict: RunVerdict;
 }
@@ -50,6 +53,8 @@ export interface RunTopologyOptions {
   maxMs?: number;
   /** Engine events beside the round driver's (TopologySessionOptions.observe; the bench's stage timings). */
   observe?: TopologySessionOptions['observe'];
+  /** An external relay's output line (TopologySessionOptions.onExternalRelayLine). */
+  onExternalRelayLine?: TopologySessionOptions['onExternalRelayLine'];
 }
 
 /** `topology`: a config (checked here) or one resolved at the edge (`relay-lab run`: its salt is not parsed again). */
@@ -58,7 +63,11 @@ export async function runTopology(
   opts: RunTopologyOptions = {},
 ): Promise<RunReport> {
   const config = 'salt' in topology && 'config' in topology ? topology.config : topology;
-  const session = new TopologySession({ snapLen: opts.snapLen ?? 0, observe: opts.observe });
+  const session = new TopologySession({
+    snapLen: opts.snapLen ?? 0,
+    observe: opts.observe,
+    onExternalRelayLine: opts.onExternalRelayLine,
+  });
   const faults = opts.faults ?? [];
   opts.onSession?.(session);
   await session.start(topology, opts.extra ?? {}, faults);
@@ -116,6 +125,9 @@ export async function runTopology(
     dead,
     faults,
     findings: session.findings,
+    ...(session.externalRelays.length > 0
+      ? { externalRelays: session.externalRelays.map((x) => ({ ...x })) }
+      : {}),
     ended:
       ended?.reason ??
       (roundsCompleted >= config.rounds

@@ -22,7 +22,8 @@ import { resolveTopologyConfig, type ResolvedTopology } from '@shared/lab/topolo
 import type { ControllerEvent } from '../engine/controller';
 import type { RelayEvent } from '../engine/relay';
 import type { RankToParent } from '../rank/spec';
-import { Cluster, type ClusterConfig } from '../engine/cluster';
+import { Cluster, type ClusterConfig, type ExternalRelayEvent } from '../engine/cluster';
+import { externalRelayFinding, type ExternalRelayStatus } from './external-relay-notes';
 import { RoundDriver, type Fault } from './round-driver';
 import { FrameBatcher } from './frame-batcher';
 import { dispatch, LabError, type TopologyCommandType } from './commands/handler';
@@ -45,6 +46,8 @@ export interface TopologySessionOptions {
     onRelayEvent?: (host: number, e: RelayEvent) => void;
     onControllerEvent?: (e: ControllerEvent) => void;
   };
+  /** An external relay's stdout/stderr line (`relay-lab run` prints it on stderr, prefixed with the host). */
+  onExternalRelayLine?: (host: number, stream: 'stdout' | 'stderr', line: string) => void;
 }
 
 /** How a topology's rounds ended, read when they end (before the teardown's own exits). */
@@ -79,6 +82,8 @@ export class TopologySession {
   private linkTimer: NodeJS.Timeout | null = null;
   private nextFinding = 1;
   readonly findings: Finding[] = [];
+  /** The external relays of the current (or last) topology, with their exit status. */
+  readonly externalRelays: ExternalRelayStatus[] = [];
   private busy: Promise<unknown> = Promise.resolve();
   /** Each command's stamp, taken as it runs (Record reads it: stampOf). */
   private readonly stamps = new WeakMap<object, ActionStamp>();
@@ -172,6 +177,10 @@ export class TopologySession {
     this.config = snapLen > 0 ? { ...config, snapLen } : config;
     this.salt = salt;
     this.findings.length = 0;
+    this.externalRelays.length = 0;
+    (config.relayCommands ?? []).forEach((command, host) => {
+      if (command !== null) this.externalRelays.push({ host, command, exit: 'running' });
+    });
     this.resumedAfterDeath.clear();
     this.startedAt = Date.now();
     let driver: RoundDriver | null = null;
@@ -191,6 +200,7 @@ export class TopologySession {
           driver?.onRelayEvent(h, e);
         },
         onLog: (level, message) => this.emit({ type: 'log', level, message }),
+        onExternalRelay: (h, e) => this.onExternalRelay(h, e),
       },
     );
     this.cluster = cluster;
@@ -323,6 +333,26 @@ export class TopologySession {
         'readmit it: its relay drops its late frames and sends it no consensus; it stays out of the reduce until Start',
       ranks: [rank],
     });
+  }
+
+  /** An external relay's line goes to the log; its misbehaviour becomes a finding naming host and command. */
+  private onExternalRelay(h: number, e: ExternalRelayEvent): void {
+    const status = this.externalRelays.find((x) => x.host === h);
+    if (!status) return;
+    if (e.type === 'line') {
+      this.emit({
+        type: 'log',
+        level: e.stream === 'stderr' ? 'warn' : 'info',
+        message: `relay ${hostName(h)}: ${e.line}`,
+      });
+      this.options.onExternalRelayLine?.(h, e.stream, e.line);
+      return;
+    }
+    if (e.type === 'exit') status.exit = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
+    if (e.type === 'spawnError') status.exit = `spawn failed: ${e.message}`;
+    if (e.type === 'stopped') status.stopped = e.how;
+    const f = externalRelayFinding(h, status.command, e, ranksOfHosts(this.config.ranksPerHost)[h] ?? []);
+    if (f) this.addFinding(f);
   }
 
   private addFinding(f: Omit<Finding, 'id' | 't'>): void {

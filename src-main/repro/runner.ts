@@ -13,6 +13,7 @@ import {
 import { runTopology, type RunReport } from '../lab/run-topology';
 import type { Fault } from '../lab/round-driver';
 import type { TopologySession } from '../lab/topology-session';
+import { identifyRelayCommand } from '../engine/external-relay';
 
 export function reproConfig(r: Repro): TopologyConfig {
   const t = r.topology;
@@ -29,7 +30,31 @@ export function reproConfig(r: Repro): TopologyConfig {
     roundIntervalMs: t.intervalMs,
     rounds: t.rounds,
     controlIndexTable: t.controlIndexTable,
+    ...(t.relays && t.relays.length > 0
+      ? {
+          relayCommands: t.ranksPerHost.map((_, h) => t.relays?.find((x) => x.host === h)?.command ?? null),
+        }
+      : {}),
   };
+}
+
+/**
+ * Before a replay: each external relay's program as it resolves now against the one the file
+ * recorded. A line per relay whose program differs (or cannot be found), naming host, command
+ * and both SHA-256: the replay runs another relay than the recorded run did.
+ */
+export function reproRelayNotices(r: Repro): string[] {
+  const out: string[] = [];
+  for (const rec of r.topology.relays ?? []) {
+    const now = identifyRelayCommand(rec.host, rec.command);
+    if (now.sha256 === rec.sha256) continue;
+    out.push(
+      now.sha256 === null
+        ? `relay h${rec.host} (command '${rec.command}'): its program is not found now; the file recorded SHA-256 ${rec.sha256 ?? 'none'}`
+        : `relay h${rec.host} (command '${rec.command}'): a different executable: ${now.program} has SHA-256 ${now.sha256}, the file recorded ${rec.sha256 ?? 'none (not found then)'}`,
+    );
+  }
+  return out;
 }
 
 /** The file's schedule as the run's faults, in the file's order, with their gates (fault-schedule.ts). */
@@ -87,6 +112,7 @@ export async function runRepro(
     snapLen?: number;
     onSession?: (s: TopologySession) => void;
     onRoundsStart?: (s: TopologySession) => void;
+    onExternalRelayLine?: (host: number, stream: 'stdout' | 'stderr', line: string) => void;
   } = {},
 ): Promise<ReproRun> {
   const report = await runTopology(reproConfig(repro), {
@@ -96,6 +122,7 @@ export async function runRepro(
     snapLen: opts.snapLen ?? 0,
     onSession: opts.onSession,
     onRoundsStart: opts.onRoundsStart,
+    onExternalRelayLine: opts.onExternalRelayLine,
   });
   const results = checkExpectations(repro, report);
   return { report, results, held: results.every((x) => x.ok) };
@@ -153,6 +180,15 @@ export function reproFromRun(
       intervalMs: config.roundIntervalMs,
       rounds: config.rounds,
       controlIndexTable: config.controlIndexTable,
+      ...(config.relayCommands?.some((c) => c !== null)
+        ? {
+            relays: config.relayCommands.flatMap((command, host) => {
+              if (command === null) return [];
+              const id = identifyRelayCommand(host, command);
+              return [{ host, command, sha256: id.sha256 }];
+            }),
+          }
+        : {}),
     },
     schedule: [...faults].sort((a, b) => a.round - b.round).map(actionOf),
     expectations: {

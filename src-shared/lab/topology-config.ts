@@ -12,6 +12,7 @@ import {
 import { isPlainObject, int, oneOf, onlyKeys, type Fail } from './field-checks';
 import { CONTROL_INDEX_TABLES, type ControlIndexTable } from '../wire/control-msg-tables';
 import { parseSessionSalt, SaltError, type SessionSalt } from './session-salt';
+import { shellWords, ShellWordsError } from './shell-words';
 
 /** Limits that keep a mistaken or hostile config from exhausting the machine. */
 export const TOPOLOGY_LIMITS = {
@@ -31,6 +32,8 @@ export const TOPOLOGY_LIMITS = {
   minSnapLen: 64,
   maxSnapLen: 16 * 1024 * 1024,
   maxTensorDims: 8,
+  /** Characters of an external relay's command line. */
+  maxCommandChars: 4096,
 } as const;
 
 export class TopologyConfigError extends Error {
@@ -66,6 +69,7 @@ const CONFIG_KEYS = [
   'controlIndexTable',
   'dataVersion',
   'snapLen',
+  'relayCommands',
 ] as const;
 /** Fields only the lab's own callers set (scenarios: tensor shapes, idle ranks). */
 const LAB_KEYS = ['shapes', 'idleRanks'] as const;
@@ -138,6 +142,8 @@ export function parseTopologyConfig(v: unknown, opts: ParseTopologyOptions = {})
   if (v.dataVersion !== undefined) out.dataVersion = int(fail, v.dataVersion, `${where}.dataVersion`, 1, 255);
   if (v.snapLen !== undefined)
     out.snapLen = int(fail, v.snapLen, `${where}.snapLen`, L.minSnapLen, L.maxSnapLen);
+  if (v.relayCommands !== undefined)
+    out.relayCommands = parseRelayCommands(v.relayCommands, `${where}.relayCommands`);
   if (v.shapes !== undefined) out.shapes = parseShapes(v.shapes, `${where}.shapes`);
   if (v.idleRanks !== undefined) {
     const f = `${where}.idleRanks`;
@@ -145,6 +151,28 @@ export function parseTopologyConfig(v: unknown, opts: ParseTopologyOptions = {})
     out.idleRanks = v.idleRanks.map((r, i) => int(fail, r, `${f}[${i}]`, 0, L.maxTotalRanks - 1));
   }
   return out;
+}
+
+function parseRelayCommands(v: unknown, f: string): (string | null)[] {
+  if (!Array.isArray(v) || v.length > TOPOLOGY_LIMITS.maxHosts)
+    fail(f, `${f} must be an array with a command or null per host`);
+  return v.map((c, i) => {
+    if (c === null) return null;
+    if (typeof c !== 'string' || c.length > TOPOLOGY_LIMITS.maxCommandChars)
+      fail(
+        `${f}[${i}]`,
+        `${f}[${i}] must be a command line (up to ${TOPOLOGY_LIMITS.maxCommandChars} characters) or null`,
+      );
+    let words: string[];
+    try {
+      words = shellWords(c);
+    } catch (e) {
+      if (e instanceof ShellWordsError) fail(`${f}[${i}]`, `${f}[${i}]: ${e.message}`);
+      throw e;
+    }
+    if (words.length === 0 || words[0] === '') fail(`${f}[${i}]`, `${f}[${i}] names no program`);
+    return c.trim();
+  });
 }
 
 function parseShapes(v: unknown, f: string): number[][] {
@@ -191,6 +219,20 @@ export function resolveTopologyConfig(
   const world = config.ranksPerHost.reduce((a, b) => a + b, 0);
   if (config.idleRanks?.some((r) => r >= world))
     fail('config.idleRanks', `config.idleRanks must be ranks of the world (0..${world - 1})`);
+  if (config.relayCommands) {
+    if (config.relayCommands.length > config.ranksPerHost.length)
+      fail(
+        'config.relayCommands',
+        `config.relayCommands names ${config.relayCommands.length} hosts; the topology has ${config.ranksPerHost.length}`,
+      );
+    if (config.relayCommands.some((c) => c !== null) && config.mode !== 'fold')
+      fail(
+        'config.relayCommands',
+        `an external relay runs flodl's fold; mode ${config.mode} has no such relay`,
+      );
+    // No command anywhere: the lab's own relays, the same config as without the field.
+    if (config.relayCommands.every((c) => c === null)) delete config.relayCommands;
+  }
   const salt = saltHex === undefined ? randomSalt() : parseSalt(saltHex, 'config.saltHex');
   return { config: { ...config, saltHex: salt.hex }, salt };
 }

@@ -62,6 +62,17 @@ export interface TopologyConfig {
    * "captured short": its verdict is still the engine's, on the whole unit. Absent: 64 KiB.
    */
   snapLen?: number;
+  /**
+   * Per host: the command line that starts its relay under flodl's launch contract (an external
+   * relay: a flodl build, or any program reading FLODL_INTERNAL_RELAY_JSON; run without a shell),
+   * or null / absent for Relay Lab's own relay. Fold mode only.
+   */
+  relayCommands?: (string | null)[];
+}
+
+/** The command of host h's external relay, or null when the lab's own relay serves it. */
+export function relayCommandOf(config: Pick<TopologyConfig, 'relayCommands'>, host: number): string | null {
+  return config.relayCommands?.[host] ?? null;
 }
 
 /** The tap's snap length unless a config says otherwise: a 64 KiB unit is kept whole. */

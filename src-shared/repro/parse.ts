@@ -135,6 +135,7 @@ const TOPOLOGY_KEYS = [
   'intervalMs',
   'rounds',
   'controlIndexTable',
+  'relays',
 ] as const;
 
 function parseTopology(v: unknown): ReproTopology {
@@ -172,6 +173,20 @@ function parseTopology(v: unknown): ReproTopology {
         ? DEFAULT_CONTROL_INDEX_TABLE
         : choice(o.controlIndexTable, `${p}.controlIndexTable`, CONTROL_INDEX_TABLES),
   };
+  if (o.relays !== undefined) {
+    if (!Array.isArray(o.relays)) throw new ReproFormatError('BAD_VALUE', `${p}.relays`, 'must be a list');
+    t.relays = o.relays.map((r: unknown, i: number) => {
+      const q = `${p}.relays[${i}]`;
+      const ro = obj(r, q);
+      onlyKeys(ro, q, ['host', 'command', 'sha256'] as const);
+      const host = int(need(ro, 'host', q), `${q}.host`, 0, ranksPerHost.length - 1);
+      const command = str(need(ro, 'command', q), `${q}.command`);
+      const sha = ro.sha256 === undefined || ro.sha256 === null ? null : str(ro.sha256, `${q}.sha256`);
+      if (sha !== null && !/^[0-9a-f]{64}$/.test(sha))
+        throw new ReproFormatError('BAD_VALUE', `${q}.sha256`, 'must be 64 lowercase hex characters or null');
+      return { host, command, sha256: sha };
+    });
+  }
   if (o.saltHex !== undefined) {
     const s = str(o.saltHex, `${p}.saltHex`);
     if (!/^[0-9a-fA-F]{32}$/.test(s))

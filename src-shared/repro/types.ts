@@ -29,6 +29,16 @@ export interface ReproTopology {
   rounds: number;
   /** The control message index table (TopologyConfig.controlIndexTable); files without it are 'v2'. */
   controlIndexTable: ControlIndexTable;
+  /** Hosts whose relay was a command (an external relay, e.g. a flodl build), and what it ran. */
+  relays?: ReproRelay[];
+}
+
+/** An external relay as recorded: its command and the SHA-256 of its program file (resolved via PATH). */
+export interface ReproRelay {
+  host: number;
+  command: string;
+  /** 64 lowercase hex; null when the program could not be found when the file was written. */
+  sha256: string | null;
 }
 
 /**

@@ -13,6 +13,9 @@ import { choiceFlag, numberFlag, parseFlags, printJson, UsageError } from '../ar
 import { INDEX_TABLE_USAGE, indexTableFlag, portFlag, sessionSaltFlag, worldSizeFlag } from './role-flags';
 import type { Command } from './types';
 
+/** How long the coordinator waits for its relays to close the control connections after the reduce. */
+const CLOSE_GRACE_MS = 5000;
+
 export const controllerCommand: Command = {
   summary: 'run the controller and coordinator alone (one port for both channels)',
   async run(argv) {
@@ -77,6 +80,32 @@ export const controllerCommand: Command = {
       tap,
       direct: mode === 'direct',
     });
+    // The control traffic a topology session drives (round-driver.ts): StartEpoch to every rank
+    // once all are in, a SyncNow to the live ranks for each round, Shutdown when the reduce ends.
+    // Standalone ranks reduce unpaced and need none of it, but a paced rank, a flodl worker or
+    // a tap on the control channel sees the same exchange as in the lab.
+    const live = () => Array.from({ length: worldSize }, (_, r) => r).filter((r) => !dead.isDead(r));
+    coordinator.on((e) => {
+      if (e.type !== 'ready') return;
+      for (let r = 0; r < worldSize; r++)
+        coordinator.send(r, { type: 'StartEpoch', epoch: 0, partitionOffset: r * 1024, partitionSize: 1024 });
+      coordinator.broadcast({ type: 'SyncNow' }, live());
+    });
+    controller.on((e) => {
+      if (e.type === 'round' && coordinator.ready) coordinator.broadcast({ type: 'SyncNow' }, live());
+    });
+    // RankExit records the relays sent up the control channel (informational, WIRE.md 4.3).
+    const rankExits = new Set<number>();
+    // What went down the control channel, by message ("SyncNow to rank 1" counts as SyncNow).
+    const controlDown: Record<string, number> = {};
+    tap.onRecord((r) => {
+      if (r.dir === 'down' && r.link.endsWith('.control') && / to rank \d+$/.test(r.summary)) {
+        const what = r.summary.replace(/ to rank \d+$/, '');
+        controlDown[what] = (controlDown[what] ?? 0) + 1;
+      }
+      if (r.kind === 'RankExit' && r.rank !== undefined && r.link.endsWith('.uplink.control'))
+        rankExits.add(r.rank);
+    });
     const rounds: Extract<ControllerEvent, { type: 'round' }>[] = [];
     const errors: string[] = [];
     let ended: Extract<ControllerEvent, { type: 'shutdown' }> | null = null;
@@ -117,6 +146,11 @@ export const controllerCommand: Command = {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     await controller.finished();
+    if (coordinator.ready) coordinator.broadcast({ type: 'Shutdown' }, live());
+    // flodl's coordinator reads until its relays close: a relay's last RankExit comes after the
+    // data reduce has ended. A relay that never closes is not waited for past the grace.
+    const closed = await coordinator.whenClosed(CLOSE_GRACE_MS);
+    if (!closed) process.stderr.write(`coordinator: a relay kept its control connection open; closed it\n`);
     coordinator.stop();
     mux.destroyAll();
     await closeServer(server);
@@ -133,6 +167,8 @@ export const controllerCommand: Command = {
         rounds: rounds.map((r) => ({ round: r.round, hosts: r.hosts, ranks: r.ranks, weight: r.weight })),
         links: tap.linkViews(),
         dead: dead.list(),
+        rankExits: [...rankExits].sort((a, b) => a - b),
+        controlDown,
         errors,
         ended: end?.reason ?? 'stopped',
         verdict,

@@ -8,7 +8,7 @@ import { parseFlags, printJson, UsageError } from '../args';
 import { TopologyConfigError, parseTopologyConfig } from '@shared/lab/topology-config';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
-import { reproConfig, runRepro } from '../../repro/runner';
+import { reproConfig, reproRelayNotices, runRepro } from '../../repro/runner';
 import type { Command } from './types';
 
 const USAGE = `usage: relay-lab repro FILE [--json] [--trace OUT.ndjson]
@@ -49,9 +49,12 @@ export const reproCommand: Command = {
       throw e;
     }
     const tracePath = values.trace;
+    // A replay with another relay program than the recorded run's says so before it runs.
+    for (const notice of reproRelayNotices(repro)) process.stderr.write(`relay-lab repro: ${notice}\n`);
     let recorder: TraceRecorder | null = null;
     const { report, results, held } = await runRepro(repro, {
       snapLen: tracePath === undefined ? 0 : 64 * 1024,
+      onExternalRelayLine: (h, _stream, line) => process.stderr.write(`[h${h} relay] ${line}\n`),
       onRoundsStart: (session) => {
         if (tracePath !== undefined)
           recorder = recordSession(session, tracePath, { producer: 'relay-lab repro' });

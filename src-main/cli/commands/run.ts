@@ -34,7 +34,10 @@ const USAGE = `usage: relay-lab run [--hosts H] [--ranks-per-host K | --topology
   [--rounds N] [--model-bytes S] [--mode fold|forward|direct] [--policy elastic|strict]
   [--salt HEX] [--seed N] [--staleness-ms MS] [--starvation-ms MS] [--index-table v2|v2-late] [--kill-rank R@ROUND] [--pause-rank R@ROUND]
   [--kill-host H@ROUND] [--link-fault LINK@ROUND:DIR:SPEC] [--timeout-ms MS] [--trace FILE.ndjson] [--json]
-  [--save-repro FILE.json]
+  [--save-repro FILE.json] [--relay-cmd HOST=COMMAND ...]
+  --relay-cmd runs host HOST's relay as COMMAND (h0=..., 0=..., or *=... for every host), under flodl's
+  launch contract: the hex RelaySpec JSON in FLODL_INTERNAL_RELAY_JSON; split into words as a shell
+  would, run without a shell. E.g. --relay-cmd 'h0=/path/to/flodl-build' or 'h0=npx relay-lab relay --from-env'.
   --save-repro writes the reproduction file of this run (docs/reproduction-format.md), expectations from what happened.
   --index-table: the ControlMsgWire / TimingMsgWire variant indices every role speaks (WIRE.md 3.5;
   v2 by default; v2-late has SaveConsensusModel 16, CoordHeartbeat 17, Intent 4, Heartbeat 5).
@@ -104,6 +107,30 @@ function linkIds(ranksPerHost: number[], mode: TopologyConfig['mode']): string[]
   return ids;
 }
 
+/** --relay-cmd HOST=COMMAND (repeatable; HOST h0, 0 or * for every host): TopologyConfig.relayCommands. */
+function relayCommandsFlag(
+  values: string[] | undefined,
+  hosts: number,
+): Pick<TopologyConfig, 'relayCommands'> {
+  if (!values || values.length === 0) return {};
+  const out: (string | null)[] = new Array<string | null>(hosts).fill(null);
+  for (const v of values) {
+    const m = /^\s*(\*|h?\d+)=(.*)$/s.exec(v);
+    if (!m || m[2].trim() === '')
+      throw new UsageError(
+        `--relay-cmd must look like HOST=COMMAND (h0=..., or *=... for every host), got '${v}'`,
+      );
+    if (m[1] === '*') out.fill(m[2].trim());
+    else {
+      const h = Number(m[1].replace(/^h/, ''));
+      if (h >= hosts)
+        throw new UsageError(`--relay-cmd: no host ${m[1]} in this topology (hosts h0..h${hosts - 1})`);
+      out[h] = m[2].trim();
+    }
+  }
+  return { relayCommands: out };
+}
+
 /** The flag that sets a config field, for a config error ("config.ranksPerHost[2]" -> "--topology"). */
 function flagOf(field: string): string {
   const key = /^config\.(\w+)/.exec(field)?.[1] ?? field;
@@ -114,6 +141,7 @@ function flagOf(field: string): string {
     stalenessMs: '--staleness-ms',
     starvationMs: '--starvation-ms',
     controlIndexTable: '--index-table',
+    relayCommands: '--relay-cmd',
   };
   return flags[key] ?? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
@@ -142,6 +170,7 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
       'timeout-ms': { type: 'string' },
       trace: { type: 'string' },
       'save-repro': { type: 'string' },
+      'relay-cmd': { type: 'string', multiple: true },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     });
@@ -183,6 +212,7 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
         : {}),
       roundIntervalMs: 0,
       saltHex: values.salt,
+      ...relayCommandsFlag(values['relay-cmd'], ranksPerHost.length),
       // Checked with the rest of the config below (a named BAD_CONFIG error).
       controlIndexTable: (values['index-table'] ??
         DEFAULT_TOPOLOGY.controlIndexTable) as TopologyConfig['controlIndexTable'],
@@ -239,6 +269,8 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
       snapLen: tracePath === undefined ? 0 : 64 * 1024,
       extra: extras.remote ? { remote: extras.remote } : undefined,
       onSession: extras.onSession,
+      // An external relay's output, prefixed with its host, on the run's stderr.
+      onExternalRelayLine: (h, _stream, line) => process.stderr.write(`[h${h} relay] ${line}\n`),
       onRoundsStart: (session) => {
         if (tracePath !== undefined)
           recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });

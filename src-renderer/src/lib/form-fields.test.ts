@@ -1,7 +1,14 @@
 // The New topology form's number fields: kept as typed, checked on commit,
 // and Start never runs another topology than the one shown.
 import { describe, it, expect } from 'vitest';
-import { checkField, commitDrafts, configForStart, fieldText, type TopologyForm } from './form-fields';
+import {
+  checkField,
+  commitDrafts,
+  configForStart,
+  fieldText,
+  formToConfig,
+  type TopologyForm,
+} from './form-fields';
 
 const base: TopologyForm = {
   hosts: 2,
@@ -80,5 +87,31 @@ describe('the snap length field (issue 30 item 2)', () => {
       'Snap length (bytes): 10 is outside 64 to 16777216',
     );
     expect(configForStart({ ...base, snapLen: 4096 }, {}, {}).config?.snapLen).toBe(4096);
+  });
+});
+
+describe('formToConfig: relays per host', () => {
+  const base = {
+    hosts: 3,
+    ranksPerHost: 2,
+    modelMiB: 1,
+    mode: 'fold',
+    policy: 'elastic',
+    dtype: 'f32',
+  } as const;
+  it('names the command of each host whose relay is a command, null for the others', () => {
+    const relays = [
+      { external: true, command: '/opt/flodl/relay' },
+      { external: false, command: 'kept but unused' },
+    ];
+    expect(formToConfig({ ...base, relays }).relayCommands).toEqual(['/opt/flodl/relay', null, null]);
+  });
+  it('leaves relayCommands out when every host keeps Relay Lab relay, or the mode has no relay', () => {
+    expect(formToConfig({ ...base, relays: [{ external: false, command: 'x' }] })).not.toHaveProperty(
+      'relayCommands',
+    );
+    expect(
+      formToConfig({ ...base, mode: 'forward', relays: [{ external: true, command: 'x' }] }),
+    ).not.toHaveProperty('relayCommands');
   });
 });

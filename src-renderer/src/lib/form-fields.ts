@@ -21,6 +21,8 @@ export interface TopologyForm {
   controlIndexTable?: TopologyConfig['controlIndexTable'];
   /** Bytes the tap keeps of each unit; absent in forms saved before the setting existed (64 KiB). */
   snapLen?: number;
+  /** Per host: its relay is a command (an external relay, e.g. a flodl build) rather than Relay Lab's. */
+  relays?: { external: boolean; command: string }[];
 }
 
 export type TypedField = 'hosts' | 'ranksPerHost' | 'perHost' | 'modelMiB' | 'snapLen';
@@ -154,7 +156,19 @@ export function formToConfig(form: TopologyForm): Partial<TopologyConfig> {
     dtype: form.dtype,
     ...(form.controlIndexTable ? { controlIndexTable: form.controlIndexTable } : {}),
     snapLen: form.snapLen ?? DEFAULT_SNAP_LEN,
+    ...relayCommandsOf(form),
   };
+}
+
+/** The hosts' relay commands when some host's relay is a command (fold mode only), else nothing. */
+function relayCommandsOf(form: TopologyForm): Partial<TopologyConfig> {
+  if (form.mode !== 'fold' || !form.relays?.some((r) => r.external)) return {};
+  const hosts = (parsePerHost(form.perHost) ?? Array.from({ length: form.hosts })).length;
+  const commands = Array.from({ length: hosts }, (_, h) => {
+    const r = form.relays?.[h];
+    return r?.external ? r.command : null;
+  });
+  return commands.some((c) => c !== null) ? { relayCommands: commands } : {};
 }
 
 /**

@@ -12,6 +12,7 @@ import {
 import { useUi, type NewTopologyForm as Form } from '../store/ui-store';
 import { fieldText, type TypedField } from '../lib/form-fields';
 import { commitField, typeField } from '../store/start-topology';
+import { RelayChoices } from './RelayChoices';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import { DEFAULT_SNAP_LEN } from '@shared/lab/topology';
 
@@ -142,6 +143,7 @@ export function NewTopologyForm() {
             ))}
           </select>
         </label>
+        {form.mode === 'fold' && <RelayChoices />}
         {formError && (
           <p className="field-error span2" role="alert" data-field-error="form">
             {formError}
