@@ -15,6 +15,26 @@ interface Layer {
 
 const layers: Layer[] = [];
 
+/**
+ * The control that last had the focus, and the menu button that opened it when it was an item of
+ * a menu ("More"): a layer opened from a menu item finds that item gone (the menu closes in the
+ * same update) and gives the focus back to the menu's button.
+ */
+let lastFocused: { el: HTMLElement; trigger: HTMLElement | null } | null = null;
+if (typeof document !== 'undefined')
+  document.addEventListener('focusin', (e) => {
+    const el = e.target as HTMLElement;
+    const menu = el.closest?.('[role="menu"]');
+    lastFocused = { el, trigger: menu?.parentElement?.querySelector<HTMLElement>('[aria-haspopup]') ?? null };
+  });
+
+/** Where the focus goes back to when a layer opened now closes. */
+function focusToRestore(): { el: HTMLElement; trigger: HTMLElement | null } | null {
+  const active = document.activeElement as HTMLElement | null;
+  if (active && active !== document.body && lastFocused?.el !== active) return { el: active, trigger: null };
+  return lastFocused;
+}
+
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -101,7 +121,7 @@ export function useLayer(
   close.current = onClose;
   useEffect(() => {
     if (!open) return;
-    const before = document.activeElement as HTMLElement | null;
+    const before = focusToRestore();
     const layer: Layer = { el: () => ref.current, close: () => close.current(), modal };
     layers.push(layer);
     if (layers.length === 1) listen(true);
@@ -119,7 +139,8 @@ export function useLayer(
       // Back where the person was, unless they have since put the focus somewhere else on purpose.
       const now = document.activeElement;
       const lost = !now || now === document.body || !now.isConnected || (root?.contains(now) ?? false);
-      if (lost && before?.isConnected) before.focus({ preventScroll: true });
+      const back = before?.el.isConnected ? before.el : before?.trigger?.isConnected ? before.trigger : null;
+      if (lost && back) back.focus({ preventScroll: true });
     };
   }, [open, modal, ref]);
 }
