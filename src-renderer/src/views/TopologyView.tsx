@@ -62,6 +62,7 @@ export function TopologyView() {
   const links = useSampled(useLab, (s) => s.links, READOUT_MS);
   const rates = useSampled(useLab, (s) => s.linkRates, READOUT_MS);
   const cfg = snapshot?.config;
+  const tapView = useLab((s) => s.view.kind === 'tap');
   // A snapshot from an older engine or trace carries no table: those spoke v2.
   const indexTable = cfg?.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE;
 
@@ -69,7 +70,9 @@ export function TopologyView() {
     <section aria-label="Topology" className="panel topology">
       <header className="panel-head">
         <h2>Topology</h2>
-        {cfg && !hasTopology(cfg) && <span className="muted">no topology: one connection</span>}
+        {cfg && !hasTopology(cfg) && (
+          <span className="muted">{tapView ? 'taps: no topology' : 'no topology: one connection'}</span>
+        )}
         {cfg && hasTopology(cfg) && (
           <span className="muted mono">
             {cfg.mode} · {cfg.policy} · {formatBytes(cfg.modelBytes)} {cfg.dtype} ·{' '}
@@ -83,7 +86,7 @@ export function TopologyView() {
         {!snapshot ? (
           <p className="muted">No topology yet.</p>
         ) : !hasTopology(snapshot.config) ? (
-          <NoTopology links={links} />
+          <NoTopology links={links} tap={tapView} />
         ) : (
           <>
             <div className="node controller" aria-label="controller">

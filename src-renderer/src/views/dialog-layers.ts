@@ -16,27 +16,31 @@ interface Layer {
 const layers: Layer[] = [];
 
 /**
- * The control that last had the focus, and the menu button that opened it when it was an item of
- * a menu ("More"): a layer opened from a menu item finds that item gone (the menu closes in the
- * same update) and gives the focus back to the menu's button.
+ * The controls that last had the focus (newest last), each with the menu button that opened it
+ * when it was an item of a menu ("More"): a layer opened from a menu item finds that item gone (the
+ * menu closes in the same update) and gives the focus back to the menu's button.
  */
-let lastFocused: { el: HTMLElement; trigger: HTMLElement | null } | null = null;
+const recentFocus: { el: HTMLElement; trigger: HTMLElement | null }[] = [];
 if (typeof document !== 'undefined')
   document.addEventListener('focusin', (e) => {
     const el = e.target as HTMLElement;
     const menu = el.closest?.('[role="menu"]');
-    lastFocused = { el, trigger: menu?.parentElement?.querySelector<HTMLElement>('[aria-haspopup]') ?? null };
+    recentFocus.push({
+      el,
+      trigger: menu?.parentElement?.querySelector<HTMLElement>('[aria-haspopup]') ?? null,
+    });
+    if (recentFocus.length > 8) recentFocus.shift();
   });
 
-/** Where the focus goes back to when a layer opened now closes. */
-function focusToRestore(): { el: HTMLElement; trigger: HTMLElement | null } | null {
-  const active = document.activeElement as HTMLElement | null;
-  if (active && active !== document.body && lastFocused?.el !== active) return { el: active, trigger: null };
-  return lastFocused;
+/** Where the focus goes back to when the layer `root` closes: the newest focus outside it (a control may autofocus inside it first). */
+function focusToRestore(root: HTMLElement | null): { el: HTMLElement; trigger: HTMLElement | null } | null {
+  const outside = (el: Element | null) => !!el && el !== document.body && !(root?.contains(el) ?? false);
+  const active = document.activeElement;
+  if (outside(active) && recentFocus.at(-1)?.el !== active)
+    return { el: active as HTMLElement, trigger: null };
+  for (let i = recentFocus.length - 1; i >= 0; i--) if (outside(recentFocus[i].el)) return recentFocus[i];
+  return null;
 }
-
-const FOCUSABLE =
-  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /** The controls Tab reaches inside `root`, in order (hidden ones left out). */
 export function focusables(root: HTMLElement): HTMLElement[] {
@@ -121,7 +125,7 @@ export function useLayer(
   close.current = onClose;
   useEffect(() => {
     if (!open) return;
-    const before = focusToRestore();
+    const before = focusToRestore(ref.current);
     const layer: Layer = { el: () => ref.current, close: () => close.current(), modal };
     layers.push(layer);
     if (layers.length === 1) listen(true);

@@ -80,6 +80,16 @@ describe('views', () => {
     expect(html).not.toContain('aria-label="controller"');
   });
 
+  it('the taps view says it shows taps, never that a trace has no topology', () => {
+    const snap = snapshot({ running: true, hosts: [], ranks: [] });
+    snap.config = { ...snap.config, ranksPerHost: [], rounds: 0 };
+    setLab({ snapshot: snap, links: snap.links.slice(0, 2), view: { kind: 'tap', taps: 1 } });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(html).not.toMatch(/trace/i);
+    expect(html).toMatch(/Taps on a cluster the lab did not start/);
+    expect(html).toContain('aria-label="Tapped links"');
+  });
+
   it("shows the session's control index table with what it means, and the form sets the next one", () => {
     const snap = snapshot();
     setLab({ snapshot: { ...snap, config: { ...snap.config, controlIndexTable: 'v2-late' } } });
