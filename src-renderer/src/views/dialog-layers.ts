@@ -42,6 +42,9 @@ function focusToRestore(root: HTMLElement | null): { el: HTMLElement; trigger: H
   return null;
 }
 
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
 /** The controls Tab reaches inside `root`, in order (hidden ones left out). */
 export function focusables(root: HTMLElement): HTMLElement[] {
   return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
