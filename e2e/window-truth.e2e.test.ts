@@ -193,6 +193,80 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     await expect.poll(() => page.getByRole('button', { name: 'Pause display' }).count(), WAIT).toBe(1);
   });
 
+  it('1440x900: the tour sets a filter aside in plain sight and gives it back when left', async () => {
+    const page = pages[1];
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    // A filter that hides the tour's first unit (a rank's RoundFrame).
+    await filter.fill('kind == Broadcast');
+    await page.getByRole('button', { name: 'Guided tour' }).click();
+    const tour = page.getByRole('region', { name: 'Tour' });
+    await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 1 of/);
+    const note = page.getByRole('status', { name: 'Filter set aside' });
+    await note.waitFor(WAIT);
+    const boxes = await page.getByRole('region', { name: 'Records' }).evaluate((panel) => {
+      const r = (el: typeof panel | null) => el!.getBoundingClientRect();
+      const columns = [...panel.querySelectorAll('button')].find((b) =>
+        b.textContent?.startsWith('Columns'),
+      )!;
+      return {
+        note: r(panel.querySelector('.filter-suspended')),
+        columns: r(columns),
+        panel: r(panel),
+        noteClipped:
+          panel.querySelector('.filter-suspended')!.scrollWidth >
+          panel.querySelector('.filter-suspended')!.clientWidth,
+      };
+    });
+    const apart =
+      boxes.note.bottom <= boxes.columns.top ||
+      boxes.note.top >= boxes.columns.bottom ||
+      boxes.note.right <= boxes.columns.left ||
+      boxes.note.left >= boxes.columns.right;
+    expect(apart, 'the note and Columns do not overlap').toBe(true);
+    expect(boxes.note.right).toBeLessThanOrEqual(boxes.panel.right);
+    expect(boxes.noteClipped).toBe(false);
+    expect(await note.getByRole('button', { name: 'Restore filter' }).isVisible()).toBe(true);
+    await page.screenshot({ path: path.join(resultsDir, 'truth-filter-aside-1440x900.png') });
+    await tour.getByRole('button', { name: 'Leave tour' }).click();
+    await expect.poll(() => filter.inputValue(), WAIT).toBe('kind == Broadcast');
+    await expect.poll(() => note.count(), WAIT).toBe(0);
+    await filter.fill('');
+  });
+
+  it('1440x900: the inspector shows whole help lines, a tall field tree and the hex rows without sideways scrolling', async () => {
+    const page = pages[1];
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('mux.kind == HostFrame');
+    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-seq]').first();
+    await row.waitFor(WAIT);
+    await page.getByRole('button', { name: 'Pause display' }).click();
+    await row.click();
+    const inspector = page.getByRole('region', { name: 'Inspector' });
+    await inspector.locator('[role="treeitem"][data-key="mux.auth_tag"]').click();
+    await page.getByRole('region', { name: 'Field help' }).waitFor(WAIT);
+    const m = await inspector.evaluate((el) => {
+      const hex = el.querySelector('.hex')!;
+      const tree = el.querySelector('.insp-tree')!;
+      const help = el.querySelector('.field-help')!;
+      const style = el.ownerDocument.defaultView!.getComputedStyle(help);
+      const line = parseFloat(style.lineHeight);
+      const inner = help.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+      const item = el.querySelector('[role="treeitem"]')!.getBoundingClientRect().height;
+      return {
+        hexOver: hex.scrollWidth - hex.clientWidth,
+        treeRows: tree.clientHeight / item,
+        helpLines: inner / line,
+      };
+    });
+    expect(m.hexOver).toBeLessThanOrEqual(0);
+    expect(m.treeRows).toBeGreaterThanOrEqual(7);
+    // A whole number of lines is shown (the cut falls between lines).
+    expect(Math.abs(m.helpLines - Math.round(m.helpLines))).toBeLessThan(0.05);
+    await page.screenshot({ path: path.join(resultsDir, 'truth-inspector-1440x900.png') });
+    await page.getByRole('button', { name: 'Resume display' }).click();
+    await filter.fill('');
+  });
+
   for (const [i, vp] of VIEWPORTS.entries()) {
     it(`${vp.width}x${vp.height}: Compare modes shows its results`, async () => {
       const page = pages[i];
