@@ -16,8 +16,7 @@ import {
 } from '../lib/ladder';
 import { currentStall, lastCompletedRound, stallRound } from '../lib/stalls';
 import { ladderKeySeq } from '../lib/pane-keys';
-import { useThrottled } from '../lib/use-throttled';
-import { READOUT_MS } from '../lib/use-sampled';
+import { READOUT_MS, useSampled } from '../lib/use-sampled';
 
 /** The widest lane (lib/ladder.ts laneWidth narrows it to fit the pane). */
 const LANE_W = 46;
@@ -57,15 +56,17 @@ export function LadderView() {
   const snapshot = useLab((s) => s.snapshot);
   const selectedSeq = useUi((s) => s.selectedSeq);
   const [count, setCount] = useState(1);
-  // At full speed rounds finish many times a second: redraw at most twice a second, on the readout clock.
-  const completed = useThrottled(
-    useLab((s) => lastCompletedRound(s.rounds, s.snapshot)),
+  // At full speed rounds finish many times a second: read the rounds twice a second, on the
+  // readout clock, without re-rendering on the store's changes in between.
+  const completed = useSampled(useLab, (s) => lastCompletedRound(s.rounds, s.snapshot), READOUT_MS);
+  const stalledRound = useSampled(
+    useLab,
+    (s) => {
+      const stall = currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot));
+      return stall ? stallRound(stall) : null;
+    },
     READOUT_MS,
   );
-  const stalledRound = useLab((s) => {
-    const stall = currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot));
-    return stall ? stallRound(stall) : null;
-  });
   // The ladder follows what the person looks at (lib/ladder.ts ladderFocus): the selected unit's
   // round (a list click, a finding, a tour step), the stalled round, or the latest complete one.
   const selectedIndex = selectedSeq === null ? -1 : ringIndexOf(selectedSeq);
@@ -75,10 +76,9 @@ export function LadderView() {
   // A round still in flight (a stall, a selected unit of the current round) gains arrows as units
   // arrive: redraw on the readout clock then; a complete round is drawn once.
   const inFlight = focus !== null && focus.round > completed;
-  const version = useThrottled(
-    useLab((s) => s.recordsVersion),
-    READOUT_MS,
-  );
+  const inFlightRef = useRef(inFlight);
+  inFlightRef.current = inFlight;
+  const version = useSampled(useLab, (s) => (inFlightRef.current ? s.recordsVersion : 0), READOUT_MS);
   const ladder = useMemo(() => {
     if (!snapshot || !focus) return null;
     const anchor = focus.why === 'selected' ? selectedIndex : recordRing.size - 1;
