@@ -70,6 +70,14 @@ function onKeyDown(e: KeyboardEvent): void {
   if (e.key === 'Escape') {
     // A panel leaves Escape to a text field outside it (the filter's Escape leaves the filter).
     if (!top.modal && typingOutside(e.target, root)) return;
+    // In a text area (a reproduction's draft) the first Escape leaves the text, the next closes:
+    // one key press must not throw away an edit.
+    if ((e.target as HTMLElement | null)?.tagName === 'TEXTAREA' && root?.contains(e.target as Node)) {
+      e.preventDefault();
+      e.stopPropagation();
+      root.focus();
+      return;
+    }
     e.preventDefault();
     e.stopPropagation();
     top.close();
