@@ -260,8 +260,9 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     });
     expect(m.hexOver).toBeLessThanOrEqual(0);
     expect(m.treeRows).toBeGreaterThanOrEqual(7);
-    // A whole number of lines is shown (the cut falls between lines).
-    expect(Math.abs(m.helpLines - Math.round(m.helpLines))).toBeLessThan(0.05);
+    // A whole number of lines is shown, to a pixel (the cut falls between lines, not through one).
+    expect(Math.abs(m.helpLines - Math.round(m.helpLines)) * 17).toBeLessThanOrEqual(1.5);
+    expect(Math.round(m.helpLines)).toBeGreaterThanOrEqual(4);
     await page.screenshot({ path: path.join(resultsDir, 'truth-inspector-1440x900.png') });
     await page.getByRole('button', { name: 'Resume display' }).click();
     await filter.fill('');
