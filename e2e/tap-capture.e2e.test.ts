@@ -84,6 +84,19 @@ describe.skipIf(!exe)('taps and captures in the window, end to end', { timeout: 
     const listen = (await row.locator('td').nth(2).innerText()).trim();
     const tapPort = Number(/:(\d+)$/.exec(listen)?.[1]);
     expect(tapPort).toBeGreaterThan(0);
+    // The row's Stop stays inside its dialog at the sizes people use (it spilled out at 1440x900).
+    for (const viewport of [
+      { width: 1440, height: 900 },
+      { width: 1024, height: 700 },
+    ]) {
+      await page.setViewportSize(viewport);
+      const spill = await dialog.evaluate((d) => {
+        const stop = [...d.querySelectorAll('button')].find((b) => b.textContent === 'Stop')!;
+        return stop.getBoundingClientRect().right - d.getBoundingClientRect().right;
+      });
+      expect(spill, `${viewport.width}x${viewport.height}`).toBeLessThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 1920, height: 1080 });
     await expect
       .poll(() => page.getByRole('status').filter({ hasText: 'Viewing 1 tap' }).count(), WAIT)
       .toBe(1);

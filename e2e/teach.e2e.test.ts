@@ -143,12 +143,14 @@ describe.skipIf(!exe)('teaching in place, end to end', { timeout: 240_000 }, () 
       if (i < total) await tour.getByRole('button', { name: 'Next' }).click();
     }
     await page.screenshot({ path: path.join(resultsDir, 'teach-03-tour.png') });
-    // Keyboard, leave and resume where it was.
+    // Keyboard, leave; reopened, it starts at step 1 and offers the step it was left at.
     await tour.press('ArrowLeft');
     await expect.poll(() => tour.textContent()).toMatch(new RegExp(`Step ${total - 1} of`));
     await tour.getByRole('button', { name: 'Leave tour' }).click();
     await expect.poll(() => tour.count()).toBe(0);
     await page.getByRole('button', { name: 'Guided tour' }).click();
+    await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 1 of/);
+    await tour.getByRole('button', { name: `Resume at step ${total - 1}` }).click();
     await expect.poll(() => tour.textContent(), WAIT).toMatch(new RegExp(`Step ${total - 1} of`));
     await tour.getByRole('button', { name: 'Leave tour' }).click();
     await resume();

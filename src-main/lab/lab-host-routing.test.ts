@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { LabBatch, ReplyOf } from '@shared/lab/contract';
+import { MAX_HISTORY_EVENTS, type LabBatch, type ReplyOf } from '@shared/lab/contract';
+import type { Finding, RoundReport } from '@shared/lab/records';
 import type { SessionSnapshot } from '@shared/lab/state';
 import { LabHost, suggestedTraceName, type LiveSession } from './lab-host';
 import type { TopologyCommand, TopologyCommandType } from './commands/handler';
@@ -96,6 +97,43 @@ describe('LabHost routing', () => {
         { type: 'snapshot', reset: true },
       ]);
       expect(session.received).toEqual(['pauseRounds', 'stop', 'snapshot']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps the session's findings in the catch-up however many rounds follow them (back from a tap or a capture)", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-routing-'));
+    try {
+      const session = new SessionStandIn();
+      const host = new LabHost(session, { tracesDir: dir, workDir: dir });
+      const snapshot = session.snapshot();
+      session.emit({ events: [{ type: 'snapshot', snapshot }] });
+      const dead: Finding = {
+        id: 0,
+        t: 5,
+        severity: 'warn',
+        kind: 'dead',
+        message: 'rank 1 declared dead',
+        ranks: [1],
+      };
+      session.emit({ events: [{ type: 'finding', finding: dead }] });
+      // A long session after it: a round and the link counters each round, far past the history's length.
+      for (let round = 0; round < MAX_HISTORY_EVENTS * 2; round++)
+        session.emit({
+          events: [
+            { type: 'links', links: [] },
+            { type: 'round', report: { round, accepted: [0], verdict: 'ok' } as RoundReport },
+          ],
+        });
+      const caught = await host.catchUp();
+      const history = caught.ok ? caught.history! : [];
+      expect(history.filter((e) => e.type === 'finding')).toEqual([{ type: 'finding', finding: dead }]);
+      expect(history.length).toBeLessThanOrEqual(MAX_HISTORY_EVENTS + 1);
+      // The rounds kept are the newest, in order, after the finding that came before them.
+      const rounds = history.flatMap((e) => (e.type === 'round' ? [e.report.round] : []));
+      expect(rounds.at(-1)).toBe(MAX_HISTORY_EVENTS * 2 - 1);
+      expect(history[0].type).toBe('finding');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -394,8 +394,7 @@ export class LabHost implements LabApi, HostContext {
         this.history.push(e);
       }
     }
-    if (this.history.length > MAX_HISTORY_EVENTS)
-      this.history.splice(0, this.history.length - MAX_HISTORY_EVENTS);
+    if (this.history.length > MAX_HISTORY_EVENTS) this.history = trimHistory(this.history);
   }
 
   private liveHistory(): LabEvent[] {
@@ -672,4 +671,23 @@ export class LabHost implements LabApi, HostContext {
     this.replay?.detach();
     this.removeWorkDir();
   }
+}
+
+/** Findings kept in the catch-up whatever number of rounds follows them (the window keeps 500). */
+const MAX_HISTORY_FINDINGS = 500;
+
+/**
+ * The history cut to MAX_HISTORY_EVENTS rounds and counters, oldest dropped, findings kept (up to
+ * their own bound) in their place: rounds come a few times a second and pushed a session's early
+ * findings (a rank declared dead) out, so a window back from a tap or a capture showed 0 findings
+ * while the rank was still dead.
+ */
+export function trimHistory(history: readonly LabEvent[]): LabEvent[] {
+  const findings = history.filter((e) => e.type === 'finding').length;
+  let dropFindings = Math.max(0, findings - MAX_HISTORY_FINDINGS);
+  let dropOthers = Math.max(0, history.length - findings - MAX_HISTORY_EVENTS);
+  return history.filter((e) => {
+    if (e.type === 'finding') return dropFindings-- <= 0;
+    return dropOthers-- <= 0;
+  });
 }

@@ -137,7 +137,9 @@ export class RoundDriver {
       this.kick();
     });
     cluster.dead.onDeath((rank, cause) => {
-      this.setState(rank, 'dead');
+      // The coordinator declares every rank of a stopping session dead as it leaves: that is the
+      // stop, not a death (a rank dead before the stop stays dead: setState never leaves 'dead').
+      this.setState(rank, cluster.stopping ? 'exited' : 'dead');
       if (cause !== 'stale' && !cluster.stopping)
         this.deadFinding(rank, {
           severity: 'warn',
@@ -169,8 +171,14 @@ export class RoundDriver {
 
   onRankExit(rank: number, code: number | null, signal: NodeJS.Signals | null): void {
     this.readiness.forget(rank);
+    // A rank the stop ended (even one its grace period had to kill) exited; only a death before the stop is one.
     if (this.rankStates[rank] !== 'dead')
-      this.setState(rank, this.cluster.dead.isDead(rank) || signal === 'SIGKILL' ? 'dead' : 'exited');
+      this.setState(
+        rank,
+        !this.cluster.stopping && (this.cluster.dead.isDead(rank) || signal === 'SIGKILL')
+          ? 'dead'
+          : 'exited',
+      );
     if (!this.cluster.stopping) {
       this.events.finding({
         severity: signal ? 'warn' : 'info',

@@ -249,6 +249,11 @@ describe('TopologySession commands and events', () => {
     ).toBe(true);
     await session.command({ type: 'stop' });
     expect(session.snapshot().running).toBe(false);
+    // A clean stop is not a death: the ranks it ended exited (as the trace of the same stop says),
+    // the relays it closed are stopped; rank 3, killed before the stop, stays dead.
+    const after = session.snapshot();
+    expect(after.ranks.map((r) => r.state)).toEqual(['exited', 'exited', 'exited', 'dead']);
+    expect(after.hosts.map((h) => h.state)).toEqual(['stopped', 'stopped']);
   });
 });
 

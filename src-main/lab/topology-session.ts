@@ -287,7 +287,9 @@ export class TopologySession {
       state:
         c?.killedHosts.has(h) || (ranks.length > 0 && ranks.every((r) => d?.rankStates[r] === 'dead'))
           ? 'dead'
-          : 'up',
+          : c?.stopping
+            ? 'stopped'
+            : 'up',
     }));
     const ranks: RankView[] = hostRanks.flatMap((rs, h) =>
       rs.map((rank) => ({

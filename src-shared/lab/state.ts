@@ -2,8 +2,10 @@
 import type { TopologyConfig } from './topology';
 import type { LinkFault } from './contract';
 
+/** 'exited': the process ended without being declared dead (a clean stop ends every live rank so); 'dead': killed or declared dead. */
 export type RankState = 'starting' | 'alive' | 'paused' | 'dead' | 'exited';
-export type HostState = 'up' | 'dead';
+/** 'stopped': the session was stopped and closed the relay (not a failure; 'dead' is a killed host or one whose ranks all died). */
+export type HostState = 'up' | 'dead' | 'stopped';
 export type Channel = 'data' | 'control';
 export type Direction = 'up' | 'down';
 

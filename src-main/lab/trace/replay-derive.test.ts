@@ -94,7 +94,9 @@ describe('a reproduction trace replayed offline', () => {
     const end = replay.snapshotAt(replay.duration);
     // Rank 0's exit was forwarded as DeclareDead: still a clean exit.
     expect(end.ranks.map((r) => r.state)).toEqual(['exited', 'exited', 'exited']);
-    expect(end.hosts.map((h) => h.state)).toEqual(['up', 'up']);
+    // Every rank of each host exited: its relay is stopped, as the live window draws it after Stop.
+    expect(end.hosts.map((h) => h.state)).toEqual(['stopped', 'stopped']);
+    expect(mid.hosts.map((h) => h.state)).toEqual(['up', 'up']);
   });
 
   it("a unit on a rank's own leg that names no rank (its channel magic) is the rank's too", () => {

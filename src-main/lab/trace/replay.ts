@@ -220,8 +220,13 @@ export class TraceReplay implements LabApi {
       host: h,
       name: hostName(h),
       ranks,
+      // A host whose ranks have all gone, some of them by a clean exit, was stopped, not killed.
       state:
-        ranksAt.hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead')) ? 'dead' : 'up',
+        ranksAt.hostDead[h] || (ranks.length > 0 && ranks.every((r) => states[r] === 'dead'))
+          ? 'dead'
+          : ranks.length > 0 && ranks.every((r) => states[r] === 'dead' || states[r] === 'exited')
+            ? 'stopped'
+            : 'up',
     }));
     const ranks: RankView[] = hostRanks.flatMap((rs, h) =>
       rs.map((rank) => ({ rank, host: h, state: states[rank]!, roundsCompleted })),

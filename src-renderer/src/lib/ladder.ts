@@ -59,23 +59,31 @@ export function endpointsOf(
   return null;
 }
 
-/** Arrows for the records of the last `rounds` rounds (records without a round are kept when they fall between). */
+/**
+ * Arrows for the records of `rounds` rounds ending at `lastRound` (default: the newest round in
+ * `records`); records without a round are kept when they fall between.
+ */
 export function buildLadder(
   records: readonly UnitRecord[],
   snapshot: SessionSnapshot,
   rounds = 2,
   maxArrows = 400,
+  lastRound?: number,
 ): Ladder {
   const lanes = ladderLanes(snapshot);
   let maxRound = -1;
   for (const r of records) if (r.round !== undefined && r.round > maxRound) maxRound = r.round;
-  const firstRound = maxRound - rounds + 1;
+  const upTo = lastRound ?? maxRound;
+  const firstRound = upTo - rounds + 1;
   // Start at the first record of the first round shown.
   let start = records.findIndex((r) => r.round !== undefined && r.round >= firstRound);
   if (start < 0) start = Math.max(0, records.length - maxArrows);
   const arrows: LadderArrow[] = [];
   for (let i = start; i < records.length && arrows.length < maxArrows; i++) {
     const r = records[i];
+    // The rounds after the one in focus are not this ladder's (the rounds interleave little: a
+    // round's records end before the next round's SyncNow).
+    if (r.round !== undefined && r.round > upTo) break;
     const ends = endpointsOf(r, snapshot);
     if (!ends) continue;
     const [from, to] = r.dir === 'up' ? [ends.lower, ends.upper] : [ends.upper, ends.lower];
@@ -102,4 +110,38 @@ export function arrowWindow(
   const first = Math.max(0, Math.floor((scrollTop - top) / rowHeight) - overscan);
   const end = Math.min(count, Math.ceil((scrollTop + viewport - top) / rowHeight) + overscan);
   return { first: Math.min(first, count), end: Math.max(end, Math.min(first, count)) };
+}
+
+/** The round a unit belongs to: its own, or (a unit without one) that of the unit before it. Null: not in `records`. */
+export function roundOfSeq(records: readonly UnitRecord[], seq: number): number | null {
+  const i = records.findIndex((r) => r.seq === seq);
+  if (i < 0) return null;
+  for (let j = i; j >= 0; j--) if (records[j].round !== undefined) return records[j].round!;
+  return null;
+}
+
+export interface LadderFocus {
+  round: number;
+  /** Why this round: the selected unit's (a list click, a finding, a tour step), the stalled one, or the latest complete. */
+  why: 'selected' | 'stalled' | 'latest';
+}
+
+/**
+ * The round the ladder draws. It follows what the person is looking at: the selected unit's round
+ * (a finding or a tour step selects its unit), else the round the cluster is stuck in (a finding
+ * about round 384 points at the ladder; the latest complete round is 383), else the latest complete one.
+ */
+export function ladderFocus(o: {
+  selectedRound: number | null;
+  stalledRound: number | null;
+  lastCompleted: number;
+}): LadderFocus | null {
+  if (o.selectedRound !== null) return { round: o.selectedRound, why: 'selected' };
+  if (o.stalledRound !== null) return { round: o.stalledRound, why: 'stalled' };
+  return o.lastCompleted >= 0 ? { round: o.lastCompleted, why: 'latest' } : null;
+}
+
+/** Lane width: as wide as readable (46 px) while every lane fits the pane, never under 34 px (then the body scrolls sideways). */
+export function laneWidth(bodyPx: number, lanes: number): number {
+  return Math.max(34, Math.min(46, Math.floor((bodyPx - 20) / Math.max(1, lanes))));
 }

@@ -14,6 +14,7 @@ const recs = [
       rank,
       round: 4,
       length: F + 4,
+      captured: F + 4,
     }),
   ),
   record(20, {
@@ -59,8 +60,20 @@ describe('tour steps', () => {
     for (const s of steps) expect(seqs.has(s.seq), s.title).toBe(true);
     expect(steps.map((s) => s.seq)).toEqual([10, 20, 20, 21, 22, 20, 30]);
     expect(steps[1].title).toMatch(/folds 4 frames/);
-    expect(steps[5].text).toMatch(/4 frames of 1000 B = 4000 B.*1025 B/);
+    // The bytes the savings panel counts: each rank's frame with its 4-byte length prefix.
+    expect(steps[5].text).toMatch(/4 × \(1000 B \+ its 4-byte length prefix\) = 4016 B/);
+    expect(steps[5].text).toMatch(/1025 B: 0\.255 of the direct bytes/);
     expect(steps[2].field).toEqual([5]);
+    // All of the unit is kept here: the MAC it ends with is in the bytes shown.
+    expect(steps[0].text).toMatch(/ends with an 8-byte MAC/);
+    expect(steps[0].text).not.toMatch(/not among the bytes kept/);
+  });
+
+  it('say where the MAC is when the kept bytes end before it (a large model)', () => {
+    const big = recs.map((r) => (r.seq === 10 ? { ...r, length: 4 * 1024 * 1024 + 12, captured: 256 } : r));
+    const steps = tourSteps(big);
+    expect(steps[0].text).toMatch(/the window kept the first 256 bytes/);
+    expect(steps[0].text).toMatch(/not among the bytes kept/);
   });
 
   it('wait for a round with a Broadcast', () => {

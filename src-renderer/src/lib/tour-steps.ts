@@ -64,7 +64,12 @@ export function tourSteps(records: readonly UnitRecord[]): TourStep[] {
   const steps: TourStep[] = [
     {
       title: `A rank sends its RoundFrame (round ${round})`,
-      text: `Rank ${rankFrame.rank} finished its steps and sends its parameters, scaled by its weight, as a RoundFrame of ${f} bytes on its loopback leg to the h${host} relay. The frame ends with an 8-byte MAC keyed with the session salt; the 4-byte length before it is not authenticated.`,
+      text:
+        `Rank ${rankFrame.rank} finished its steps and sends its parameters, scaled by its weight, as a RoundFrame of ${f} bytes on its loopback leg to the h${host} relay. The frame ends with an 8-byte MAC keyed with the session salt; the 4-byte length before it is not authenticated.` +
+        // A large model's unit is kept only in part: the step must not promise bytes the inspector does not show.
+        (rankFrame.captured < rankFrame.length
+          ? ` Of this ${rankFrame.length}-byte unit the window kept the first ${rankFrame.captured} bytes (the header and the first tensor bytes), so its MAC is not among the bytes kept here; the relay verified it, or the unit's verdict would say so.`
+          : ''),
       seq: rankFrame.seq,
     },
     {
@@ -92,7 +97,8 @@ export function tourSteps(records: readonly UnitRecord[]): TourStep[] {
     });
   steps.push({
     title: 'The bytes saved',
-    text: `Without the relay's fold, h${host} would send ${k} frames of ${f} B = ${k * f} B upstream this round. Folded, it sends one frame of ${f} + ${MUX_HEADER} = ${hostFrame.length} B: ${(hostFrame.length / (k * f)).toFixed(3)} of the direct bytes, about 1/K with K = ${k}.`,
+    // The bytes the Byte savings panel counts: a rank's frame on the wire carries its 4-byte length prefix.
+    text: `Without the relay's fold, h${host} would send its ${k} ranks' frames upstream as they are: ${k} × (${f} B + its 4-byte length prefix) = ${k * (f + 4)} B this round. Folded, it sends one frame of ${f} + a ${MUX_HEADER}-byte mux header = ${hostFrame.length} B: ${(hostFrame.length / (k * (f + 4))).toFixed(3)} of the direct bytes, (${MUX_HEADER} + F) / (K × (4 + F)) with K = ${k}: a little above 1/K, the headers.`,
     seq: hostFrame.seq,
   });
   const exit = [...records].reverse().find((r) => r.kind === 'RankExit' || r.kind === 'DeclareDead');

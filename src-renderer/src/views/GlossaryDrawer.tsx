@@ -5,6 +5,7 @@ import { useEffect, useRef } from 'react';
 import { GLOSSARY, sectionNumber, specSection } from '@shared/explain/glossary';
 import wireSpec from '../../../docs/spec/WIRE.md?raw';
 import { useTeach } from '../store/teach-store';
+import { useLayer } from './dialog-layers';
 import './teach.css';
 
 export function GlossaryButton() {
@@ -24,18 +25,12 @@ export function GlossaryDrawer() {
     const el = term ? ref.current?.querySelector(`#glossary-${term}`) : null;
     el?.scrollIntoView?.({ block: 'nearest' });
   }, [glossaryOpen, term, section]);
+  // A panel over the window (not modal: the inspector stays usable beside it): focus in, Escape, focus back.
+  useLayer(ref, glossaryOpen, () => useTeach.getState().close(), false);
   if (!glossaryOpen) return null;
   const specText = section ? specSection(wireSpec, section) : '';
   return (
-    <section
-      ref={ref}
-      role="region"
-      aria-label="Glossary"
-      className="glossary-drawer"
-      onKeyDown={(e) => {
-        if (e.key === 'Escape') useTeach.getState().close();
-      }}
-    >
+    <section ref={ref} role="region" aria-label="Glossary" className="glossary-drawer" tabIndex={-1}>
       <header className="panel-head">
         <h2>Glossary</h2>
         <button type="button" aria-label="Close glossary" onClick={() => useTeach.getState().close()}>

@@ -1,47 +1,96 @@
-// A sequence diagram of the last rounds: ranks, relays and the controller as
+// A sequence diagram of a round (the selected unit's, the stalled one or the latest
+// complete one, lib/ladder.ts ladderFocus): ranks, relays and the controller as
 // lanes, each record an arrow in order. Clicking an arrow inspects it.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { UnitRecord } from '@shared/lab/records';
 import { useLab, recordRing } from '../store/lab-store';
 import { useUi } from '../store/ui-store';
-import { arrowWindow, buildLadder, type Ladder } from '../lib/ladder';
+import {
+  arrowWindow,
+  buildLadder,
+  ladderFocus,
+  laneWidth,
+  roundOfSeq,
+  type Ladder,
+  type LadderFocus,
+} from '../lib/ladder';
+import { currentStall, lastCompletedRound, stallRound } from '../lib/stalls';
 import { ladderKeySeq } from '../lib/pane-keys';
-import { useThrottled } from '../lib/use-throttled';
-import { READOUT_MS } from '../lib/use-sampled';
+import { READOUT_MS, useSampled } from '../lib/use-sampled';
 
+/** The widest lane (lib/ladder.ts laneWidth narrows it to fit the pane). */
 const LANE_W = 46;
 const ROW_H = 16;
 const TOP = 26;
 /** Arrows drawn beyond the part of the body in view, each side (scrolling shows arrows already drawn). */
 const OVERSCAN = 8;
 
+/** Index in the ring of the unit `seq` (units arrive in seq order: a binary search), or -1. */
+function ringIndexOf(seq: number): number {
+  let lo = 0;
+  let hi = recordRing.size - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const r = recordRing.at(mid)!;
+    if (r.seq === seq) return mid;
+    if (r.seq < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/** Units of the ring from index `from` (clamped) up to, not including, `end`. */
+function unitsBetween(from: number, end: number): UnitRecord[] {
+  const out: UnitRecord[] = [];
+  for (let i = Math.max(0, from); i < Math.min(recordRing.size, end); i++) out.push(recordRing.at(i)!);
+  return out;
+}
+
+const WHY: Record<LadderFocus['why'], string> = {
+  selected: "the selected unit's",
+  stalled: 'stalled, in flight',
+  latest: 'latest complete',
+};
+
 export function LadderView() {
   const snapshot = useLab((s) => s.snapshot);
-  const rounds = useLab((s) => s.rounds);
   const selectedSeq = useUi((s) => s.selectedSeq);
   const [count, setCount] = useState(1);
-  // At full speed rounds finish many times a second: redraw at most twice a second, on the readout clock.
-  const lastRound = useThrottled(rounds.at(-1)?.round, READOUT_MS);
-  // Redraw once per completed round (not per record): a ladder is read, not watched scrolling.
+  // At full speed rounds finish many times a second: read the rounds twice a second, on the
+  // readout clock, without re-rendering on the store's changes in between.
+  const completed = useSampled(useLab, (s) => lastCompletedRound(s.rounds, s.snapshot), READOUT_MS);
+  const stalledRound = useSampled(
+    useLab,
+    (s) => {
+      const stall = currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot));
+      return stall ? stallRound(stall) : null;
+    },
+    READOUT_MS,
+  );
+  // The ladder follows what the person looks at (lib/ladder.ts ladderFocus): the selected unit's
+  // round (a list click, a finding, a tour step), the stalled round, or the latest complete one.
+  const selectedIndex = selectedSeq === null ? -1 : ringIndexOf(selectedSeq);
+  const selectedRound =
+    selectedIndex < 0 ? null : roundOfSeq(unitsBetween(selectedIndex - 300, selectedIndex + 1), selectedSeq!);
+  const focus = ladderFocus({ selectedRound, stalledRound, lastCompleted: completed });
+  // A round still in flight (a stall, a selected unit of the current round) gains arrows as units
+  // arrive: redraw on the readout clock then; a complete round is drawn once.
+  const inFlight = focus !== null && focus.round > completed;
+  const inFlightRef = useRef(inFlight);
+  inFlightRef.current = inFlight;
+  const version = useSampled(useLab, (s) => (inFlightRef.current ? s.recordsVersion : 0), READOUT_MS);
   const ladder = useMemo(() => {
-    if (!snapshot) return null;
-    const recent: UnitRecord[] = [];
-    const from = Math.max(0, recordRing.size - 3000);
-    for (let i = from; i < recordRing.size; i++) recent.push(recordRing.at(i)!);
-    const done = lastRound ?? -1;
-    // Show complete rounds only: drop records of rounds still in flight.
-    return buildLadder(
-      recent.filter((r) => r.round === undefined || r.round <= done),
-      snapshot,
-      count,
-      150 * count,
-    );
-  }, [snapshot?.startedAt, snapshot?.hosts.length, lastRound, count]);
+    if (!snapshot || !focus) return null;
+    const anchor = focus.why === 'selected' ? selectedIndex : recordRing.size - 1;
+    return buildLadder(unitsBetween(anchor - 3000, anchor + 3000), snapshot, count, 150 * count, focus.round);
+  }, [snapshot?.startedAt, snapshot?.hosts.length, focus?.round, focus?.why, count, inFlight ? version : 0]);
 
   // Only the arrows in view are drawn (lib/ladder.ts arrowWindow): the body's scroll position and
   // height, kept as the window they give, so scrolling within it does not re-render.
   const bodyRef = useRef<HTMLDivElement>(null);
   const [body, setBody] = useState({ top: 0, height: 400 });
+  // Lanes fit the pane's width where they stay readable (every lane, ctl too, on screen at 1440 wide).
+  const [bodyWidth, setBodyWidth] = useState(0);
   const arrows = ladder?.arrows.length ?? 0;
   const win = arrowWindow(body.top, body.height, arrows, TOP, ROW_H, OVERSCAN);
   const readBody = () => {
@@ -59,15 +108,27 @@ export function LadderView() {
   useLayoutEffect(() => {
     const el = bodyRef.current;
     if (!el) return;
-    const ro = new ResizeObserver(() => readBodyRef.current());
+    const ro = new ResizeObserver(() => {
+      readBodyRef.current();
+      setBodyWidth(el.clientWidth);
+    });
     ro.observe(el);
     return () => ro.disconnect();
   }, []);
 
   const diagram = useMemo(
     () =>
-      ladder && <LadderDiagram ladder={ladder} selectedSeq={selectedSeq} first={win.first} end={win.end} />,
-    [ladder, selectedSeq, win.first, win.end],
+      ladder && (
+        <LadderDiagram
+          ladder={ladder}
+          selectedSeq={selectedSeq}
+          first={win.first}
+          end={win.end}
+          laneW={bodyWidth ? laneWidth(bodyWidth, ladder.lanes.length) : LANE_W}
+          round={focus?.round}
+        />
+      ),
+    [ladder, selectedSeq, win.first, win.end, bodyWidth, focus?.round],
   );
 
   // The selected arrow stays in view (keyboard steps, a list selection, a redraw): scrolled to
@@ -96,11 +157,9 @@ export function LadderView() {
       <header className="panel-head">
         <h2>Ladder</h2>
         <span className="muted small">
-          {lastRound === undefined
+          {!focus
             ? 'no round yet'
-            : count === 1
-              ? `round ${lastRound}`
-              : `rounds ${Math.max(0, lastRound - count + 1)}–${lastRound}`}
+            : `${count === 1 ? `round ${focus.round}` : `rounds ${Math.max(0, focus.round - count + 1)}–${focus.round}`} · ${WHY[focus.why]}`}
         </span>
         <div className="segmented push-right" role="group" aria-label="Rounds shown">
           {[1, 2, 3].map((n) => (
@@ -109,7 +168,7 @@ export function LadderView() {
               type="button"
               aria-pressed={count === n}
               onClick={() => setCount(n)}
-              title={`the last ${n} round${n > 1 ? 's' : ''}`}
+              title={`${n} round${n > 1 ? 's' : ''}, ending at the round shown`}
             >
               {n}
             </button>
@@ -151,12 +210,17 @@ function LadderDiagram({
   selectedSeq,
   first,
   end,
+  laneW,
+  round,
 }: {
   ladder: Ladder;
   selectedSeq: number | null;
   first: number;
   end: number;
+  laneW: number;
+  round?: number;
 }) {
+  const LANE_W = laneW;
   // The round each arrow follows, so a divider goes where a new round's first arrow is.
   let prevRound: number | undefined;
   for (let j = first - 1; j >= 0 && prevRound === undefined; j--) prevRound = ladder.arrows[j].round;
@@ -165,7 +229,7 @@ function LadderDiagram({
       width={ladder.lanes.length * LANE_W + 20}
       height={TOP + ladder.arrows.length * ROW_H + 10}
       role="img"
-      aria-label="Sequence diagram of the last round"
+      aria-label={round === undefined ? 'Sequence diagram' : `Sequence diagram of round ${round}`}
     >
       {ladder.lanes.map((name, i) => (
         <g key={name}>

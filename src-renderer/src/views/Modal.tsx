@@ -1,8 +1,10 @@
 // One shell for every modal dialog: the overlay that closes the dialog on a
-// click outside it, the box that keeps its own clicks, (where the dialog asks
-// for it) Escape, and the standard head (title, one line of what the dialog
-// does, Close) with the error line under it. Each dialog used to write these itself.
-import { useEffect, useRef, type ReactNode } from 'react';
+// click outside it, the box that keeps its own clicks, Escape, the focus moved
+// in, kept in on Tab and given back on close (dialog-layers.ts), and the
+// standard head (title, one line of what the dialog does, Close) with the
+// error line under it. Each dialog used to write these itself.
+import { useRef, type ReactNode } from 'react';
+import { useLayer } from './dialog-layers';
 
 export interface ModalProps {
   /** The dialog's accessible name (its heading's text). */
@@ -10,7 +12,7 @@ export interface ModalProps {
   /** The box's classes (`help` and the dialog's own). */
   className: string;
   onClose: () => void;
-  /** Escape closes it too (dialogs whose Escape the global shortcuts do not handle). */
+  /** Kept for the callers that said so: every modal closes on Escape now (dialog-layers.ts). */
   closeOnEscape?: boolean;
   /** alertdialog for a question that must be answered (it interrupts an action). */
   role?: 'dialog' | 'alertdialog';
@@ -21,32 +23,22 @@ export interface ModalProps {
   children: ReactNode;
 }
 
-export function Modal({
-  label,
-  className,
-  onClose,
-  closeOnEscape = false,
-  role = 'dialog',
-  subtitle,
-  error,
-  children,
-}: ModalProps) {
-  // The latest close, so the Escape listener is added once and never calls a stale one.
+export function Modal({ label, className, onClose, role = 'dialog', subtitle, error, children }: ModalProps) {
+  // The latest close, so a click on the overlay never calls a stale one.
   const close = useRef(onClose);
   close.current = onClose;
-  useEffect(() => {
-    if (!closeOnEscape) return;
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && close.current();
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [closeOnEscape]);
+  const box = useRef<HTMLDivElement>(null);
+  // Focus in, Escape, Tab kept inside, focus back on close: the one mechanism every layer uses.
+  useLayer(box, true, () => close.current(), true);
   return (
     <div className="overlay" onClick={() => close.current()}>
       <div
+        ref={box}
         className={className}
         role={role}
         aria-modal="true"
         aria-label={label}
+        tabIndex={-1}
         onClick={(e) => e.stopPropagation()}
       >
         {subtitle !== undefined && (

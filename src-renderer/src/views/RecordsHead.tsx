@@ -40,7 +40,6 @@ export const RecordsHead = memo(function RecordsHead({
           }}
         />
         <FilterCompletions text={filterText} />
-        <SuspendedFilterNote />
         <div id="filter-error" className="filter-error" role="status">
           {error ? `${error.message} (at ${error.at + 1})` : ''}
         </div>
@@ -74,6 +73,7 @@ export const RecordsHead = memo(function RecordsHead({
         Clear
       </button>
       <ColumnChooser />
+      <SuspendedFilterNote />
     </header>
   );
 });

@@ -287,10 +287,14 @@ export function RecordsView() {
     rerender();
   };
 
+  // As Wireshark's "Go to last packet" with auto-scroll on: the newest units, and the list follows
+  // them. A paused display is resumed (its effect rebuilds the view from the ring): jumping to the
+  // latest while the list stays frozen would show nothing new, which is what it used to do.
   const jumpToLatest = () => {
     view.trim(recordRing.oldestSeq);
     trimmedSeen.current = view.trimmed;
     setFollowing(true);
+    if (useUi.getState().displayPaused) useUi.getState().set({ displayPaused: false });
   };
 
   // One callback for every row and every frame, so a row whose record did not change skips its render.
@@ -363,12 +367,16 @@ export function RecordsView() {
             {loadingEarlier ? 'Reading…' : 'Show earlier ↑'}
           </button>
         )}
-        {!following && (
+        {(!following || displayPaused) && (
           <button
             type="button"
             className="jump-latest"
             onClick={jumpToLatest}
-            title="Follow the newest records again"
+            title={
+              displayPaused
+                ? 'Show the newest records and follow them (resumes the paused display)'
+                : 'Follow the newest records again'
+            }
           >
             Jump to latest ↓
           </button>

@@ -5,21 +5,45 @@
 import type { RunPicture } from '@shared/repro/picture';
 import { inspectRun, useRepro } from '../store/repro-store';
 import { formatDuration, plural } from '../lib/format';
+import { monoWidth, placeLabels } from '../lib/label-lanes';
 import './repro.css';
 
 const W = 520;
 const LEFT = 96;
 const LANE = 12;
 const TOP = 16;
+/** The labels' font size (repro.css). */
+const LABEL_PX = 8;
+/** Rows for the marks' labels under the lanes. */
+const MARK_ROWS = 2;
 
 export function RunPictureView({ picture: p, label }: { picture: RunPicture; label: string }) {
   const busy = useRepro((s) => s.busy);
   const lanes = p.lanes.length;
-  const h = TOP + Math.max(1, lanes) * LANE + 18;
   const span = Math.max(1, p.durationMs);
   const x = (t: number) => LEFT + ((W - LEFT - 8) * Math.max(0, t)) / span;
   const y = (lane: number) => TOP + lane * LANE + LANE / 2;
   const d = p.decisive;
+  // Labels that would print over each other (a kill, a pause and a resume inside one stalled round;
+  // rounds 50 ms apart) go to a second row, or are left to their line's tooltip.
+  const roundLabels = new Set(
+    placeLabels(
+      p.rounds.map((r) => x(r.t)),
+      p.rounds.map((r) => monoWidth(String(r.round), LABEL_PX)),
+      1,
+      'middle',
+    ).map((l) => l.index),
+  );
+  const markRows = new Map(
+    placeLabels(
+      p.marks.map((m) => x(m.t) + 2),
+      p.marks.map((m) => monoWidth(m.label, LABEL_PX)),
+      MARK_ROWS,
+    ).map((l) => [l.index, l.row]),
+  );
+  const markRowsUsed = Math.max(1, ...[...markRows.values()].map((r) => r + 1));
+  const lanesBottom = TOP + Math.max(1, lanes) * LANE;
+  const h = lanesBottom + 8 + markRowsUsed * 10;
   return (
     <figure className="run-picture" aria-label={`${label} picture`}>
       {p.records === 0 ? (
@@ -34,22 +58,33 @@ export function RunPictureView({ picture: p, label }: { picture: RunPicture; lab
               </text>
             </g>
           ))}
-          {p.rounds.map((r) => (
+          {p.rounds.map((r, i) => (
             <g key={`r${r.round}`}>
-              <line className={`round-end ${r.verdict}`} x1={x(r.t)} x2={x(r.t)} y1={TOP - 6} y2={TOP - 1} />
-              <text className="round-label" x={x(r.t)} y={TOP - 8} textAnchor="middle">
-                {r.round}
-              </text>
+              <line className={`round-end ${r.verdict}`} x1={x(r.t)} x2={x(r.t)} y1={TOP - 6} y2={TOP - 1}>
+                <title>{`round ${r.round} ${r.verdict}`}</title>
+              </line>
+              {roundLabels.has(i) && (
+                <text className="round-label" x={x(r.t)} y={TOP - 8} textAnchor="middle">
+                  {r.round}
+                </text>
+              )}
             </g>
           ))}
-          {p.marks.map((m, i) => (
-            <g key={`m${i}`}>
-              <line className="mark" x1={x(m.t)} x2={x(m.t)} y1={TOP} y2={h - 14} />
-              <text className="mark-label" x={x(m.t) + 2} y={h - 4}>
-                {m.label}
-              </text>
-            </g>
-          ))}
+          {p.marks.map((m, i) => {
+            const row = markRows.get(i);
+            return (
+              <g key={`m${i}`}>
+                <line className="mark" x1={x(m.t)} x2={x(m.t)} y1={TOP} y2={lanesBottom + (row ?? 0) * 10}>
+                  <title>{m.label}</title>
+                </line>
+                {row !== undefined && (
+                  <text className="mark-label" x={x(m.t) + 2} y={lanesBottom + 8 + row * 10}>
+                    {m.label}
+                  </text>
+                )}
+              </g>
+            );
+          })}
           {p.units.map((u) => (
             <rect
               key={u.seq}

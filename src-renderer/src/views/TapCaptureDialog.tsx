@@ -129,7 +129,7 @@ function TapDialog() {
   return (
     <Modal
       label="Tap a cluster"
-      className="help traces-dialog"
+      className="help traces-dialog tap-dialog"
       onClose={closeTapDialogs}
       closeOnEscape
       subtitle="point a relay (or rank) at Listen instead of its upstream; every byte is forwarded unchanged"

@@ -8,7 +8,8 @@ import { startFromForm } from '../store/start-topology';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useRepro } from '../store/repro-store';
 import { useMediaQuery } from '../lib/use-media-query';
 import { openExplore } from '../store/explore-store';
 import { GlossaryButton } from './GlossaryDrawer';
@@ -19,7 +20,7 @@ import type { Finding } from '@shared/lab/records';
 import { currentStall, lastCompletedRound } from '../lib/stalls';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
-/** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll). */
+/** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll); above it, as many as the line holds stay on it. */
 export const TOOLBAR_INLINE_MIN_PX = 1360;
 
 const PANE_BUTTONS = [
@@ -57,6 +58,17 @@ function OverflowMenu({ children }: { children: React.ReactNode }) {
       )}
     </div>
   );
+}
+
+/** The window's inner width, followed on resize. */
+function useWindowWidth(): number {
+  const [w, setW] = useState(() => (typeof window === 'undefined' ? 0 : window.innerWidth));
+  useEffect(() => {
+    const on = () => setW(window.innerWidth);
+    window.addEventListener('resize', on);
+    return () => window.removeEventListener('resize', on);
+  }, []);
+  return w;
 }
 
 /**
@@ -110,6 +122,19 @@ export function Toolbar() {
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
   const stall = useLab((s) => currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot)));
 
+  // How much of the secondary controls moves into "More" (0: none, 1: the teaching pair, 2: all):
+  // the least that keeps every control on the line. A state can widen the line (Record becomes
+  // "● Recording (N)", a stall names its ranks): each such change measures again, before paint.
+  const toolbarRef = useRef<HTMLElement>(null);
+  const recording = useRepro((s) => (s.recording?.on ? `on ${s.recording.actions}` : 'off'));
+  const winWidth = useWindowWidth();
+  const [level, setLevel] = useState(wide ? 0 : 2);
+  useLayoutEffect(() => setLevel(wide ? 0 : 2), [wide, recording, winWidth]);
+  useLayoutEffect(() => {
+    const el = toolbarRef.current;
+    if (el && level < 2 && el.scrollWidth > el.clientWidth) setLevel(level + 1);
+  });
+
   const panes = useUi((s) => s.panes);
   // Taps and captures (a different source), panes, theme and help are always in the "More" menu; traces, reproductions and teaching are
   // inline on a wide window and join them in "More" on a narrow one (nothing wraps or is clipped).
@@ -144,10 +169,15 @@ export function Toolbar() {
       </button>
     </>
   );
-  const secondary = (
+  // The teaching pair leaves the line first, then the rest of the secondary controls.
+  const teaching = (
     <>
       <GlossaryButton />
       <TourButton />
+    </>
+  );
+  const secondary = (
+    <>
       <TraceButtons />
       <RecordButton />
       <button
@@ -168,7 +198,7 @@ export function Toolbar() {
   );
 
   return (
-    <header className="toolbar" role="toolbar" aria-label="Run controls">
+    <header className="toolbar" role="toolbar" aria-label="Run controls" ref={toolbarRef}>
       <span className="brand">Relay Lab</span>
       {/* While a session runs, Start is not the obvious next step: it replaces the session (after asking). */}
       <button
@@ -237,9 +267,11 @@ export function Toolbar() {
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
-      {wide && secondary}
+      {level === 0 && teaching}
+      {level <= 1 && secondary}
       <OverflowMenu>
-        {!wide && secondary}
+        {level >= 1 && teaching}
+        {level >= 2 && secondary}
         {inMore}
       </OverflowMenu>
     </header>

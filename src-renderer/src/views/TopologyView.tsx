@@ -16,9 +16,12 @@ import { liveActionBlocker } from '../lib/source';
 import { NoTopology } from './NoTopology';
 import { hasTopology } from '@shared/lab/topology';
 
-/** The three states people act on; an exited rank is shown as dead. */
+/**
+ * The state a rank chip carries. An exited rank (its process ended without being declared dead: a
+ * clean Stop ends every live rank so) is its own state, never drawn as dead.
+ */
 export function rankDataState(state: RankView['state']): string {
-  return state === 'exited' ? 'dead' : state;
+  return state;
 }
 
 /** A rank's state in words, with what a pause led to (flodl: a rank declared dead is not readmitted). */
@@ -60,6 +63,7 @@ export function TopologyView() {
   const links = useSampled(useLab, (s) => s.links, READOUT_MS);
   const rates = useSampled(useLab, (s) => s.linkRates, READOUT_MS);
   const cfg = snapshot?.config;
+  const tapView = useLab((s) => s.view.kind === 'tap');
   // A snapshot from an older engine or trace carries no table: those spoke v2.
   const indexTable = cfg?.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE;
 
@@ -67,7 +71,9 @@ export function TopologyView() {
     <section aria-label="Topology" className="panel topology">
       <header className="panel-head">
         <h2>Topology</h2>
-        {cfg && !hasTopology(cfg) && <span className="muted">no topology: one connection</span>}
+        {cfg && !hasTopology(cfg) && (
+          <span className="muted">{tapView ? 'taps: no topology' : 'no topology: one connection'}</span>
+        )}
         {cfg && hasTopology(cfg) && (
           <span className="muted mono">
             {cfg.mode} · {cfg.policy} ·{' '}
@@ -85,7 +91,7 @@ export function TopologyView() {
         {!snapshot ? (
           <p className="muted">No topology yet.</p>
         ) : !hasTopology(snapshot.config) ? (
-          <NoTopology links={links} />
+          <NoTopology links={links} tap={tapView} />
         ) : (
           <>
             <div className="node controller" aria-label="controller">
@@ -169,7 +175,7 @@ function HostCard({
           onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
         >
           <span className="node-title">
-            {host.name} · no relay (direct) {host.state === 'dead' && <em className="bad">dead</em>}
+            {host.name} · no relay (direct) <HostStateTag state={host.state} />
           </span>
         </button>
       ) : (
@@ -181,7 +187,7 @@ function HostCard({
           onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
         >
           <span className="node-title">
-            {host.name} relay {host.state === 'dead' && <em className="bad">dead</em>}
+            {host.name} relay <HostStateTag state={host.state} />
           </span>
         </button>
       )}
@@ -192,6 +198,18 @@ function HostCard({
       </div>
     </div>
   );
+}
+
+/** A host that is not up says which: dead (killed, or all its ranks died) or stopped (the session's Stop closed it). */
+function HostStateTag({ state }: { state: HostView['state'] }) {
+  if (state === 'dead') return <em className="bad">dead</em>;
+  if (state === 'stopped')
+    return (
+      <em className="muted" title="the session was stopped: the relay closed, nothing failed">
+        stopped
+      </em>
+    );
+  return null;
 }
 
 function RankChip({
@@ -287,7 +305,7 @@ function SelectionActions() {
         <button
           type="button"
           className="danger"
-          disabled={!host || host.state === 'dead' || blocked !== null}
+          disabled={!host || host.state !== 'up' || blocked !== null}
           onClick={() => host && void send({ type: 'killHost', host: host.host })}
           title={blocked ?? 'Kill the host: its relay and every rank on it (H)'}
         >

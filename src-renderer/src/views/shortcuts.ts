@@ -6,6 +6,7 @@ import { useLab, send, clearRecords } from '../store/lab-store';
 import { pauseAction } from './TopologyView';
 import { isViewingTrace, stepTrace } from '../store/trace-store';
 import { liveActionBlocker } from '../lib/source';
+import { modalOpen } from './dialog-layers';
 
 export interface Shortcut {
   keys: string;
@@ -25,7 +26,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: '↑ / ↓', what: 'Previous / next record (list focused)' },
   { keys: 'T', what: 'Toggle light and dark theme' },
   { keys: 'Ctrl+Enter', what: 'Start a topology from the form' },
-  { keys: 'Esc', what: 'Close this help, leave the filter' },
+  { keys: 'Esc', what: 'Close the dialog, tour or glossary on top; leave the filter' },
   { keys: '← / →', what: 'Trace: previous / next unit (timeline focused)' },
   { keys: 'Shift+← / → or PgUp / PgDn', what: 'Trace: previous / next round (timeline focused)' },
   { keys: '[ / ]', what: 'Trace: previous / next finding' },
@@ -47,6 +48,8 @@ export function useShortcuts(): void {
         ui.set({ helpOpen: false });
         return;
       }
+      // Behind a modal dialog the window's keys do nothing (the dialog has the keyboard).
+      if (modalOpen() && !(e.key === '?' && ui.helpOpen)) return;
       if (e.ctrlKey && e.key === 'Enter') {
         void startFromForm();
         return;

@@ -42,8 +42,30 @@ describe('views', () => {
     expect(attrsOf(html, 'rank 0')).toContain('data-state="alive"');
     expect(attrsOf(html, 'rank 3')).toContain('data-state="paused"');
     expect(attrsOf(html, 'rank 5')).toContain('data-state="dead"');
-    expect(attrsOf(html, 'rank 6')).toContain('data-state="dead"');
+    // An exited rank (a clean stop) is not dead: its own state, drawn and named so.
+    expect(attrsOf(html, 'rank 6')).toContain('data-state="exited"');
     expect(html.match(/aria-label="rank \d+"/g)).toHaveLength(8);
+  });
+
+  it('a stopped session draws its relays and ranks stopped, not dead; a rank killed before stays dead', () => {
+    const snap = snapshot({ running: false });
+    snap.ranks = snap.ranks.map((r) => ({ ...r, state: r.rank === 1 ? 'dead' : 'exited' }));
+    snap.hosts = snap.hosts.map((h) => ({ ...h, state: 'stopped' }));
+    setLab({ snapshot: snap });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(attrsOf(html, 'rank 1')).toContain('data-state="dead"');
+    for (const r of [0, 2, 3, 4, 5, 6, 7]) {
+      expect(attrsOf(html, `rank ${r}`)).toContain('data-state="exited"');
+      expect(attrsOf(html, `rank ${r}`)).not.toMatch(/class="[^"]*dead/);
+    }
+    for (const h of ['h0', 'h1']) {
+      expect(attrsOf(html, `relay ${h}`)).not.toMatch(/class="[^"]*dead/);
+      expect(attrsOf(html, `relay ${h}`)).toContain('stopped');
+    }
+    // The words: one "dead" (rank 1's), the rest say exited, the relays say stopped.
+    const text = html.replace(/<[^>]+>/g, ' ');
+    expect(text.match(/\bdead\b/g)).toHaveLength(1);
+    expect(text).toMatch(/h0 relay\s+stopped/);
   });
 
   it('a trace with no topology says so instead of showing the default one', () => {
@@ -57,6 +79,16 @@ describe('views', () => {
     // Not the lab's defaults as if they were the trace's (fold · elastic · 4.00 MiB f32).
     expect(html).not.toMatch(/fold · elastic/);
     expect(html).not.toContain('aria-label="controller"');
+  });
+
+  it('the taps view says it shows taps, never that a trace has no topology', () => {
+    const snap = snapshot({ running: true, hosts: [], ranks: [] });
+    snap.config = { ...snap.config, ranksPerHost: [], rounds: 0 };
+    setLab({ snapshot: snap, links: snap.links.slice(0, 2), view: { kind: 'tap', taps: 1 } });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(html).not.toMatch(/trace/i);
+    expect(html).toMatch(/Taps on a cluster the lab did not start/);
+    expect(html).toContain('aria-label="Tapped links"');
   });
 
   it("shows the session's control index table with what it means, and the form sets the next one", () => {
