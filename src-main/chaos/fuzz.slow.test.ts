@@ -24,6 +24,8 @@ import { DTYPE_BF16, DTYPE_F32, ROUND_KIND_MODEL } from '@shared/wire/constants'
 import { FoldAccumulator } from '@shared/fold';
 import type { Layer } from '@shared/wire/units-json-types';
 import { Rng } from './generate';
+import { opaqueUnits } from '@shared/wire/opaque-units';
+import { HUGE_ELIDED_FRAMES } from '@shared/fold/testing/huge-elided-frames';
 
 const INPUTS = Number(process.env.CHAOS_FUZZ_INPUTS ?? 1_000_000);
 const MIB = 1024 * 1024;
@@ -73,6 +75,15 @@ function seeds(): Seed[] {
     out.push({ layer: 'lenframe', bytes: encodeLenFrame(rf), mac });
   }
   out.push({ layer: 'lenframe', bytes: hexToBytes(ISSUE17_FRAME), mac });
+  // Issue 30 item 19: the pinned inputs grow mutants too (a CheckpointResult of each
+  // wrapping, the huge elided frames as blobs and len-framed).
+  for (const u of opaqueUnits(mac))
+    if (u.name.includes('tail 10 v2')) out.push({ layer: u.layer, bytes: u.bytes, mac });
+  for (const { frame } of HUGE_ELIDED_FRAMES) {
+    const rf = encodeRoundFrame(frame, mac);
+    out.push({ layer: 'roundframe', bytes: rf, mac });
+    out.push({ layer: 'lenframe', bytes: encodeLenFrame(rf), mac });
+  }
   return out;
 }
 
@@ -215,6 +226,43 @@ function foldChain(rng: Rng, acc: FoldAccumulator, bytes: Uint8Array, m: Mac): F
   return acc;
 }
 
+/** The dissector never throws: a walk that did is reported in `failure`, counted here as an unnamed error. */
+function dissected(layer: Layer, b: Uint8Array, m: Mac): unknown {
+  const d = dissect(layer, b, { mac: m });
+  if (d.failure) throw new Error(`dissector walk failed: ${d.failure}`);
+  return d;
+}
+
+/** A frame deposited by two ranks (a promoted round), its result taken and re-encoded. */
+function foldTwice(b: Uint8Array, m: Mac): void {
+  const acc = new FoldAccumulator();
+  for (const rank of [0, 1])
+    new RoundFrameStreamParser(m, { sink: acc.beginDeposit(rank), totalLen: b.length }).push(b);
+  const res = acc.result();
+  if (res) encodeRoundFrame(res, m);
+}
+
+describe('fuzz: pinned inputs (issue 30 item 19)', () => {
+  it('(a) every message with a field of unstated type: a verdict and no dissector failure', () => {
+    for (const u of opaqueUnits(mac)) {
+      const d = dissect(u.layer, u.bytes, { mac, indexTable: u.table });
+      expect([u.name, d.failure, d.verdict]).toEqual([u.name, undefined, 'ok']);
+    }
+  });
+  it('(b) frames of 69-141 bytes declaring ~1 GiB of elided zeros, folded twice: OVER_CEILING', () => {
+    for (const { name, frame } of HUGE_ELIDED_FRAMES) {
+      const b = encodeRoundFrame(frame, mac);
+      let code: unknown = 'none';
+      try {
+        foldTwice(b, mac);
+      } catch (e) {
+        code = e instanceof WireError ? e.code : String(e);
+      }
+      expect([name, code]).toEqual([name, 'OVER_CEILING']);
+    }
+  });
+});
+
 describe('fuzz: every decoder and the fold chain', () => {
   it(
     `${INPUTS} mutated inputs: named errors only, memory bounded by the bytes received + 1 MiB`,
@@ -248,7 +296,7 @@ describe('fuzz: every decoder and the fold chain', () => {
           byLayer('controlframe'),
           (b, m) => attempt(t, 'decodeControlFrame', b, () => decodeControlFrame(b, m)),
         ],
-        ['dissect', any, (b, m, layer) => attempt(t, 'dissect', b, () => dissect(layer, b, { mac: m }))],
+        ['dissect', any, (b, m, layer) => attempt(t, 'dissect', b, () => dissected(layer, b, m))],
         [
           'MuxReader',
           byLayer('mux'),
@@ -289,13 +337,18 @@ describe('fuzz: every decoder and the fold chain', () => {
             bounded(t, 'FoldAccumulator', b, () => foldChain(rng, acc, b, m));
           },
         ],
+        [
+          'FoldTwice',
+          byLayer('roundframe', 'lenframe'),
+          (b, m) => attempt(t, 'FoldTwice', b, () => foldTwice(b, m)),
+        ],
       ];
       for (let i = 0; i < INPUTS; i++) {
         const [name, from, run] = decoders[i % decoders.length];
         const s = rng.chance(0.25) ? any[rng.next() % any.length] : from[rng.next() % from.length];
         // A len-framed RoundFrame goes to the parser and the fold as its blob (prefix stripped).
         const src = s.layer === 'lenframe' && name.startsWith('Round') ? s.bytes.subarray(4) : s.bytes;
-        const srcFold = s.layer === 'lenframe' && name === 'FoldAccumulator' ? s.bytes.subarray(4) : src;
+        const srcFold = s.layer === 'lenframe' && name.startsWith('Fold') ? s.bytes.subarray(4) : src;
         // A tenth of the inputs are the seeds untouched (the accepting paths stay covered).
         const bytes = rng.chance(0.1) ? srcFold : mutate(rng, srcFold);
         t.inputs++;

@@ -14,7 +14,7 @@ import { encodeRoundFrameSliced, muxHeaderSliced, yieldToLoop } from './sliced';
 export class FoldUplink extends DataUplink {
   private round = 0;
   /** The incremental fold of the current round (accumulators recycled, see FoldRounds). */
-  private readonly folds = new FoldRounds();
+  private readonly folds = new FoldRounds(2, { ceiling: this.opts.ceiling });
   private acc = this.orderedFor(this.folds.current, 0);
 
   /** A replay's recorded merge order for the round, if any (lab-only, RelayOptions.mergeOrder). */

@@ -36,7 +36,13 @@
 // kernel's recycled memories. result() returns views of them and of the
 // seeds' staging, valid until reset(); FoldRounds (rounds.ts) delays that
 // reset by a round for the relay, whose HostFrame is still being sent.
-import { DTYPE_BF16, DTYPE_F32 } from '../wire/constants';
+import {
+  DEFAULT_FRAME_CEILING,
+  DTYPE_BF16,
+  DTYPE_F32,
+  ROUND_FRAME_FOOTER_LEN,
+  ROUND_FRAME_HEADER_LEN,
+} from '../wire/constants';
 import { WireError } from '../wire/errors';
 import type { RoundFrame } from '../wire/round-frame';
 import type { RoundFrameSink } from '../wire/round-frame-stream';
@@ -87,7 +93,25 @@ export interface DepositOptions {
 /** A sink that consumes a frame and keeps nothing (a dropped rank's frame). */
 const INERT_SINK: RoundFrameSink = {};
 
+/** What the fold needs to know of its session. */
+export interface FoldOptions {
+  /**
+   * The session's frame ceiling (default DEFAULT_FRAME_CEILING). A promoted
+   * round ships every tensor in full, elided ones as zeros (WIRE.md 4.4), so
+   * two frames of a few dozen bytes can declare gigabytes of zeros to
+   * materialize, sum and encode; the fold refuses (OVER_CEILING) a promotion
+   * whose HostFrame would exceed the ceiling, as every receiver would.
+   */
+  ceiling?: number;
+}
+
 export class FoldAccumulator {
+  private readonly ceiling: number;
+
+  constructor(opts: FoldOptions = {}) {
+    this.ceiling = opts.ceiling ?? DEFAULT_FRAME_CEILING;
+  }
+
   private roundKindValue: number | null = null;
   private schema: Schema[] = [];
   private states: TensorState[] = [];
@@ -362,6 +386,7 @@ export class FoldAccumulator {
 
   /** Whole-frame promotion to f32 sums from +0.0: seeds become the first summands, elided tensors zeros. */
   private promote(): void {
+    this.checkPromotedSize();
     this.promoted = true;
     this.states = this.states.map((st, i) => {
       const s = this.schema[i];
@@ -373,6 +398,26 @@ export class FoldAccumulator {
       if (st.kind === 'seed') this.addPayload(i, st.deposit, st.tensor, sum, false);
       return sum;
     });
+  }
+
+  /**
+   * The promoted frame's length (WIRE.md 3.4: 17 + Σ(2 + 4·ndim + 8 + numel × size) + 8)
+   * against the ceiling, before any of it is materialized: the work a
+   * promotion does is bounded by the ceiling, not by what the dims claim.
+   */
+  private checkPromotedSize(): void {
+    let len = ROUND_FRAME_HEADER_LEN + ROUND_FRAME_FOOTER_LEN;
+    let zeros = 0;
+    this.schema.forEach((s, i) => {
+      const payload = s.numel * elementSize(s.dtype);
+      len += 2 + 4 * s.dims.length + 8 + payload;
+      if (this.states[i].kind === 'elided') zeros += payload;
+    });
+    if (len > this.ceiling)
+      throw new WireError(
+        'OVER_CEILING',
+        `promoted round: its HostFrame would be ${len} bytes (${zeros} of them zeros for tensors elided so far), more than the frame ceiling ${this.ceiling}`,
+      );
   }
 
   /** Records a committed payload as tensor i's next summand (checked now, summed when the round is taken). */

@@ -14,7 +14,7 @@ import {
 } from './kernel';
 import { bestFoldKernel } from './kernel-wasm';
 
-export { FoldAccumulator } from './accumulator';
+export { FoldAccumulator, type FoldOptions } from './accumulator';
 export { FoldRounds } from './rounds';
 export { reduceRealizedWork, reduceRealizedWorkSliced, sumFrames } from './reduce';
 export { foldTolerance, firstMismatch, roundsAlmostEqual } from './tolerance';

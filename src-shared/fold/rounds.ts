@@ -11,15 +11,15 @@
 // round r only after adopting round r-1's consensus, which the controller
 // broadcasts only after receiving this host's round r-1 HostFrame whole: by
 // then those bytes have left the process.
-import { FoldAccumulator } from './accumulator';
+import { FoldAccumulator, type FoldOptions } from './accumulator';
 
 export class FoldRounds {
   private readonly ring: FoldAccumulator[];
   private at = 0;
 
-  constructor(depth = 2) {
+  constructor(depth = 2, opts: FoldOptions = {}) {
     if (!(depth >= 1)) throw new RangeError('FoldRounds: depth must be at least 1');
-    this.ring = Array.from({ length: depth }, () => new FoldAccumulator());
+    this.ring = Array.from({ length: depth }, () => new FoldAccumulator(opts));
   }
 
   /** The current round's accumulator. */

@@ -41,6 +41,13 @@ export interface Dissection {
    * after a footer or a message, fields whose type WIRE.md does not give.
    */
   notes?: string[];
+  /**
+   * Set only when the dissector's own walk threw (a lab bug, never a verdict
+   * on the bytes): what it threw. The tree then holds one field named
+   * DISSECTOR_FAILURE_FIELD. A message field flodl names `error`
+   * (CheckpointResult.error) is a field like any other.
+   */
+  failure?: string;
   /** The dissection of a nested unit (a mux payload, a len-framed blob), offsets relative to it. */
   inner?: Dissection;
   /** Byte offset of `inner` within this unit. */
@@ -55,6 +62,14 @@ export interface DissectOptions {
   /** The ControlFrame message index table (default v2). */
   indexTable?: ControlIndexTable;
 }
+
+/**
+ * The name of the one field of a tree whose walk threw. Not `error`: that is a
+ * flodl field name (TimingMsgWire CheckpointResult.error, type not given in
+ * WIRE.md 3.5), and a reader telling the dissector's failure by that name
+ * took a well-formed CheckpointResult for a dissector crash.
+ */
+export const DISSECTOR_FAILURE_FIELD = 'dissector failure';
 
 type Body = Omit<Dissection, 'verdict' | 'message' | 'flodlMessage' | 'layer'>;
 
@@ -321,10 +336,12 @@ function dissectUnit(layer: Layer, bytes: Uint8Array, mac: Mac, opts: DissectOpt
     // The walk is written not to throw; this keeps the promise if it ever does.
     body = {
       kind: 'unknown',
-      fields: [{ name: 'error', offset: 0, length: bytes.length, value: String(e) }],
+      fields: [{ name: DISSECTOR_FAILURE_FIELD, offset: 0, length: bytes.length, value: String(e) }],
+      failure: String(e),
     };
   }
   attachKeys(layer, body.fields);
+  if (!body.failure && body.inner?.failure) body.failure = body.inner.failure;
   const innerNotes = body.inner?.notes ?? [];
   if (innerNotes.length)
     body.notes = [...(body.notes ?? []), ...innerNotes.filter((n) => !body.notes?.includes(n))];
@@ -355,7 +372,7 @@ function attachKeys(layer: Layer, fields: Field[]): void {
   const prefix = LAYER_PREFIX[layer] ?? 'lab';
   for (const f of fields) {
     if (f.key) continue;
-    if (f.name === 'error') f.key = 'lab.error';
+    if (f.name === DISSECTOR_FAILURE_FIELD) f.key = 'lab.error';
     else if (layer === 'roundframe' && f.name.startsWith('tensor[')) {
       f.key = 'rf.tensor';
       for (const c of f.children ?? []) c.key = `rf.tensor.${c.name}`;
