@@ -70,7 +70,7 @@ describe.skipIf(!exe || why !== null)('attaching the window to a Slurm job', () 
         '--ranks-per-host',
         '2',
         '--rounds',
-        '1000000',
+        '100000',
         '--model-bytes',
         '16KiB',
         '--out',
@@ -84,12 +84,21 @@ describe.skipIf(!exe || why !== null)('attaching the window to a Slurm job', () 
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
+    let exited: number | null = null;
     const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-      child.on('close', (code) => resolve({ code, stdout, stderr })),
+      child.on('close', (code) => {
+        exited = code ?? -1;
+        resolve({ code, stdout, stderr });
+      }),
     );
-    const id = await until('the job id', () => /job (\d+) submitted/.exec(stderr)?.[1]);
+    // A submit that ends before its job runs (a refused flag) fails here with its words, not by timing out.
+    const alive = () => {
+      if (exited !== null) throw new Error(`slurm submit exited ${exited}: ${stderr}`);
+    };
+    const id = await until('the job id', () => (alive(), /job (\d+) submitted/.exec(stderr)?.[1]));
     job = { id, done };
     const watch = await until('watch.json', () => {
+      alive();
       try {
         const w = JSON.parse(fs.readFileSync(path.join(out, 'watch.json'), 'utf8')) as {
           port: number;

@@ -9,7 +9,7 @@ import { CHAOS_TAG_ENV, processesTagged } from '../chaos/runner';
 import { repoRoot } from './testing/relay-lab-cli';
 
 const RANKS = 4;
-const RUN = ['run', '--topology', '2,2', '--model-bytes', '4096', '--rounds', '1000000'];
+const RUN = ['run', '--topology', '2,2', '--model-bytes', '4096', '--rounds', '100000'];
 const started: ChildProcess[] = [];
 
 afterEach(() => {
