@@ -1,10 +1,11 @@
 // The Glossary drawer: every term the window uses, the one asked for marked
-// and scrolled to, and the WIRE.md section a citation opened, as readable
-// text bundled with the app (docs/spec/WIRE.md).
+// and scrolled to, and the WIRE.md section a citation opened, rendered from
+// the Markdown bundled with the app (docs/spec/WIRE.md) by views/Markdown.tsx.
 import { useEffect, useRef } from 'react';
 import { GLOSSARY, sectionNumber, specSection } from '@shared/explain/glossary';
 import wireSpec from '../../../docs/spec/WIRE.md?raw';
 import { useTeach } from '../store/teach-store';
+import { Markdown } from './Markdown';
 import './teach.css';
 
 export function GlossaryButton() {
@@ -45,7 +46,13 @@ export function GlossaryDrawer() {
       {section && (
         <section aria-label={`WIRE.md ${section}`}>
           <h3>WIRE.md {section}</h3>
-          <pre className="spec">{specText || 'This section is not in the copy the app carries.'}</pre>
+          <div className="spec">
+            {specText ? (
+              <Markdown text={specText} onSection={(num) => useTeach.getState().openSection(num)} />
+            ) : (
+              'This section is not in the copy the app carries.'
+            )}
+          </div>
         </section>
       )}
       <dl>
