@@ -21,6 +21,7 @@ import {
   type ExploreForm,
 } from '../store/explore-store';
 import { ExploreChart, MODE_COLOURS } from './ExploreCharts';
+import { ExploreWhyNotK } from './ExploreWhyNotK';
 import './explore.css';
 
 const MODES: UplinkMode[] = ['fold', 'forward', 'direct'];
@@ -236,6 +237,7 @@ export function ExploreView() {
                 {sentence}
               </p>
             )}
+            <ExploreWhyNotK result={shown} />
           </div>
           <CaseTable cases={shown.cases} />
         </>
