@@ -4,7 +4,9 @@
 // after a reload.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { browserOrSkip, CHROMIUM_ARGS, launchBrowserMode, type LaunchedApp } from './support';
+import fs from 'node:fs';
+import path from 'node:path';
+import { browserOrSkip, CHROMIUM_ARGS, launchBrowserMode, resultsDir, type LaunchedApp } from './support';
 
 const exe = browserOrSkip('tour hint e2e');
 const WAIT = { timeout: 120_000 };
@@ -46,8 +48,16 @@ describe.skipIf(!exe)('first visit at 1024x700', { timeout: 240_000 }, () => {
     const section = glossary.getByRole('region', { name: 'WIRE.md 3.2' });
     await expect.poll(() => section.locator('table').count(), WAIT).toBeGreaterThan(0);
     expect(await section.textContent()).not.toMatch(/\|---|\*\*|`/);
+    // Opened from a term far down the list, the section shows from its heading.
+    await expect
+      .poll(() => section.locator('h3').evaluate((h) => h.getBoundingClientRect().top), WAIT)
+      .toBeGreaterThanOrEqual(0);
+    const top = await section.locator('h3').evaluate((h) => h.getBoundingClientRect().top);
+    expect(top).toBeLessThan(700 / 2);
     const drawer = await glossary.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }));
     expect(drawer.scroll).toBeLessThanOrEqual(drawer.client + 1);
+    fs.mkdirSync(resultsDir, { recursive: true });
+    await page.screenshot({ path: path.join(resultsDir, 'tour-hint-1024x700.png') });
     await glossary.getByRole('button', { name: 'Close glossary' }).click();
 
     await hint.getByRole('button', { name: 'Dismiss the tour hint' }).click();

@@ -22,8 +22,14 @@ export function GlossaryDrawer() {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!glossaryOpen) return;
-    const el = term ? ref.current?.querySelector(`#glossary-${term}`) : null;
-    el?.scrollIntoView?.({ block: 'nearest' });
+    // A section opened (from a term's citation far down the list, or a § inside a section) shows
+    // from its heading; otherwise the term asked for.
+    const el = section
+      ? ref.current?.querySelector('[data-spec-section]')
+      : term
+        ? ref.current?.querySelector(`#glossary-${term}`)
+        : null;
+    el?.scrollIntoView?.({ block: section ? 'start' : 'nearest' });
   }, [glossaryOpen, term, section]);
   if (!glossaryOpen) return null;
   const specText = section ? specSection(wireSpec, section) : '';
@@ -44,7 +50,7 @@ export function GlossaryDrawer() {
         </button>
       </header>
       {section && (
-        <section aria-label={`WIRE.md ${section}`}>
+        <section aria-label={`WIRE.md ${section}`} data-spec-section={section}>
           <h3>WIRE.md {section}</h3>
           <div className="spec">
             {specText ? (
