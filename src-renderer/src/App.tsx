@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import { useUi, togglePane } from './store/ui-store';
 import { useLab } from './store/lab-store';
 import { Toolbar } from './views/Toolbar';
+import { TourHint } from './views/TourHint';
 import { TopologyView } from './views/TopologyView';
 import { RecordsView } from './views/RecordsView';
 import { InspectorView } from './views/InspectorView';
@@ -71,6 +72,7 @@ export function App({ connected }: { connected: boolean }) {
     >
       <Toolbar />
       <div className="error-slot">
+        <TourHint />
         <TraceBanner />
         <TapLayer />
         <AttachLayer />

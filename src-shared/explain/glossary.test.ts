@@ -112,3 +112,43 @@ describe('finding meanings', () => {
     expect(text).toContain('resolved');
   });
 });
+
+describe('glossary: terms explained where they appear (issue 30 #16)', () => {
+  const term = (id: string) => GLOSSARY.find((g) => g.id === id);
+
+  it('says how flodl rounds an f32 to bf16, and its example is what flodl computes', async () => {
+    const bf16 = term('bf16');
+    expect(bf16?.term).toMatch(/bf16/);
+    expect(bf16?.text).toMatch(/nearest.*even/);
+    expect(bf16?.text).toMatch(/0x7FFF/);
+    expect(bf16?.text).toMatch(/NaN.*quiet/);
+    expect(bf16?.wire).toBe('WIRE.md 3.4');
+    // The text's worked examples, through the fold's own encoder.
+    const { roundSumsToBf16 } = await import('../fold/encode');
+    const xs = new Float32Array([1.00390625, 1.01171875, NaN]);
+    roundSumsToBf16(xs);
+    expect(bf16?.text).toContain('1.00390625 becomes 1');
+    expect(xs[0]).toBe(1);
+    expect(bf16?.text).toContain('1.01171875 becomes 1.015625');
+    expect(xs[1]).toBe(1.015625);
+    expect(Number.isNaN(xs[2])).toBe(true);
+  });
+
+  it('explains the control index table and the elastic policy in the findings\u2019 words', () => {
+    expect(term('index-table')?.term).toMatch(/index table/);
+    expect(term('index-table')?.text).toMatch(/without bumping the version/);
+    expect(term('index-table')?.text).toMatch(/v2-late/);
+    expect(term('elastic')?.text).toMatch(
+      /a round goes on without a rank declared dead instead of waiting for it/,
+    );
+    expect(term('elastic')?.text).toMatch(/strict/i);
+  });
+
+  it('links those terms from the fields that use them', () => {
+    expect(termsForField('rf.tensor.dtype', '0 f32, 1 bf16 (the top 16 bits of an f32).')).toContain('bf16');
+    expect(termsForField('ctl.msg', 'by its index in the session\u2019s index table')).toContain(
+      'index-table',
+    );
+    expect(termsForField('x', 'elastic session')).toContain('elastic');
+  });
+});

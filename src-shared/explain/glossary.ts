@@ -11,6 +11,19 @@ export interface GlossaryTerm {
 
 const t = (id: string, term: string, text: string, wire?: string): GlossaryTerm => ({ id, term, text, wire });
 
+/**
+ * How flodl turns an f32 into bf16 (WIRE.md 3.4, src-shared/fold/encode.ts does the same), said
+ * where bf16 appears: the glossary, a bf16 tensor's field help, the topology form's dtype.
+ */
+export const BF16_ROUNDING =
+  'An f32 is rounded to nearest, ties to even, on its bit pattern: flodl adds 0x7FFF plus the lowest bit it keeps ((bits >> 16) & 1) and keeps the top 16 bits, so a value halfway between two bf16s goes to the one whose last bit is 0 (1.00390625 becomes 1, 1.01171875 becomes 1.015625). ' +
+  'A NaN stays a NaN: its top 16 bits with the quiet bit 0x0040 set, so rounding never carries it into infinity. bf16 back to f32 is exact (the 16 bits shifted up).';
+
+/** The elastic policy in the dead finding's words (src-shared/explain/findings.ts). */
+const ELASTIC =
+  'What a round does when a rank is missing, a session setting (WIRE.md 7, decision 2). Elastic, the lab\u2019s default: a round goes on without a rank declared dead instead of waiting for it; the round completes with the ranks that answered, and the consensus weight is the sum of the masses that arrived. ' +
+  'Strict is flodl\u2019s own code: every rank is waited for, and a relay that closes or a RankExit of a live rank shuts the reduce down cleanly.';
+
 export const GLOSSARY: readonly GlossaryTerm[] = [
   t(
     'rank',
@@ -54,11 +67,18 @@ export const GLOSSARY: readonly GlossaryTerm[] = [
     'The number of ranks on a host. Folding sends one frame where direct mode sends K, so the uplink carries 1/K of the bytes (plus a 25-byte mux header).',
     'WIRE.md 4.4',
   ),
+  t('elastic', 'elastic / strict', ELASTIC, 'WIRE.md 7'),
   t(
-    'elastic',
-    'elastic / strict',
-    'What the barrier does when a rank is missing. Strict waits for every rank; elastic goes on with the ranks that answered once a rank is declared dead, and the consensus weight is the sum of the masses that arrived.',
-    'WIRE.md 4.5',
+    'bf16',
+    'bf16 (wire dtype)',
+    `bfloat16: the top 16 bits of an f32 (sign, the 8 exponent bits, 7 of the 23 mantissa bits), so a bf16 frame carries half the bytes of an f32 one with the same range and about 3 significant digits. ${BF16_ROUNDING} The fold adds in f32 and re-encodes the sums the same way.`,
+    'WIRE.md 3.4',
+  ),
+  t(
+    'index-table',
+    'control index table (v2, v2-late)',
+    'Which number stands for which control message (ControlMsgWire, TimingMsgWire) in a ControlFrame\u2019s bincode payload. flodl inserted message variants without bumping the version, so the version alone does not fix the numbers and every end of the control channel must agree on one table, a session setting: v2 (the 000254b table, Heartbeat = 4, the default) or v2-late (the later v2-era table: Intent = 4, Heartbeat = 5, and ControlMsgWire 16 and 17). A message decoded with the wrong table gets another name.',
+    'WIRE.md 3.5',
   ),
   t(
     'hostframe',
@@ -184,6 +204,9 @@ export function termsForField(key: string, text: string): string[] {
     ['rank', 'rank'],
     ['host', 'host'],
     ['staleness', 'staleness'],
+    ['bf16', 'bf16'],
+    ['index table', 'index-table'],
+    ['elastic', 'elastic'],
   ];
   for (const [w, id] of words) if (lower.includes(w)) ids.add(id);
   return [...ids];

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { byteTicks, byteTop, chartBoxPx, chartHeight, MIN_CHART_PX, PREFERRED_BOX_PX } from './byte-axis';
+import {
+  byteTicks,
+  byteTop,
+  chartBoxPx,
+  chartHeight,
+  exploreByteAxis,
+  formatByteTick,
+  MIN_CHART_PX,
+  PREFERRED_BOX_PX,
+} from './byte-axis';
 
 const MiB = 1024 * 1024;
 
@@ -37,5 +46,38 @@ describe('savings chart byte axis', () => {
     expect(chartBoxPx(1000, 18)).toBe(PREFERRED_BOX_PX);
     expect(chartBoxPx(120, 18)).toBe(MIN_CHART_PX + 18 + 4);
     expect(chartHeight(chartBoxPx(215, 18), 18)).toBeLessThanOrEqual(215 - 18);
+  });
+});
+
+describe('Explore byte axis', () => {
+  const KiB = 1024;
+  it('labels round binary sizes, not 976.6 KiB / 732.4 KiB (issue 30 #15)', () => {
+    // A 1 MB (decimal) frame, the case that drew 976.6 KiB and 732.4 KiB ticks.
+    const { top, ticks } = exploreByteAxis(1_000_000);
+    expect(top).toBeGreaterThanOrEqual(1_000_000);
+    const labels = ticks.map(formatByteTick);
+    expect(labels).not.toContain('976.6 KiB');
+    expect(labels).not.toContain('732.4 KiB');
+    expect(labels).toEqual(expect.arrayContaining(['0 B', '256 KiB', '512 KiB', '768 KiB', '1 MiB']));
+    // Every tick is a whole multiple of one power-of-two step.
+    const step = ticks[1];
+    expect(Math.log2(step) % 1).toBe(0);
+    ticks.forEach((t, i) => expect(t).toBe(i * step));
+    expect(ticks.at(-1)).toBe(top);
+  });
+
+  it('writes a tick as short as it is exact: 1 MiB, 1.5 MiB, 768 KiB, 4 KiB, 100 B', () => {
+    expect(formatByteTick(MiB)).toBe('1 MiB');
+    expect(formatByteTick(1.5 * MiB)).toBe('1.5 MiB');
+    expect(formatByteTick(1.25 * MiB)).toBe('1.25 MiB');
+    expect(formatByteTick(768 * KiB)).toBe('768 KiB');
+    expect(formatByteTick(4 * KiB)).toBe('4 KiB');
+    expect(formatByteTick(100)).toBe('100 B');
+    expect(formatByteTick(2 * 1024 * MiB)).toBe('2 GiB');
+  });
+
+  it('keeps at least three ticks for a tiny maximum', () => {
+    expect(exploreByteAxis(0).ticks.length).toBeGreaterThanOrEqual(2);
+    expect(exploreByteAxis(3000).ticks.length).toBeGreaterThanOrEqual(3);
   });
 });

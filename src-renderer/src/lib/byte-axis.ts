@@ -45,3 +45,29 @@ export function chartHeight(boxPx: number, legendPx: number): number {
 export function chartBoxPx(visiblePx: number, legendPx: number): number {
   return Math.max(MIN_CHART_PX + legendPx + 4, Math.min(PREFERRED_BOX_PX, Math.floor(visiblePx)));
 }
+
+/** The Explore charts' plot height: uPlot's 220 px less the topology axis (50 px) and its top padding. */
+export const EXPLORE_PLOT_PX = 160;
+
+/**
+ * The Explore byte chart's scale: the same power-of-two steps as the savings chart, so the
+ * ticks read 256 KiB, 512 KiB, 768 KiB, 1 MiB instead of a fraction of the data's maximum
+ * (976.6 KiB, 732.4 KiB), with the top of the axis on a tick.
+ */
+export function exploreByteAxis(max: number, plotPx = EXPLORE_PLOT_PX): { top: number; ticks: number[] } {
+  const top = byteTop(max, plotPx);
+  return { top, ticks: byteTicks(top, plotPx).filter((t) => t <= top) };
+}
+
+/** A tick's label, as short as it is exact: "1 MiB", "1.5 MiB", "768 KiB" (no "768.0 KiB"). */
+export function formatByteTick(n: number): string {
+  const units: [number, string][] = [
+    [1024 ** 3, 'GiB'],
+    [1024 ** 2, 'MiB'],
+    [1024, 'KiB'],
+  ];
+  for (const [size, unit] of units) {
+    if (Math.abs(n) >= size) return `${Number((n / size).toFixed(2))} ${unit}`;
+  }
+  return `${Math.round(n)} B`;
+}

@@ -76,6 +76,16 @@ describe('tour steps', () => {
     expect(steps[0].text).toMatch(/not among the bytes kept/);
   });
 
+  it('say what happens to the round in progress when a rank leaves, not "from then the relay folds without it"', () => {
+    const gone = tourSteps(recs).at(-1)!;
+    expect(gone.text).not.toMatch(/From then/);
+    // The round in progress ships without the rank: a frame it had finished stays, one it was sending is dropped.
+    expect(gone.text).toMatch(/round in progress/);
+    expect(gone.text).toMatch(/finished.*stays in the sum/);
+    expect(gone.text).toMatch(/still sending is dropped/);
+    expect(gone.text).toMatch(/elastic.*instead of waiting/);
+  });
+
   it('wait for a round with a Broadcast', () => {
     expect(tourSteps(recs.filter((r) => r.kind !== 'Broadcast'))).toEqual([]);
   });

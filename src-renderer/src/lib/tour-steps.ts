@@ -106,7 +106,7 @@ export function tourSteps(records: readonly UnitRecord[]): TourStep[] {
     exit
       ? {
           title: 'A rank is gone: the barrier',
-          text: `${exit.summary}. The controller's barrier waits for every expected host each round; a rank that stopped sending stalls it until its relay reports RankExit or the controller declares it dead. From then the relay folds without it and, in elastic mode, the round goes on with the masses that arrived.`,
+          text: `${exit.summary}. The controller's barrier waits for every expected host each round; a rank that stopped sending stalls it until its relay reports RankExit or the controller declares it dead. The round in progress ships without the rank that left: a RoundFrame it had finished and its relay verified stays in the sum, one it was still sending is dropped. Under the elastic policy (the lab's default: a round goes on without a rank declared dead instead of waiting for it) the round completes with the masses that arrived; later rounds fold without it.`,
           seq: exit.seq,
         }
       : {

@@ -7,6 +7,7 @@ import uPlot from 'uplot';
 import type { UplinkMode } from '@shared/lab/topology';
 import { topologyLabel } from '@shared/sweep/spec';
 import type { SweepCase, SweepSpec } from '@shared/sweep/types';
+import { byteTicks, EXPLORE_PLOT_PX, exploreByteAxis, formatByteTick } from '../lib/byte-axis';
 import { formatBytes } from '../lib/format';
 
 export const MODE_COLOURS: Record<UplinkMode, string> = {
@@ -107,7 +108,11 @@ export function ExploreChart({
         cursor: { drag: { x: false, y: false } },
         scales: {
           x: { time: false, range: () => [-0.5, labels.length - 0.5] },
-          y: { range: (_u, _min, max) => [0, Math.max(1, (max ?? 1) * 1.15)] },
+          // Bytes on round binary steps (256 KiB, 512 KiB, 1 MiB), the top on a tick; times as before.
+          y: {
+            range: (_u, _min, max) =>
+              kind === 'bytes' ? [0, exploreByteAxis(max ?? 0).top] : [0, Math.max(1, (max ?? 1) * 1.15)],
+          },
         },
         axes: [
           {
@@ -122,7 +127,11 @@ export function ExploreChart({
             grid: { stroke: grid },
             ticks: { stroke: grid },
             size: 80,
-            values: (_u, ticks) => ticks.map((t) => fmt(t)),
+            ...(kind === 'bytes' && {
+              splits: (_u: uPlot, _i: number, _min: number, max: number) =>
+                byteTicks(max, EXPLORE_PLOT_PX).filter((t) => t <= max),
+            }),
+            values: (_u, ticks) => ticks.map((t) => (kind === 'bytes' ? formatByteTick(t) : fmt(t))),
           },
         ],
       },

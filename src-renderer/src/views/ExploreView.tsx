@@ -23,6 +23,7 @@ import {
 } from '../store/explore-store';
 import { ExploreChart, MODE_COLOURS } from './ExploreCharts';
 import { BeyondView } from './BeyondView';
+import { ExploreWhyNotK } from './ExploreWhyNotK';
 import './explore.css';
 
 const MODES: UplinkMode[] = ['fold', 'forward', 'direct'];
@@ -263,6 +264,7 @@ export function ExploreView() {
                     {sentence}
                   </p>
                 )}
+                <ExploreWhyNotK result={shown} />
               </div>
               <CaseTable cases={shown.cases} />
             </>

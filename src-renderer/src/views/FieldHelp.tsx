@@ -1,9 +1,10 @@
 // The field status line, like Wireshark's: the selected field's filter name,
 // what it means, what flodl does with it, the WIRE.md section (opens in the
 // Glossary drawer), glossary links and "Apply as filter". A MAC field also
-// says what its key, the session salt, is for.
+// says what its key, the session salt, is for; a bf16 tensor, how an f32
+// was rounded to it.
 import { describeField, explanationFor } from '@shared/explain/field-explanations';
-import { sectionNumber, termsForField, glossaryTerm } from '@shared/explain/glossary';
+import { BF16_ROUNDING, sectionNumber, termsForField, glossaryTerm } from '@shared/explain/glossary';
 import type { FieldLike } from '../lib/field-ranges';
 import { WIRE_FILTER_FIELDS, filterForField } from '../lib/wire-filter-fields';
 import { useTeach } from '../store/teach-store';
@@ -11,9 +12,14 @@ import { useUi } from '../store/ui-store';
 import './teach.css';
 
 const MAC_KEYS = new Set(['mux.auth_tag', 'cf.auth_tag', 'rf.footer', 'hs.auth_tag']);
+/** Fields whose value names the tensor's dtype ("1 (bf16)", "bf16 [4]"): a bf16 one says how it was rounded. */
+const BF16_KEYS = new Set(['rf.tensor', 'rf.tensor.dtype']);
 
 export function FieldHelp({ field, saltHex }: { field: FieldLike | null; saltHex?: string }) {
   const x = explanationFor(field?.key);
+  const bf16 = !!x && BF16_KEYS.has(x.key) && /\bbf16\b/.test(field?.value ?? '');
+  const terms = x ? termsForField(x.key, describeField(x.key)) : [];
+  if (bf16 && !terms.includes('bf16')) terms.push('bf16');
   return (
     <section aria-label="Field help" className="field-help" aria-live="polite">
       {!field ? (
@@ -32,6 +38,11 @@ export function FieldHelp({ field, saltHex }: { field: FieldLike | null; saltHex
           <div>
             <span className="muted">flodl:</span> {x.flodl}
           </div>
+          {bf16 && (
+            <div>
+              <span className="muted">bf16:</span> {BF16_ROUNDING}
+            </div>
+          )}
           {MAC_KEYS.has(x.key) && (
             <div>
               <span className="muted">key:</span> the session salt{' '}
@@ -48,7 +59,7 @@ export function FieldHelp({ field, saltHex }: { field: FieldLike | null; saltHex
             >
               {x.wire}
             </button>
-            {termsForField(x.key, describeField(x.key)).map((id) => (
+            {terms.map((id) => (
               <button
                 key={id}
                 type="button"

@@ -1,11 +1,12 @@
 // The Glossary drawer: every term the window uses, the one asked for marked
-// and scrolled to, and the WIRE.md section a citation opened, as readable
-// text bundled with the app (docs/spec/WIRE.md).
+// and scrolled to, and the WIRE.md section a citation opened, rendered from
+// the Markdown bundled with the app (docs/spec/WIRE.md) by views/Markdown.tsx.
 import { useEffect, useRef } from 'react';
 import { GLOSSARY, sectionNumber, specSection } from '@shared/explain/glossary';
 import wireSpec from '../../../docs/spec/WIRE.md?raw';
 import { useTeach } from '../store/teach-store';
 import { useLayer } from './dialog-layers';
+import { Markdown } from './Markdown';
 import './teach.css';
 
 export function GlossaryButton() {
@@ -22,8 +23,14 @@ export function GlossaryDrawer() {
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!glossaryOpen) return;
-    const el = term ? ref.current?.querySelector(`#glossary-${term}`) : null;
-    el?.scrollIntoView?.({ block: 'nearest' });
+    // A section opened (from a term's citation far down the list, or a § inside a section) shows
+    // from its heading; otherwise the term asked for.
+    const el = section
+      ? ref.current?.querySelector('[data-spec-section]')
+      : term
+        ? ref.current?.querySelector(`#glossary-${term}`)
+        : null;
+    el?.scrollIntoView?.({ block: section ? 'start' : 'nearest' });
   }, [glossaryOpen, term, section]);
   // A panel over the window (not modal: the inspector stays usable beside it): focus in, Escape, focus back.
   useLayer(ref, glossaryOpen, () => useTeach.getState().close(), false);
@@ -38,9 +45,15 @@ export function GlossaryDrawer() {
         </button>
       </header>
       {section && (
-        <section aria-label={`WIRE.md ${section}`}>
+        <section aria-label={`WIRE.md ${section}`} data-spec-section={section}>
           <h3>WIRE.md {section}</h3>
-          <pre className="spec">{specText || 'This section is not in the copy the app carries.'}</pre>
+          <div className="spec">
+            {specText ? (
+              <Markdown text={specText} onSection={(num) => useTeach.getState().openSection(num)} />
+            ) : (
+              'This section is not in the copy the app carries.'
+            )}
+          </div>
         </section>
       )}
       <dl>

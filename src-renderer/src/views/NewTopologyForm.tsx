@@ -15,6 +15,7 @@ import { commitField, typeField } from '../store/start-topology';
 import { RelayChoices } from './RelayChoices';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import { DEFAULT_SNAP_LEN } from '@shared/lab/topology';
+import { glossaryTerm } from '@shared/explain/glossary';
 
 function TypedInput({
   field,
@@ -114,14 +115,14 @@ export function NewTopologyForm() {
             <option value="direct">direct (lab-only)</option>
           </select>
         </label>
-        <label>
+        <label title={glossaryTerm('elastic')?.text}>
           Policy
           <select value={form.policy} onChange={(e) => patch({ policy: e.target.value as Form['policy'] })}>
             <option value="elastic">elastic</option>
             <option value="strict">strict</option>
           </select>
         </label>
-        <label>
+        <label title={glossaryTerm('bf16')?.text}>
           Dtype
           <select value={form.dtype} onChange={(e) => patch({ dtype: e.target.value as Form['dtype'] })}>
             <option value="f32">f32</option>
