@@ -101,6 +101,10 @@ export async function runSweepCase(
     seed: spec.seed ?? 1,
     roundIntervalMs: 0,
     saltHex: undefined,
+    // An external relay on every host: fold cases only (flodl's relay folds; the baselines are the lab's).
+    ...(spec.relayCommand && mode === 'fold'
+      ? { relayCommands: ranksPerHost.map(() => spec.relayCommand!) }
+      : {}),
   };
   const frame = roundFrameBytes(spec.modelBytes, spec.dtype);
   const theoryUp = ranksPerHost.map((k) => dataUpBytes(mode, k, frame));

@@ -86,7 +86,36 @@ describe('relay-lab sweep', () => {
     fs.rmSync(traceDir, { recursive: true, force: true });
   }, 300_000);
 
+  it("--relay-cmd: every fold case on external relays (the lab relay under flodl's contract), bytes equal to theory", async () => {
+    const { done } = cli([
+      '--topologies',
+      '1x2,2x1',
+      '--modes',
+      'fold,direct',
+      '--model-bytes',
+      '4KiB',
+      '--rounds',
+      '2',
+      '--warmup',
+      '1',
+      '--relay-cmd',
+      `${process.execPath} ${bin} relay --from-env`,
+      '--json',
+    ]);
+    const { code, out, err } = await done;
+    expect(code, err).toBe(0);
+    const r = JSON.parse(out) as SweepResult;
+    expect(r.spec.relayCommand).toContain('relay --from-env');
+    for (const c of r.cases) {
+      expect(c.verdict, `${c.topology} ${c.mode}`).toBe('ok');
+      expect(c.dataUp.measured).toEqual(c.dataUp.theory);
+      expect(c.dataDown.measured).toEqual(c.dataDown.theory);
+    }
+  }, 300_000);
+
   it.each([
+    [['--relay-cmd', 'relay | tee x'], /relayCommand/],
+    [['--modes', 'direct', '--relay-cmd', 'x'], /relayCommand applies to fold cases/],
     [['--topologies', '2y4'], /topology '2y4' must look like 2x4/],
     [['--modes', 'fold,relay'], /mode 'relay' must be one of/],
     [['--json', '--csv'], /--json and --csv exclude each other/],

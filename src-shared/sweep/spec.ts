@@ -3,6 +3,7 @@
 // limits as one topology (64 ranks, 512 MiB), plus a cap on the cases.
 import type { UplinkMode, WireDtype } from '../lab/topology';
 import type { SweepSpec, SweepWarmup } from './types';
+import { shellWords } from '../lab/shell-words';
 
 export class SweepSpecError extends Error {
   override readonly name = 'SweepSpecError';
@@ -135,6 +136,7 @@ export function validateSweepSpec(v: unknown): SweepSpec {
         'uplinkBandwidth',
         'uplinkLatencyMs',
         'seed',
+        'relayCommand',
       ].includes(key)
     )
       fail(`sweep spec: unknown field '${key}'`);
@@ -180,6 +182,19 @@ export function validateSweepSpec(v: unknown): SweepSpec {
   if (s.seed !== undefined) {
     if (!isInt(s.seed, 0, 0xffffffff)) fail('seed must be a whole number');
     out.seed = s.seed;
+  }
+  if (s.relayCommand !== undefined) {
+    if (typeof s.relayCommand !== 'string' || s.relayCommand.length > 4096)
+      fail('relayCommand must be a command line of at most 4096 characters');
+    let words: string[];
+    try {
+      words = shellWords(s.relayCommand);
+    } catch (e) {
+      fail(`relayCommand: ${(e as Error).message}`);
+    }
+    if (words.length === 0) fail('relayCommand is empty');
+    if (!modes.includes('fold')) fail('relayCommand applies to fold cases: add fold to the modes');
+    out.relayCommand = s.relayCommand;
   }
   return out;
 }

@@ -24,6 +24,11 @@ export interface SweepSpec {
   /** One-way latency added to each host uplink, each direction. */
   uplinkLatencyMs?: number;
   seed?: number;
+  /**
+   * Every host's relay in the fold cases as this command (an external relay under flodl's launch
+   * contract, as `run --relay-cmd '*=COMMAND'`); forward and direct cases keep the lab's own.
+   */
+  relayCommand?: string;
 }
 
 /** A count of warm-up rounds, or 'auto': until the lab's JIT is done (spec.ts AUTO_WARMUP). */

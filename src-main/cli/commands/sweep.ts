@@ -23,7 +23,8 @@ import { loadCalibration } from '../../model/calibration-file';
 
 const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--modes fold,forward,direct]
   [--model-bytes S] [--dtype f32|bf16] [--rounds N] [--warmup N|auto (auto)] [--uplink-bandwidth BYTES_PER_S]
-  [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--predict [--calibration FILE]] [--json | --csv]
+  [--uplink-latency-ms MS] [--seed N] [--trace-dir DIR] [--predict [--calibration FILE]] [--relay-cmd COMMAND]
+  [--json | --csv]
   Runs every topology x mode case for real, one after another (progress on stderr).
   --warmup rounds run first in each case and are left out of its figures (JIT, cold buffers);
   auto (the default) runs them until the lab's own code is compiled: at least ${AUTO_WARMUP.minRounds} rounds,
@@ -34,6 +35,8 @@ const USAGE = `usage: relay-lab sweep [--topologies 1x8,2x4,4x2,8x1,4+2+1] [--mo
   --trace-dir saves each case's trace there. Ctrl-C stops the running case and prints
   the cases that finished. --predict puts the round model's prediction beside every case
   (docs/model.md; the calibration from relay-lab calibrate, default file or --calibration).
+  --relay-cmd runs every host's relay in the fold cases as COMMAND (a flodl build, or
+  'npx relay-lab relay --from-env'), as run --relay-cmd '*=COMMAND' does; forward and direct keep the lab's.
   forward and direct are lab-only modes (flodl 0.7 has only fold).`;
 
 function warmupFlag(text: string | undefined): SweepWarmup {
@@ -64,6 +67,7 @@ export function sweepSpecFromFlags(argv: string[]): {
     'trace-dir': { type: 'string' },
     predict: { type: 'boolean' },
     calibration: { type: 'string' },
+    'relay-cmd': { type: 'string' },
     json: { type: 'boolean' },
     csv: { type: 'boolean' },
     help: { type: 'boolean' },
@@ -83,6 +87,7 @@ export function sweepSpecFromFlags(argv: string[]): {
       rounds: numberFlag(values.rounds, 'rounds', 'sweepRounds', 5),
       warmupRounds: warmupFlag(values.warmup),
       seed: numberFlag(values.seed, 'seed', 'seed', 1),
+      ...(values['relay-cmd'] !== undefined ? { relayCommand: values['relay-cmd'] } : {}),
     };
     if (values['uplink-bandwidth'] !== undefined)
       spec.uplinkBandwidth = numberFlag(values['uplink-bandwidth'], 'uplink-bandwidth', 'sweepBandwidth', 0);
