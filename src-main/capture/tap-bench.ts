@@ -55,10 +55,8 @@ async function timedSend(port: number, chunks: Uint8Array[], received: () => Pro
   return { ms: t1 - t0, at: t1 };
 }
 
-export async function benchTap(o: TapBenchOptions = {}) {
-  const mac = nodeMac(SALT);
-  const frameBytes = o.frameBytes ?? 4 * MiB;
-  const frames = o.frames ?? 16;
+/** A relay's uplink as it starts: the channel magic, its Hello, then `frames` HostFrames of `frameBytes`. */
+function uplinkChunks(mac: ReturnType<typeof nodeMac>, frameBytes: number, frames: number): Uint8Array[] {
   const n = frameBytes / 4;
   const values = new Float32Array(n).map((_, i) => (i % 97) / 8);
   const payload = encodeRoundFrame(
@@ -67,10 +65,11 @@ export async function benchTap(o: TapBenchOptions = {}) {
   );
   const record = encodeMuxRecord({ kind: 'HostFrame', payload }, mac);
   const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h0', ranks: [0] } }, mac);
-  const chunks = [encodeChannelMagic('data'), hello, ...Array.from({ length: frames }, () => record)];
-  const total = chunks.reduce((a, b) => a + b.length, 0);
+  return [encodeChannelMagic('data'), hello, ...Array.from({ length: frames }, () => record)];
+}
 
-  // A sink that resolves when `total` bytes arrived on its current connection.
+/** A sink whose `wait()` resolves, with the instant, when `total` bytes arrived on its current connection. */
+async function byteSink(total: number) {
   let arrived: ((t: number) => void) | null = null;
   const sink = await server((s) => {
     let got = 0;
@@ -79,7 +78,14 @@ export async function benchTap(o: TapBenchOptions = {}) {
       if (got >= total) arrived?.(performance.now());
     });
   });
-  const wait = () => new Promise<number>((r) => (arrived = r));
+  return { sink, wait: () => new Promise<number>((r) => (arrived = r)) };
+}
+
+export async function benchTap(o: TapBenchOptions = {}) {
+  const mac = nodeMac(SALT);
+  const chunks = uplinkChunks(mac, o.frameBytes ?? 4 * MiB, o.frames ?? 16);
+  const total = chunks.reduce((a, b) => a + b.length, 0);
+  const { sink, wait } = await byteSink(total);
   let units = 0;
   let undecodable = 0;
   const tap = await TapProxy.start({
@@ -161,24 +167,9 @@ export async function benchTap(o: TapBenchOptions = {}) {
  */
 async function benchOneRecord(o: TapBenchOptions) {
   const mac = nodeMac(SALT);
-  const n = (o.recordBytes ?? 8 * MiB) / 4;
-  const payload = encodeRoundFrame(
-    { roundKind: 0, weight: 1, tensors: [tensorFromValues(0, [n], new Float32Array(n).fill(0.5))] },
-    mac,
-  );
-  const record = encodeMuxRecord({ kind: 'HostFrame', payload }, mac);
-  const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h0', ranks: [0] } }, mac);
-  const chunks = [encodeChannelMagic('data'), hello, record];
+  const chunks = uplinkChunks(mac, o.recordBytes ?? 8 * MiB, 1);
   const total = chunks.reduce((a, b) => a + b.length, 0);
-  let arrived: ((t: number) => void) | null = null;
-  const sink = await server((s) => {
-    let got = 0;
-    s.on('data', (b: Buffer) => {
-      got += b.length;
-      if (got >= total) arrived?.(performance.now());
-    });
-  });
-  const wait = () => new Promise<number>((r) => (arrived = r));
+  const { sink, wait } = await byteSink(total);
   let units = 0;
   const tap = await TapProxy.start({
     listenPort: 0,
