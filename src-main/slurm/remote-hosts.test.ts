@@ -29,18 +29,26 @@ afterEach(async () => {
 });
 
 async function remoteHosts(hosts: number[]): Promise<{ remote: RemoteHosts; agents: Promise<number>[] }> {
-  const remote = await RemoteHosts.listen({
-    salt,
-    hosts,
-    advertiseAddress: '127.0.0.1',
-    listenAddress: '127.0.0.1',
-  });
-  open.push(remote);
+  const { remote } = await listeningFor(hosts);
   const agents = hosts.map((host) =>
     runHostAgent({ host, salt, engine: remote.rendezvous(), log: () => {} }),
   );
   await remote.waitAll(10_000);
   return { remote, agents };
+}
+
+/** The engine's side alone, listening for `hosts` on loopback, with what it logs. */
+async function listeningFor(hosts: number[]): Promise<{ remote: RemoteHosts; logs: string[] }> {
+  const logs: string[] = [];
+  const remote = await RemoteHosts.listen({
+    salt,
+    hosts,
+    advertiseAddress: '127.0.0.1',
+    listenAddress: '127.0.0.1',
+    onLog: (_l, m) => logs.push(m),
+  });
+  open.push(remote);
+  return { remote, logs };
 }
 
 describe('hosts on other nodes, through their agents', () => {
@@ -74,15 +82,7 @@ describe('hosts on other nodes, through their agents', () => {
   });
 
   it('an agent that does not hold the salt is refused by name', async () => {
-    const logs: string[] = [];
-    const remote = await RemoteHosts.listen({
-      salt,
-      hosts: [1],
-      advertiseAddress: '127.0.0.1',
-      listenAddress: '127.0.0.1',
-      onLog: (_l, m) => logs.push(m),
-    });
-    open.push(remote);
+    const { remote, logs } = await listeningFor([1]);
     const wrong = parseSessionSalt('ff'.repeat(16)).bytes;
     const status = await runHostAgent({ host: 1, salt: wrong, engine: remote.rendezvous(), log: () => {} });
     expect(status).toBe(1);
@@ -91,15 +91,7 @@ describe('hosts on other nodes, through their agents', () => {
   });
 
   it('a hostile peer (a line with no end) is dropped, not buffered', async () => {
-    const logs: string[] = [];
-    const remote = await RemoteHosts.listen({
-      salt,
-      hosts: [1],
-      advertiseAddress: '127.0.0.1',
-      listenAddress: '127.0.0.1',
-      onLog: (_l, m) => logs.push(m),
-    });
-    open.push(remote);
+    const { remote, logs } = await listeningFor([1]);
     const { port } = remote.rendezvous();
     const s = net.connect(port, '127.0.0.1');
     const closed = new Promise((r) => s.on('close', r));
