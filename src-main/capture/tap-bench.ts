@@ -12,9 +12,11 @@ import { saltFromHex } from '@shared/wire/salt';
 import { tensorFromValues } from '@shared/wire/tensor';
 import { nodeMac } from '../crypto/node-mac';
 import { TapProxy } from './tap-proxy';
+import { startTapHere, startTapProcess } from './tap-bench-taps';
 
 const MiB = 1024 * 1024;
-const SALT = saltFromHex('42'.repeat(16));
+const SALT_HEX = '42'.repeat(16);
+const SALT = saltFromHex(SALT_HEX);
 
 export interface TapBenchOptions {
   /** HostFrame payload size (default 4 MiB). */
@@ -28,6 +30,12 @@ export interface TapBenchOptions {
   recordRepeats?: number;
   /** Decode in the tap's forwarding thread (the figure before the decode worker), for comparison. */
   decodeInline?: boolean;
+  /**
+   * Where the one-record figure's tap runs: 'process' (default) is `relay-lab tap` in its own
+   * process, as a person puts it between a relay and the controller; 'thread' is a tap sharing
+   * the sender's and receiver's event loop (the engine's own taps sit beside its relays).
+   */
+  recordTapIn?: 'process' | 'thread';
 }
 
 async function server(onConn: (s: net.Socket) => void): Promise<net.Server> {
@@ -108,6 +116,7 @@ export async function benchTap(o: TapBenchOptions = {}) {
   await tap.close();
   await close(sink);
   const oneRecord = await benchOneRecord(o);
+  const oneRecordInThread = o.recordTapIn ? null : await benchOneRecord({ ...o, recordTapIn: 'thread' });
 
   // Latency: a 33-byte record echoed back, one at a time.
   const echo = await server((s) => s.pipe(s));
@@ -157,6 +166,8 @@ export async function benchTap(o: TapBenchOptions = {}) {
     rttUs: { rawMedian: med(rawRtt) * 1000, tapMedian: med(tapRtt) * 1000 },
     /** One model-sized record alone: the time until its last byte is through, tap against raw (median). */
     record: oneRecord,
+    /** The same with the tap in the bench's own event loop (null when only one placement was asked for). */
+    recordTapInThread: oneRecordInThread,
   };
 }
 
@@ -170,35 +181,46 @@ async function benchOneRecord(o: TapBenchOptions) {
   const chunks = uplinkChunks(mac, o.recordBytes ?? 8 * MiB, 1);
   const total = chunks.reduce((a, b) => a + b.length, 0);
   const { sink, wait } = await byteSink(total);
-  let units = 0;
-  const tap = await TapProxy.start({
-    listenPort: 0,
-    upstreamHost: '127.0.0.1',
-    upstreamPort: portOf(sink),
-    mac,
-    decodeInline: o.decodeInline,
-    onUnit: () => units++,
-  });
+  const where = o.recordTapIn ?? 'process';
+  const start = (forwardOnly: boolean) =>
+    where === 'process'
+      ? startTapProcess(portOf(sink), SALT_HEX, { forwardOnly })
+      : startTapHere(mac, portOf(sink), { decodeInline: o.decodeInline, forwardOnly });
+  const hop = await start(true);
+  const tap = await start(false);
   const raw: number[] = [];
+  const hopped: number[] = [];
   const tapped: number[] = [];
-  for (let i = 0; i < (o.recordRepeats ?? 7); i++) {
-    raw.push((await timedSend(portOf(sink), chunks, wait)).ms);
-    const before = units;
-    tapped.push((await timedSend(tap.port, chunks, wait)).ms);
-    // The next send starts once this one is decoded: its decoding must not share the next forwarding.
-    const end = performance.now() + 30_000;
-    while (units < before + chunks.length && performance.now() < end)
-      await new Promise((r) => setTimeout(r, 2));
+  try {
+    for (let i = 0; i < (o.recordRepeats ?? 7); i++) {
+      raw.push((await timedSend(portOf(sink), chunks, wait)).ms);
+      hopped.push((await timedSend(hop.port, chunks, wait)).ms);
+      const before = tap.units();
+      tapped.push((await timedSend(tap.port, chunks, wait)).ms);
+      // The next send starts once this one is decoded: its decoding must not share the next forwarding.
+      const end = performance.now() + 30_000;
+      while (tap.units() < before + chunks.length && performance.now() < end)
+        await new Promise((r) => setTimeout(r, 2));
+    }
+  } finally {
+    await tap.close();
+    await hop.close();
+    await close(sink);
   }
-  await tap.close();
-  await close(sink);
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   return {
     bytes: total,
+    tapIn: where,
     rawMs: med(raw),
+    /** The same hop forwarding only (decoding nothing): what any user-space hop costs here. */
+    bareHopMs: med(hopped),
     tapMs: med(tapped),
     /** The tap's time over the direct time for one record (the goal is at most 1.2). */
     tapOverDirect: med(tapped) / med(raw),
+    /** The floor under that ratio on this machine: a hop that only forwards, over direct. */
+    bareHopOverDirect: med(hopped) / med(raw),
+    /** What observing costs on top of the hop itself (1 = nothing). */
+    tapOverBareHop: med(tapped) / med(hopped),
     decodedInWorker: !o.decodeInline,
   };
 }

@@ -6,11 +6,18 @@
 import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { nodeMac } from '../crypto/node-mac';
+import { niceThisThread } from './thread-priority';
 import { TappedConnection } from './tapped-connection';
 import type { FromWorker, ToWorker } from './decode-worker-protocol';
 
 const port = parentPort;
 if (!port) throw new Error('tap-decode-worker runs as a worker thread');
+// Decoding at a lower priority than forwarding (thread-priority.ts): RELAY_LAB_TAP_DECODE_NICE
+// (default 10) is how much lower; 0 keeps the forwarding's own.
+const nice = Number(process.env.RELAY_LAB_TAP_DECODE_NICE ?? 10);
+// Raising one's own nice needs no privilege; where it cannot be set (not Linux), decoding keeps
+// the forwarding's priority, as before.
+if (Number.isFinite(nice) && nice > 0) niceThisThread(nice);
 
 const conns = new Map<number, TappedConnection>();
 const acks = new Map<number, number>();

@@ -42,6 +42,11 @@ export interface TapProxyOptions {
    * also what happens when the worker's bundle is missing or it dies).
    */
   decodeInline?: boolean;
+  /**
+   * Forward only, decoding nothing: a bare hop, the floor the bench measures the tap's own cost
+   * against (what any user-space hop costs on this machine).
+   */
+  forwardOnly?: boolean;
   onUnit(link: TraceLink, u: DecodedUnit): void;
   onClose?(link: TraceLink | null, by: 'client' | 'server', reset: boolean, t: number): void;
   onLog?(level: 'info' | 'warn' | 'error', message: string): void;
@@ -61,7 +66,7 @@ export class TapProxy {
     const t0 = performance.now();
     this.now = o.now ?? (() => performance.now() - t0);
     this.epochT0 = performance.timeOrigin + t0;
-    const file = o.decodeInline || o.now ? null : decodeWorkerPath();
+    const file = o.decodeInline || o.now || o.forwardOnly ? null : decodeWorkerPath();
     if (file)
       try {
         this.worker = new DecodeWorker(file, this.now, (why) => {
@@ -136,7 +141,8 @@ export class TapProxy {
   private decodeSide(index: number, ends: ConnEndpoints): DecodeSide {
     const o = this.o;
     let side: DecodeSide;
-    if (this.worker && !this.worker.dead) {
+    if (o.forwardOnly) side = { observe: () => {}, ended: () => {}, dispose: () => {} };
+    else if (this.worker && !this.worker.dead) {
       side = this.worker.open(
         index,
         {

@@ -79,7 +79,7 @@ export { benchLoopback } from './bench/loopback';
 export { benchRounds, type RoundBench } from './bench/rounds';
 
 /** `bench --only`: one section alone (the fold microbenchmarks; the rounds and their floor; the scale section). */
-export const BENCH_SECTIONS = ['fold', 'rounds', 'scale'] as const;
+export const BENCH_SECTIONS = ['fold', 'rounds', 'scale', 'tap'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 
 export async function benchMachine() {

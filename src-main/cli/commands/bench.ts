@@ -1,5 +1,13 @@
 // relay-lab bench: the engine against this machine's own limits, in one run.
-import { BENCH_SECTIONS, benchMachine, runBench, runFoldBench, type BenchSection } from '../../lab/bench';
+import {
+  BENCH_SECTIONS,
+  benchLoopback,
+  benchMachine,
+  runBench,
+  runFoldBench,
+  type BenchSection,
+} from '../../lab/bench';
+import { benchTap } from '../../capture/tap-bench';
 import { DEFAULT_MODELS, benchScale } from '../../lab/bench/scale';
 import { numberFlag, optionalNumberFlag, parseFlags, printJson, UsageError } from '../args';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
@@ -23,7 +31,7 @@ export const benchCommand: Command = {
       process.stdout.write(
         'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n' +
           '                        [--scale [--scale-max-bytes S (256MiB)]]  (scale: 1x1..8x8 ranks at 64 KiB, models 4 KiB..256 MiB at 2x4; long)\n' +
-          '                        [--only fold|rounds|scale]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section)\n',
+          '                        [--only fold|rounds|scale|tap]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section; the tap)\n',
       );
       return 0;
     }
@@ -56,6 +64,12 @@ export const benchCommand: Command = {
       return 0;
     };
     if (only === 'fold') return print({ machine: await benchMachine(), ...runFoldBench() });
+    if (only === 'tap')
+      return print({
+        machine: await benchMachine(),
+        loopbackTcp: await benchLoopback(64 * 1024 * 1024),
+        tap: await benchTap(),
+      });
     if (only === 'scale')
       return print({
         machine: await benchMachine(),

@@ -110,6 +110,43 @@ describe('relay-lab tap', () => {
     expect(await new Promise((r) => child.on('exit', r))).toBe(0);
   });
 
+  it(
+    'forwards every byte unchanged and decodes nothing with --forward-only',
+    { timeout: 60_000 },
+    async () => {
+      const got: Buffer[] = [];
+      let ended = false;
+      const server = net.createServer((s) => {
+        s.on('data', (b: Buffer) => got.push(b));
+        s.on('end', () => (ended = true));
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      cleanups.push(() => server.close());
+      const up = (server.address() as net.AddressInfo).port;
+      const { child, port, stdout } = await startTap([
+        '--listen',
+        '0',
+        '--upstream',
+        `127.0.0.1:${up}`,
+        '--salt',
+        SALT,
+        '--ndjson',
+        '--forward-only',
+      ]);
+      const sent = [
+        encodeChannelMagic('control'),
+        encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h0', ranks: [0] } }, mac),
+        new Uint8Array(300_000).map((_, i) => i % 251),
+      ];
+      await send(port, sent);
+      await until(() => ended, 'the upstream to see the end');
+      expect(Buffer.concat(got).equals(Buffer.concat(sent))).toBe(true);
+      expect(stdout).toEqual([]);
+      child.kill('SIGINT');
+      expect(await new Promise((r) => child.on('exit', r))).toBe(0);
+    },
+  );
+
   it('writes a trace on Ctrl-C that trace info reads', { timeout: 60_000 }, async () => {
     const up = await sink();
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-tap-'));

@@ -16,12 +16,15 @@ import type { Command } from './types';
 const USAGE = `usage: relay-lab tap --listen [ADDR:]PORT --upstream HOST:PORT --salt HEX
   [--name h0.uplink] [--ndjson | --trace FILE.ndjson] [--snap-len BYTES (64KiB)]
   [--ceiling BYTES (1GiB)] [--control-version N] [--index-table v2|v2-late] [--stall-ms MS (10000)]
+  [--forward-only]
 
 Point the peer (a relay's --controller, a rank's --data-port/--control-port)
 at the tap's port; the tap dials the upstream for every connection and
 forwards every byte unchanged both ways. --ndjson prints one JSON line per
 unit on stdout; --trace writes a trace that 'relay-lab trace info' and the
-window open. Without either, one line per unit on stderr. Ctrl-C stops it.`;
+window open. Without either, one line per unit on stderr. --forward-only
+decodes nothing (a bare hop: the floor to read the tap's own cost against).
+Ctrl-C stops it.`;
 
 /** [ADDR:]PORT; ADDR defaults to 127.0.0.1. */
 export function listenFlag(value: string | undefined): { host: string; port: number } {
@@ -45,6 +48,7 @@ export const tapCommand: Command = {
       'control-version': { type: 'string' },
       'index-table': { type: 'string' },
       'stall-ms': { type: 'string' },
+      'forward-only': { type: 'boolean' },
       help: { type: 'boolean' },
     });
     if (values.help) {
@@ -97,6 +101,7 @@ export const tapCommand: Command = {
       controlVersion,
       indexTable,
       stallMs,
+      forwardOnly: values['forward-only'],
       onUnit: (link, u) => {
         if (trace) trace.unit(link, u);
         else if (values.ndjson) process.stdout.write(JSON.stringify(unitLineOf(link.id, u)) + '\n');
