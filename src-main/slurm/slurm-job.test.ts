@@ -1,105 +1,15 @@
 // `relay-lab slurm submit` against a real scheduler: a one-node Slurm cluster
-// from Debian's slurm-wlm and munge, started for this file (tasks on the one
-// node stand in for hosts). The CLI runs as a person runs it; every process
-// of a job carries its SLURM_JOB_ID, so "nothing left" is checked by reading
-// every live process's environment after the job ends.
-import { execFile, spawn } from 'node:child_process';
+// started for this file (testing/slurm-jobs.ts), the CLI run as a person runs it.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { oneNodeClusterUnavailable, startOneNodeCluster, type OneNodeCluster } from './one-node-cluster';
+import { describe, expect, it } from 'vitest';
+import { exec, noneLeft, slurm, slurmUnavailable, submit, useOneNodeCluster } from './testing/slurm-jobs';
 
-const exec = promisify(execFile);
-const BIN = path.resolve('bin/relay-lab.mjs');
+useOneNodeCluster();
 
-const why = oneNodeClusterUnavailable();
-if (why) {
-  const message = `slurm: cannot start a one-node Slurm cluster here (${why}); skipping the Slurm tests`;
-  if (process.env.CI === 'true') throw new Error(`${message}: under CI=true this fails the run`);
-  console.warn(`\n*** ${message} ***\n`);
-}
-
-let cluster: OneNodeCluster;
-let work: string;
-beforeAll(async () => {
-  if (why) return;
-  cluster = await startOneNodeCluster();
-  work = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-slurm-jobs-'));
-}, 60_000);
-afterAll(async () => {
-  await cluster?.stop();
-  if (work) fs.rmSync(work, { recursive: true, force: true });
-});
-
-/** Pids of live processes (zombies aside) whose environment names this job. */
-function processesOfJob(id: string): number[] {
-  const out: number[] = [];
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      if (/^State:\s+Z/m.test(fs.readFileSync(`/proc/${d}/status`, 'utf8'))) continue;
-      const env = fs.readFileSync(`/proc/${d}/environ`, 'utf8').split('\0');
-      if (env.includes(`SLURM_JOB_ID=${id}`)) out.push(Number(d));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return out;
-}
-
-async function noneLeft(id: string): Promise<number[]> {
-  // Slurm reaps a step's processes as it ends it; give the node a moment.
-  for (let i = 0; i < 50; i++) {
-    const left = processesOfJob(id);
-    if (left.length === 0) return left;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return processesOfJob(id);
-}
-
-interface SubmitResult {
-  code: number | null;
-  report: {
-    verdict: string;
-    roundsCompleted: number;
-    roundsRequested: number;
-    rounds: { verdict: string; accepted: number[] }[];
-    dead: number[];
-    ended: string;
-    job: { id: string; state: string };
-  };
-  stderr: string;
-}
-
-function submit(args: string[], onStderr?: (text: string) => void): Promise<SubmitResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'slurm', 'submit', ...args, '--wait', '--json'], {
-      env: cluster.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      onStderr?.(stderr);
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      try {
-        resolve({ code, report: JSON.parse(stdout) as SubmitResult['report'], stderr });
-      } catch {
-        reject(new Error(`no JSON report (exit ${code}): ${stderr}`));
-      }
-    });
-  });
-}
-
-describe.skipIf(why !== null)('relay-lab slurm submit on a one-node Slurm cluster', () => {
+describe.skipIf(slurmUnavailable !== null)('relay-lab slurm submit on a one-node Slurm cluster', () => {
   it('a 2x2 topology: every round ok, the job COMPLETED, nothing left running', async () => {
-    const out = path.join(work, 'clean');
+    const out = path.join(slurm.work, 'clean');
     const r = await submit([
       '--hosts',
       '2',
@@ -126,7 +36,7 @@ describe.skipIf(why !== null)('relay-lab slurm submit on a one-node Slurm cluste
   }, 120_000);
 
   it('a rank killed on the remote host: declared dead, the rounds after it verify without it', async () => {
-    const out = path.join(work, 'kill');
+    const out = path.join(slurm.work, 'kill');
     const r = await submit([
       '--hosts',
       '2',
@@ -150,7 +60,7 @@ describe.skipIf(why !== null)('relay-lab slurm submit on a one-node Slurm cluste
   }, 120_000);
 
   it('scancel of a running job: nothing left running, and its report says cancelled', async () => {
-    const out = path.join(work, 'cancel');
+    const out = path.join(slurm.work, 'cancel');
     let cancelled = false;
     const r = await submit(
       ['--hosts', '2', '--ranks-per-host', '2', '--rounds', '100000', '--model-bytes', '16KiB', '--out', out],
@@ -163,7 +73,7 @@ describe.skipIf(why !== null)('relay-lab slurm submit on a one-node Slurm cluste
             const log = fs.readdirSync(out).find((f) => f.startsWith('slurm-'));
             if (log && /joined/.test(fs.readFileSync(path.join(out, log), 'utf8'))) {
               clearInterval(poll);
-              setTimeout(() => void exec('scancel', [id], { env: cluster.env }), 1500);
+              setTimeout(() => void exec('scancel', [id], { env: slurm.cluster!.env }), 1500);
             }
           }, 200);
         }
