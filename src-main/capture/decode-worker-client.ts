@@ -1,6 +1,7 @@
 // The tap's side of its decode worker: each connection's bytes are copied
-// once and handed to the worker, and its units come back as messages. What is
-// in flight to the worker is bounded per connection; past the bound the bytes
+// once into the turn's batch (chunk-batch.ts) and handed to the worker, and
+// its units come back as messages. What is in flight to the worker is
+// bounded per connection; past the bound the bytes
 // are counted, not queued, and reach the decoder as a named gap. If the
 // worker cannot start (no built bundle) or dies, the tap decodes in its own
 // thread as before and says so once.
@@ -13,6 +14,7 @@ import { packageRoot } from '../engine/rank-process';
 import type { ConnEndpoints } from './link-naming';
 import type { DecodedUnit } from './stream-decoder';
 import type { FromWorker, ToWorker, WorkerDecodeOptions } from './decode-worker-protocol';
+import { ChunkBatcher } from './chunk-batch';
 
 /** What the proxy needs of a connection's decoding side, wherever it runs. */
 export interface DecodeSide {
@@ -43,6 +45,9 @@ export class DecodeWorker {
   private readonly conns = new Map<number, { cb: DecodeCallbacks; inFlight: number }>();
   private readonly flushes = new Map<number, () => void>();
   private nextFlush = 0;
+  private readonly batcher = new ChunkBatcher((b) =>
+    this.postNow({ type: 'chunks', bytes: b.bytes, segments: b.segments }, [b.bytes.buffer as ArrayBuffer]),
+  );
   dead: string | null = null;
 
   constructor(
@@ -88,10 +93,19 @@ export class DecodeWorker {
         this.flushes.get(m.id)?.();
         this.flushes.delete(m.id);
         break;
+      case 'buffer':
+        this.batcher.giveBack(m.buffer);
+        break;
     }
   }
 
-  private post(m: ToWorker, transfer?: ArrayBuffer[]): void {
+  /** Any message but chunks: the chunks gathered so far go first, so nothing overtakes them. */
+  private post(m: ToWorker): void {
+    this.batcher.flush();
+    this.postNow(m);
+  }
+
+  private postNow(m: ToWorker, transfer?: ArrayBuffer[]): void {
     if (!this.dead) this.worker.postMessage(m, transfer);
   }
 
@@ -117,10 +131,9 @@ export class DecodeWorker {
           this.post({ type: 'lost', conn, dir, t, bytes: lost[dir] });
           lost[dir] = 0;
         }
-        // One copy, owned by the message: the socket's buffer may be a slice of a shared pool.
-        const bytes = new Uint8Array(chunk);
-        state.inFlight += bytes.length;
-        this.post({ type: 'chunk', conn, dir, t, bytes }, [bytes.buffer]);
+        // One copy, into the turn's batch: the socket's buffer may be a slice of a shared pool.
+        state.inFlight += chunk.length;
+        this.batcher.add(conn, dir, t, chunk);
       },
       ended: (dir, by, reset) => this.post({ type: 'end', conn, dir, by, reset, t: this.now() }),
       dispose: () => this.post({ type: 'dispose', conn }),

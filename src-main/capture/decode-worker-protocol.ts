@@ -4,6 +4,7 @@ import type { ControlIndexTable } from '@shared/wire/control-msg-tables';
 import type { TraceLink } from '../lab/trace/format';
 import type { ConnEndpoints } from './link-naming';
 import type { DecodedUnit } from './stream-decoder';
+import type { ChunkSegment } from './chunk-batch';
 
 export interface WorkerDecodeOptions {
   salt: Uint8Array;
@@ -22,7 +23,8 @@ export interface WorkerDecodeOptions {
 
 export type ToWorker =
   | { type: 'open'; conn: number; options: WorkerDecodeOptions; ends: ConnEndpoints }
-  | { type: 'chunk'; conn: number; dir: Direction; t: number; bytes: Uint8Array }
+  /** Chunks of one or more connections, in the order forwarded: segment i is the next `length` bytes. */
+  | { type: 'chunks'; bytes: Uint8Array; segments: ChunkSegment[] }
   | { type: 'lost'; conn: number; dir: Direction; t: number; bytes: number }
   | { type: 'end'; conn: number; dir: Direction; by: 'client' | 'server'; reset: boolean; t: number }
   | { type: 'dispose'; conn: number }
@@ -41,4 +43,6 @@ export type FromWorker =
   | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
   /** Bytes of chunks the worker has taken off its channel (the tap bounds what is in flight). */
   | { type: 'ack'; conn: number; bytes: number }
-  | { type: 'flushed'; id: number };
+  | { type: 'flushed'; id: number }
+  /** A batch's buffer, its bytes copied out: the tap reuses it for the next batches. */
+  | { type: 'buffer'; buffer: ArrayBuffer };

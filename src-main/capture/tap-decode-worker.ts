@@ -56,10 +56,18 @@ port.on('message', (m: ToWorker) => {
         conns.set(m.conn, conn);
         break;
       }
-      case 'chunk':
-        ack(m.conn, m.bytes.length);
-        conns.get(m.conn)?.observe(m.dir, m.bytes, m.t);
+      case 'chunks': {
+        // Each segment copied out (the decoder may hold a chunk for a while), the buffer sent back.
+        let at = 0;
+        for (const seg of m.segments) {
+          ack(seg.conn, seg.length);
+          conns.get(seg.conn)?.observe(seg.dir, m.bytes.slice(at, at + seg.length), seg.t);
+          at += seg.length;
+        }
+        const buffer = m.bytes.buffer as ArrayBuffer;
+        port.postMessage({ type: 'buffer', buffer } satisfies FromWorker, [buffer]);
         break;
+      }
       case 'lost':
         conns.get(m.conn)?.lost(m.dir, m.bytes, m.t);
         break;
