@@ -18,6 +18,8 @@ import { ChunkBatcher } from './chunk-batch';
 
 /** What the proxy needs of a connection's decoding side, wherever it runs. */
 export interface DecodeSide {
+  /** True when observe copies what it keeps (a chunk read into a reused buffer may then be passed as is). */
+  readonly copiesChunks?: boolean;
   observe(dir: Direction, chunk: Uint8Array): void;
   ended(dir: Direction, by: 'client' | 'server', reset: boolean): void;
   dispose(): void;
@@ -121,6 +123,7 @@ export class DecodeWorker {
     this.post({ type: 'open', conn, options, ends });
     const lost: Record<Direction, number> = { up: 0, down: 0 };
     return {
+      copiesChunks: true,
       observe: (dir, chunk) => {
         const t = this.now();
         if (state.inFlight + chunk.length > maxInFlight) {

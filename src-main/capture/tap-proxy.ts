@@ -15,6 +15,7 @@ import type { TraceLink } from '../lab/trace/format';
 import type { DecodedUnit } from './stream-decoder';
 import type { ConnEndpoints } from './link-naming';
 import { TappedConnection } from './tapped-connection';
+import { ownBuffer, rewrapWithOwnBuffer, type OnBytes } from './own-buffer-reads';
 import { DecodeWorker, decodeWorkerPath, type DecodeSide } from './decode-worker-client';
 
 export interface TapProxyOptions {
@@ -103,12 +104,19 @@ export class TapProxy {
     return this.conns.size;
   }
 
-  private accept(client: net.Socket): void {
+  private accept(accepted: net.Socket): void {
     const index = this.nextIndex++;
+    // Both sockets read into a buffer of their own, reused (own-buffer-reads.ts); the bytes are
+    // handed on before the next read, copied only where a write has to wait for them.
+    let toUpstream: OnBytes | null = null;
+    let toClient: OnBytes | null = null;
+    const client =
+      rewrapWithOwnBuffer(accepted, this.server, (b) => toUpstream!(b), { allowHalfOpen: true }) ?? accepted;
     const upstream = net.connect({
       host: this.o.upstreamHost,
       port: this.o.upstreamPort,
       allowHalfOpen: true,
+      onread: ownBuffer((b) => toClient!(b)),
     });
     for (const s of [client, upstream]) {
       this.sockets.add(s);
@@ -123,8 +131,8 @@ export class TapProxy {
     };
     const conn = this.decodeSide(index, ends);
     upstream.once('connect', () => client.resume());
-    this.forward(client, upstream, 'up', conn, 'client');
-    this.forward(upstream, client, 'down', conn, 'server');
+    toUpstream = this.forward(client, upstream, 'up', conn, 'client');
+    toClient = this.forward(upstream, client, 'down', conn, 'server');
     let closed = 0;
     const onClose = () => {
       if (++closed === 2) {
@@ -141,7 +149,7 @@ export class TapProxy {
   private decodeSide(index: number, ends: ConnEndpoints): DecodeSide {
     const o = this.o;
     let side: DecodeSide;
-    if (o.forwardOnly) side = { observe: () => {}, ended: () => {}, dispose: () => {} };
+    if (o.forwardOnly) side = { copiesChunks: true, observe: () => {}, ended: () => {}, dispose: () => {} };
     else if (this.worker && !this.worker.dead) {
       side = this.worker.open(
         index,
@@ -171,17 +179,33 @@ export class TapProxy {
     return side;
   }
 
-  /** src -> dst: write at once, pause src while dst is full, pass FIN and RST on. */
+  /**
+   * src -> dst: write at once, pause src while dst is full, pass FIN and RST on. Returns what src's
+   * own-buffer reads call (a socket read the usual way gets the same through its data event).
+   */
   private forward(
     src: net.Socket,
     dst: net.Socket,
     dir: Direction,
     conn: DecodeSide,
     side: 'client' | 'server',
-  ): void {
+  ): OnBytes {
+    const pass = (chunk: Buffer, reused: boolean): boolean => {
+      let more = true;
+      if (!dst.destroyed && dst.writable) {
+        // A reused buffer may not wait in dst's queue: copy it if anything is queued already,
+        // and pause when the kernel took only part of it (the rest still points into the buffer).
+        if (reused && dst.writableLength > 0) more = dst.write(Buffer.from(chunk));
+        else {
+          more = dst.write(chunk);
+          if (reused && dst.writableLength > 0) more = false;
+        }
+      }
+      conn.observe(dir, reused && !conn.copiesChunks ? Buffer.from(chunk) : chunk);
+      return more;
+    };
     src.on('data', (chunk: Buffer) => {
-      if (!dst.destroyed && dst.writable && !dst.write(chunk)) src.pause();
-      conn.observe(dir, chunk);
+      if (!pass(chunk, false)) src.pause();
     });
     dst.on('drain', () => src.resume());
     src.on('end', () => {
@@ -199,6 +223,7 @@ export class TapProxy {
       // Both halves done on src: once dst has nothing left to send back, close it too.
       if (!dst.destroyed && dst.writableEnded && dst.readableEnded) dst.destroy();
     });
+    return (view) => pass(view, true);
   }
 
   /**
