@@ -223,6 +223,11 @@ describe('Save trace while attached to a job', () => {
     const j = await job(4096);
     const p = await proxy(j.watch.port);
     const w = window();
+    // The job's pieces reach the window through Save trace only, never a renderer's command.
+    expect(await w.router.command({ type: 'jobTrace', offset: 0 })).toMatchObject({
+      ok: false,
+      error: 'NOT_SUPPORTED',
+    });
     expect(
       (await w.router.command({ type: 'attach', address: `127.0.0.1:${p.port}`, token: j.watch.token })).ok,
     ).toBe(true);
