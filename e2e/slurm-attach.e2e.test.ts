@@ -4,7 +4,9 @@
 // watch server through "Attach to a cluster" (address and token from the
 // job folder's watch.json). The window shows the job's rounds and units live,
 // kills rank 3 (on the job's second task, a host agent) and the job's report
-// has it dead; once the job is cancelled the window says it ended.
+// has it dead; Save trace saves the job's trace so far (fetched from the job:
+// a complete trace, the job's own bytes up to a record's end); once the job
+// is cancelled the window says it ended.
 import { spawn, execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -17,6 +19,7 @@ import {
   startOneNodeCluster,
   type OneNodeCluster,
 } from '../src-main/slurm/one-node-cluster';
+import { loadTraceFile } from '../src-main/lab/trace/ndjson';
 
 const exec = promisify(execFile);
 const WAIT = { timeout: 120_000 };
@@ -113,9 +116,11 @@ describe.skipIf(!exe || why !== null)('attaching the window to a Slurm job', () 
     // The watch file is the job user's alone: it holds the token.
     expect(fs.statSync(path.join(out, 'watch.json')).mode & 0o077).toBe(0);
 
+    const tracesDir = path.join(work, 'window-traces');
     session = await openBrowserModeSession(exe!, {
       viewport: { width: 1440, height: 900 },
       extraArgs: ['--idle'],
+      tracesDir,
     });
     const { page } = session;
     await page.getByRole('button', { name: 'More ▾' }).click();
@@ -154,13 +159,37 @@ describe.skipIf(!exe || why !== null)('attaching the window to a Slurm job', () 
     const afterKill = await rounds();
     await expect.poll(rounds, WAIT).toBeGreaterThan(afterKill + 2);
 
+    // Save trace, as for the lab's own session: the job's trace so far lands in the traces folder.
+    const saveButton = page.getByRole('button', { name: 'Save trace', exact: true });
+    if (!(await saveButton.isVisible())) await page.getByRole('button', { name: 'More ▾' }).click();
+    await saveButton.click();
+    const notice = page.getByRole('status', { name: 'Saved trace' });
+    await expect.poll(() => notice.textContent(), WAIT).toMatch(/Saved relay-lab-\d{8}-\d{6}\.trace\.ndjson/);
+    const savedName = /(relay-lab-\S+\.trace\.ndjson)/.exec((await notice.textContent()) ?? '')![1]!;
+    const saved = await loadTraceFile(path.join(tracesDir, savedName));
+    expect(saved.complete).toBe(true);
+    expect(saved.truncatedTail).toBe(false);
+    const savedRounds = saved.events.flatMap((e) => (e.type === 'round' ? [e.report] : []));
+    expect(savedRounds.length).toBeGreaterThan(afterKill);
+
     // End the job: its report has rank 3 dead, and the window says the job ended.
     await exec('scancel', [id], { env: cluster.env });
     const result = await done;
     job = null;
-    const report = JSON.parse(result.stdout) as { dead: number[]; job: { state: string }; ended: string };
+    const report = JSON.parse(result.stdout) as {
+      dead: number[];
+      job: { state: string };
+      ended: string;
+      rounds: unknown[];
+    };
     expect(report.job.state).toBe('CANCELLED');
     expect(report.dead).toContain(3);
+    // The saved trace is the job's own, up to where it was saved: its bytes to its last record, its rounds.
+    const savedBytes = fs.readFileSync(path.join(tracesDir, savedName));
+    const cut = savedBytes.lastIndexOf('\n', savedBytes.length - 2) + 1;
+    const jobBytes = fs.readFileSync(path.join(out, 'trace.ndjson'));
+    expect(jobBytes.subarray(0, cut).equals(savedBytes.subarray(0, cut))).toBe(true);
+    expect(savedRounds).toEqual(report.rounds.slice(0, savedRounds.length));
     await expect.poll(() => banner.textContent(), WAIT).toMatch(/has ended/);
   }, 300_000);
 });

@@ -86,7 +86,8 @@ process.on('exit', () => {
   fs.rmSync(captureDir, { recursive: true, force: true });
 });
 // A topology that runs elsewhere (a Slurm job's watch server) is attached in front of everything.
-const front = new AttachRouter(router);
+// Save trace while attached saves the job's trace where a local save goes (the same dialog).
+const front = new AttachRouter(router, { saveTrace: (format, write) => lab.saveTraceVia(format, write) });
 const shell = installShell(electron, front, {
   rendererDir,
   preload: path.join(here, '../preload/index.cjs'),

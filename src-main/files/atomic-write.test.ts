@@ -56,6 +56,20 @@ describe('atomic writes', () => {
     expect(fs.readdirSync(dir)).toEqual(['t.ndjson']);
   });
 
+  it("a write's callback comes once the temporary file holds its bytes (a reader of writingTo sees them)", async () => {
+    const out = atomicWriteStream(at('grow.ndjson'));
+    const lines = ['one\n', 'two\n', 'three\n'];
+    const seen: string[] = [];
+    // Queued behind one another (the file is not even open yet): each callback finds its bytes there.
+    for (const line of lines) out.write(line, () => seen.push(fs.readFileSync(out.writingTo, 'utf8')));
+    await new Promise<void>((resolve) => out.write('', () => resolve()));
+    expect(seen).toHaveLength(3);
+    seen.forEach((text, i) => expect(text.startsWith(lines.slice(0, i + 1).join(''))).toBe(true));
+    out.end();
+    await finished(out);
+    expect(fs.readFileSync(at('grow.ndjson'), 'utf8')).toBe(lines.join(''));
+  });
+
   it('writes through a symlink to its target, and into a device in place', async () => {
     fs.writeFileSync(at('real'), 'x');
     fs.symlinkSync(at('real'), at('link'));

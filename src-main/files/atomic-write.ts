@@ -107,11 +107,12 @@ export async function copyFileAtomic(source: string, dest: string): Promise<void
  * renames the temporary file over the destination (the 'finish' event comes
  * after the rename); destroy() or a write error removes the temporary file
  * and leaves the destination as it was. Throws FileWriteError at once when
- * `file` is a folder.
+ * `file` is a folder. `writingTo`: where the bytes are until then (a reader
+ * of the file while it grows, e.g. a Slurm job's trace served to a watcher).
  */
-export function atomicWriteStream(file: string): Writable {
+export function atomicWriteStream(file: string): Writable & { readonly writingTo: string } {
   const { real, inPlace } = destination(file);
-  if (inPlace) return fs.createWriteStream(real);
+  if (inPlace) return Object.assign(fs.createWriteStream(real), { writingTo: real });
   const temp = tempNameFor(real);
   const inner = fs.createWriteStream(temp, { flags: 'wx' });
   let committed = false;
@@ -122,10 +123,25 @@ export function atomicWriteStream(file: string): Writable {
       () => done(),
       (e: Error) => done(e),
     );
-  return new Writable({
+  // A write is done once the file has its bytes, not when the inner stream has them queued: a
+  // writer's "flushed" (TraceWriter.flushed) then means readable at `writingTo`. Chunks that
+  // queue meanwhile go to the file together (the inner stream's writev).
+  const written = (chunks: { chunk: Buffer; encoding: BufferEncoding }[]) =>
+    new Promise<void>((resolve, reject) => {
+      inner.cork();
+      chunks.forEach(({ chunk, encoding }, i) =>
+        i === chunks.length - 1
+          ? inner.write(chunk, encoding, (e) => (e ? reject(e) : resolve()))
+          : inner.write(chunk, encoding),
+      );
+      inner.uncork();
+    });
+  const stream = new Writable({
     write(chunk: Buffer, encoding, done) {
-      if (inner.write(chunk, encoding)) return settle(Promise.resolve(), done);
-      settle(new Promise<void>((resolve) => inner.once('drain', () => resolve())), done);
+      settle(written([{ chunk, encoding }]), done);
+    },
+    writev(chunks, done) {
+      settle(written(chunks), done);
     },
     final(done) {
       settle(
@@ -144,6 +160,7 @@ export function atomicWriteStream(file: string): Writable {
       fs.rm(temp, { force: true }, () => done(err));
     },
   });
+  return Object.assign(stream, { writingTo: temp });
 }
 
 function identity(file: string): { dev: number; ino: number } | null {

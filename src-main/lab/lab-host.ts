@@ -444,6 +444,18 @@ export class LabHost implements LabApi, HostContext {
     if (this.replay && format === 'pcapng') return this.exportOpenedTrace(this.replay.file);
     const source = this.recordingPath;
     if (!source) throw new TraceHostError('NO_RECORDING', 'nothing to save: no session has run');
+    return this.saveTraceVia(format, (ndjsonPath) => this.copyRecording(source, ndjsonPath));
+  }
+
+  /**
+   * Saves a trace that `write` puts whole at the path it is given (NDJSON; it answers the
+   * records in it) where Save trace saves: the person's pick (Electron's dialog) or the traces
+   * folder; a pcapng is exported from it. Also the attached window's save of a job's trace.
+   */
+  async saveTraceVia(
+    format: 'ndjson' | 'pcapng',
+    write: (ndjsonPath: string) => Promise<number>,
+  ): Promise<SavedTrace> {
     const suggested = suggestedTraceName(new Date(), format);
     const dest = this.opts.chooseSavePath
       ? await this.opts.chooseSavePath(suggested)
@@ -451,7 +463,7 @@ export class LabHost implements LabApi, HostContext {
     if (!dest) throw new TraceHostError('CANCELLED', 'the save was cancelled');
     const ndjsonPath =
       format === 'ndjson' ? dest : path.join(this.workDir, `export-${Date.now()}.trace.ndjson`);
-    const records = await this.copyRecording(source, ndjsonPath);
+    const records = await write(ndjsonPath);
     if (format === 'pcapng') {
       try {
         await exportTraceFileToPcapng(ndjsonPath, dest);

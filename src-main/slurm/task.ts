@@ -13,9 +13,7 @@ import type { TopologySession } from '../lab/topology-session';
 import { runHostAgent } from './host-agent';
 import { RemoteHosts, type Rendezvous } from './remote-hosts';
 import { readSaltFile, writePrivateFile } from './files';
-import { LabHost } from '../lab/lab-host';
-import { startWatchServer, watchApi, type WatchServer } from './watch-server';
-import type { AnyCommand, LabApi, LabBatch, ReplyOf } from '@shared/lab/contract';
+import { JobWatch } from './job-watch';
 
 export const ENGINE_FILE = 'engine.json';
 export const REPORT_FILE = 'report.json';
@@ -34,29 +32,6 @@ export interface SlurmTaskOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the watch server listens: ADDR[:PORT] (default 127.0.0.1, a free port). */
   watch?: { host: string; port: number };
-}
-
-/** The job's lab as a watcher sees it, once the session exists (before: nothing to show yet). */
-class LateLab implements LabApi {
-  private lab: LabApi | null = null;
-  private readonly pending = new Set<(b: LabBatch) => void>();
-  bind(lab: LabApi): void {
-    this.lab = lab;
-    for (const l of this.pending) lab.subscribe(l);
-  }
-  subscribe(l: (b: LabBatch) => void): () => void {
-    if (this.lab) return this.lab.subscribe(l);
-    this.pending.add(l);
-    return () => this.pending.delete(l);
-  }
-  command<C extends AnyCommand>(cmd: C): Promise<ReplyOf<C['type']>> {
-    if (this.lab) return this.lab.command(cmd);
-    return Promise.resolve({
-      ok: false,
-      error: 'NOT_READY',
-      message: 'the job is still starting its hosts',
-    } as ReplyOf<C['type']>);
-  }
 }
 
 function taskIndex(env: NodeJS.ProcessEnv): { task: number; tasks: number; jobId: string } {
@@ -105,9 +80,7 @@ export async function runSlurmTask(opts: SlurmTaskOptions): Promise<number> {
   });
   let session: TopologySession | null = null;
   let cancelled = false;
-  const late = new LateLab();
-  let watch: WatchServer | null = null;
-  let host: LabHost | null = null;
+  let watch: JobWatch | null = null;
   // scancel, a time limit or a lost node: end the rounds and still write what was measured.
   const stop = (sig: string) => {
     cancelled = true;
@@ -124,7 +97,8 @@ export async function runSlurmTask(opts: SlurmTaskOptions): Promise<number> {
     say(
       `engine on ${remote.rendezvous().address}:${remote.rendezvous().port}, waiting for ${hosts.length} host agent(s)`,
     );
-    watch = await startWatchServer(watchApi(late), opts.watch ?? {});
+    watch = await JobWatch.start({ out: opts.out, listen: opts.watch });
+    const watching = watch;
     const where = `${opts.watch?.host && opts.watch.host !== '0.0.0.0' ? opts.watch.host : (env.SLURMD_NODENAME ?? os.hostname())}:${watch.port}`;
     writePrivateFile(
       path.join(opts.out, WATCH_FILE),
@@ -151,21 +125,16 @@ export async function runSlurmTask(opts: SlurmTaskOptions): Promise<number> {
         },
         onSession: (s) => {
           session = s;
-          host = new LabHost(s, {
-            tracesDir: path.join(opts.out, 'traces'),
-            workDir: fs.mkdtempSync(path.join(opts.out, '.watch-')),
-            producer: 'relay-lab slurm',
-          });
-          late.bind(host);
+          watching.bindSession(s);
           if (cancelled) s.endRounds();
         },
+        onTrace: (t) => watching.bindTrace(t),
         onReport: (report) =>
           writePrivateFile(path.join(opts.out, REPORT_FILE), JSON.stringify(report, null, 2) + '\n'),
       },
     );
   } finally {
-    await watch?.close();
-    (host as LabHost | null)?.removeWorkDir();
+    await (watch as JobWatch | null)?.close();
     await remote.close();
   }
 }

@@ -6,15 +6,17 @@
 // person names. Not for browsers: a request carrying an Origin is refused, so
 // no web page can reach it. The client may watch and act on the job's
 // processes (kill, pause, resume, kill host, link faults), never start,
-// stop or replace its topology.
+// stop or replace its topology; and read the job's trace (jobTrace, what
+// Save trace saves while attached), never any other file.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import type { AnyCommand, LabApi, LabBatch, ReplyOf } from '@shared/lab/contract';
+import type { AnyCommand, CommandOf, LabApi, LabBatch, ReplyOf } from '@shared/lab/contract';
 import { newToken, tokenMatches } from '../web/guard';
 import { serveClient } from '../web/server';
 import { MAX_CLIENT_MESSAGE } from '../web/protocol';
 import { JOB_ENDED_CLOSE } from '../lab/remote-lab';
+import type { JobTrace } from './job-trace';
 
 /** What an attached window may ask of a job. */
 export const WATCH_COMMANDS: ReadonlySet<string> = new Set([
@@ -28,11 +30,17 @@ export const WATCH_COMMANDS: ReadonlySet<string> = new Set([
   'setLinkFault',
 ]);
 
-/** The job's lab, narrowed to what a watcher may do. */
-export function watchApi(lab: LabApi): LabApi {
+/** The job's lab, narrowed to what a watcher may do, and the job's trace (none: nothing to save). */
+export function watchApi(lab: LabApi, trace: JobTrace | null = null): LabApi {
   return {
     subscribe: (l: (b: LabBatch) => void) => lab.subscribe(l),
     command<C extends AnyCommand>(cmd: C): Promise<ReplyOf<C['type']>> {
+      if (cmd.type === 'jobTrace')
+        return (
+          trace
+            ? trace.command(cmd as CommandOf<'jobTrace'>)
+            : Promise.resolve({ ok: false, error: 'NO_TRACE', message: 'this job keeps no trace' })
+        ) as Promise<ReplyOf<C['type']>>;
       if (!WATCH_COMMANDS.has(cmd.type))
         return Promise.resolve({
           ok: false,

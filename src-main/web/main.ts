@@ -48,7 +48,8 @@ if (process.env.RELAY_LAB_REPORT_FIRST_VERDICT === '1') {
 const captureDir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-captures-'));
 const taps = new TapRouter(host, { tracesDir: opts.tracesDir, workDir: captureDir });
 // A topology that runs elsewhere (a Slurm job's watch server) is attached in front of everything.
-const lab = new AttachRouter(taps);
+// Save trace while attached saves the job's trace where a local save goes (the traces folder).
+const lab = new AttachRouter(taps, { saveTrace: (format, write) => host.saveTraceVia(format, write) });
 try {
   await runBrowserMode(lab, { ...opts, token });
   process.stdout.write(`Traces folder: ${opts.tracesDir}\n`);

@@ -120,6 +120,28 @@ export interface AttachCommandSpecs {
   attach: { command: { address: string; token: string }; reply: { view: LabView } };
   /** Back to the lab's own topology (it kept running). */
   detach: { command: NoFields; reply: { view: LabView } };
+  /**
+   * The job's trace, one piece at a time, from its watch server (what Save trace saves while
+   * attached; the window's attach router asks, a renderer never does). The first request (offset
+   * 0, no `until`) fixes the length served; the later ones name it. No file is ever named: the
+   * server serves its job's trace and nothing else.
+   */
+  jobTrace: { command: { offset: number; until?: number }; reply: { chunk: JobTraceChunk } };
+}
+
+/**
+ * A piece of a Slurm job's trace (`jobTrace`). `until`: the length served, a whole-record
+ * boundary the job's engine had written out when the first request came. `data`: base64 of the
+ * bytes from the request's offset (at most the server's piece size, never past `until`).
+ * The first piece also says how the trace is closed: `endLine` follows byte `until` ('' when
+ * those bytes end with the job's own end line: its trace was closed), and `records` is the
+ * count of units in it.
+ */
+export interface JobTraceChunk {
+  until: number;
+  data: string;
+  endLine?: string;
+  records?: number;
 }
 
 export type CommandSpecs = LabCommandSpecs &

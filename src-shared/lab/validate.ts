@@ -274,6 +274,19 @@ const VALIDATORS: { [T in CommandType]: Validator<T> } = {
     return { type, address: v.address, token: v.token };
   },
   detach: bare,
+  jobTrace: (v, type) => {
+    onlyKeys(v, ['type', 'offset', 'until'], type);
+    const offset = int(v.offset, 'jobTrace.offset', 0, Number.MAX_SAFE_INTEGER);
+    if (v.until === undefined) {
+      // The first request fixes the length: it starts at the beginning.
+      if (offset !== 0)
+        failField('jobTrace.until', 'jobTrace.until must name the length a later piece is of');
+      return { type, offset };
+    }
+    const until = int(v.until, 'jobTrace.until', 1, Number.MAX_SAFE_INTEGER);
+    if (offset >= until) failField('jobTrace.offset', 'jobTrace.offset must be below jobTrace.until');
+    return { type, offset, until };
+  },
   openCapture: (v, type) => {
     onlyKeys(v, ['type', 'name', 'saltHex'], type);
     const saltHex = tapField(() => saltHexOf(v.saltHex, 'openCapture.saltHex'));

@@ -11,6 +11,7 @@ import type { Command } from './types';
 import type { LinkFault } from '@shared/lab/contract';
 import { recordSession } from '../../lab/trace/session-recording';
 import type { TraceRecorder } from '../../lab/trace/recorder';
+import type { TraceWriter } from '../../lab/trace/ndjson';
 import { orderSensitive, reproFromRun } from '../../repro/runner';
 import type { RemoteHosts } from '../../slurm/remote-hosts';
 import type { RunReport } from '../../lab/run-topology';
@@ -25,8 +26,21 @@ export interface RunExtras {
   remote?: RemoteHosts;
   onSession?: (s: TopologySession) => void;
   onReport?: (report: RunReport) => void;
+  /** The --trace file as it is written (a job serves it to its watchers): see LiveTrace. */
+  onTrace?: (trace: LiveTrace) => void;
 }
-import { writeFileAtomicSync } from '../../files/atomic-write';
+
+/**
+ * A trace while the run writes it: its writer (where whole lines end, see
+ * TraceWriter.position) and the file its bytes are in until it closes
+ * (`writingTo`; then `file`, whole, with its end line).
+ */
+export interface LiveTrace {
+  writer: TraceWriter;
+  writingTo: string;
+  file: string;
+}
+import { atomicWriteStream, writeFileAtomicSync } from '../../files/atomic-write';
 import { checkOutputs } from '../files';
 import { checkNumber, NUMBER_RANGES, type RangeName } from '@shared/lab/number-ranges';
 
@@ -272,8 +286,19 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
       // An external relay's output, prefixed with its host, on the run's stderr.
       onExternalRelayLine: (h, _stream, line) => process.stderr.write(`[h${h} relay] ${line}\n`),
       onRoundsStart: (session) => {
-        if (tracePath !== undefined)
-          recorder = recordSession(session, tracePath, { producer: 'relay-lab run' });
+        if (tracePath === undefined) return;
+        // Written whole or not at all (the file appears when the run closes it); until then its
+        // bytes are in `writingTo`.
+        const out = atomicWriteStream(tracePath);
+        let rec: TraceRecorder;
+        try {
+          rec = recordSession(session, out, { producer: 'relay-lab run' });
+        } catch (e) {
+          out.destroy();
+          throw e;
+        }
+        recorder = rec;
+        extras.onTrace?.({ writer: rec.writer, writingTo: out.writingTo, file: tracePath });
       },
     });
     if (recorder) {

@@ -146,9 +146,24 @@ export class TraceWriter {
     await once(this.out, 'drain').catch(() => {});
   }
 
+  private closing: Promise<void> | null = null;
+
+  /**
+   * Null while the trace is being written; once close() was called, its promise: resolved when
+   * the end line is in the file (a file stream: the file is whole under its name), rejected if
+   * writing failed.
+   */
+  get whenClosed(): Promise<void> | null {
+    return this.closing;
+  }
+
   /** Writes the end line (a trace without one was cut short) and ends the stream; rejects if writing failed. */
-  async close(t = this.lastT): Promise<void> {
-    if (this.closed) return;
+  close(t = this.lastT): Promise<void> {
+    this.closing ??= this.finish(t);
+    return this.closing;
+  }
+
+  private async finish(t: number): Promise<void> {
     this.closed = true;
     this.flushPending();
     if (!this.failure) {

@@ -20,7 +20,10 @@ import {
 import { formatBytes } from '../lib/format';
 
 export function TraceButtons() {
-  const viewing = useLab((s) => s.view.kind !== 'live');
+  // An attached job saves as the lab's own session does: its trace comes from the job (a link
+  // that is down is answered in words, not by a greyed button).
+  const attached = useLab((s) => s.view.kind === 'attached');
+  const viewing = useLab((s) => s.view.kind !== 'live' && s.view.kind !== 'attached');
   const viewingTrace = useLab((s) => s.view.kind === 'trace');
   const running = useLab((s) => s.snapshot !== null);
   const busy = useTraces((s) => s.busy);
@@ -30,7 +33,11 @@ export function TraceButtons() {
         type="button"
         onClick={() => void saveTrace('ndjson')}
         disabled={viewing || !running || busy !== null}
-        title="Save the running session (events and captured bytes) as an NDJSON trace"
+        title={
+          attached
+            ? "Save the attached job's trace so far (fetched from the job) as an NDJSON trace"
+            : 'Save the running session (events and captured bytes) as an NDJSON trace'
+        }
       >
         Save trace
       </button>
@@ -43,7 +50,9 @@ export function TraceButtons() {
             ? "Export the opened trace's units as pcapng for Wireshark and tshark"
             : viewing
               ? "Taps are exported with 'relay-lab tap --pcapng FILE'; go back to the lab to export its session"
-              : 'Export the running session as pcapng for Wireshark and tshark'
+              : attached
+                ? "Export the attached job's trace so far as pcapng for Wireshark and tshark"
+                : 'Export the running session as pcapng for Wireshark and tshark'
         }
       >
         Export pcapng

@@ -57,4 +57,17 @@ describe('actions offline', () => {
     expect(exp).toContain('opened trace');
     expect(buttons(html, /Save trace/)[0]).toContain('disabled=""');
   });
+
+  it("attached to a job, live or not, Save trace and Export pcapng save the job's trace", () => {
+    for (const state of ['live', 'lost'] as const) {
+      const view: LabView = { kind: 'attached', address: '127.0.0.1:7450', state, since: 0 };
+      setLab({ view, snapshot: snapshot({ running: true }) });
+      const html = renderToStaticMarkup(<TraceButtons />);
+      // A link that is down is answered in words by the save (it is not greyed without a reason).
+      for (const b of [...buttons(html, /Save trace/), ...buttons(html, /Export pcapng/)]) {
+        expect(b).not.toContain('disabled=""');
+        expect(b).toContain('attached job&#x27;s trace');
+      }
+    }
+  });
 });
