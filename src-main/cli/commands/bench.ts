@@ -1,6 +1,7 @@
 // relay-lab bench: the engine against this machine's own limits, in one run.
 import { BENCH_SECTIONS, benchMachine, runBench, runFoldBench, type BenchSection } from '../../lab/bench';
 import { DEFAULT_MODELS, benchScale } from '../../lab/bench/scale';
+import { benchEarlierPages } from '../../lab/bench/earlier-pages';
 import { numberFlag, optionalNumberFlag, parseFlags, printJson, UsageError } from '../args';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import type { Command } from './types';
@@ -23,7 +24,8 @@ export const benchCommand: Command = {
       process.stdout.write(
         'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n' +
           '                        [--scale [--scale-max-bytes S (256MiB)]]  (scale: 1x1..8x8 ranks at 64 KiB, models 4 KiB..256 MiB at 2x4; long)\n' +
-          '                        [--only fold|rounds|scale]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section)\n',
+          '                        [--only fold|rounds|scale|pages]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section;\n' +
+          '                                                          "Show earlier" pages of 2,000 units read back from 5,000- and 20,000-unit recordings)\n',
       );
       return 0;
     }
@@ -56,6 +58,8 @@ export const benchCommand: Command = {
       return 0;
     };
     if (only === 'fold') return print({ machine: await benchMachine(), ...runFoldBench() });
+    if (only === 'pages')
+      return print({ machine: await benchMachine(), pages: await benchEarlierPages({ log }) });
     if (only === 'scale')
       return print({
         machine: await benchMachine(),
