@@ -78,8 +78,11 @@ export { benchLoopback } from './bench/loopback';
 
 export { benchRounds, type RoundBench } from './bench/rounds';
 
-/** `bench --only`: one section alone (the fold microbenchmarks; the rounds and their floor; the scale section). */
-export const BENCH_SECTIONS = ['fold', 'rounds', 'scale', 'tap'] as const;
+/**
+ * `bench --only`: one section alone (the fold microbenchmarks; the rounds and their floor; the
+ * scale section; the tap; the records list's earlier pages read back from a recording).
+ */
+export const BENCH_SECTIONS = ['fold', 'rounds', 'scale', 'tap', 'pages'] as const;
 export type BenchSection = (typeof BENCH_SECTIONS)[number];
 
 export async function benchMachine() {

@@ -667,7 +667,7 @@ export class LabHost implements LabApi, HostContext {
     const index = this.recordingIndex;
     if (!index) return [];
     const from = Math.max(0, before - limit);
-    return (await index.range(from, before - from)).map((e) => e.record);
+    return index.records(from, before - from);
   }
 
   /** Removes the recording folder (synchronous: safe in a process 'exit' handler). */

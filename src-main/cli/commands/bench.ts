@@ -9,6 +9,7 @@ import {
 } from '../../lab/bench';
 import { benchTap } from '../../capture/tap-bench';
 import { DEFAULT_MODELS, benchScale } from '../../lab/bench/scale';
+import { benchEarlierPages } from '../../lab/bench/earlier-pages';
 import { numberFlag, optionalNumberFlag, parseFlags, printJson, UsageError } from '../args';
 import { TOPOLOGY_LIMITS } from '@shared/lab/topology-config';
 import type { Command } from './types';
@@ -31,7 +32,8 @@ export const benchCommand: Command = {
       process.stdout.write(
         'usage: relay-lab bench [--json] [--model-bytes S (16MiB)] [--hosts H (2)] [--ranks-per-host K (4)] [--rounds N (3)]\n' +
           '                        [--scale [--scale-max-bytes S (256MiB)]]  (scale: 1x1..8x8 ranks at 64 KiB, models 4 KiB..256 MiB at 2x4; long)\n' +
-          '                        [--only fold|rounds|scale|tap]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section; the tap)\n',
+          '                        [--only fold|rounds|scale|tap|pages]  (one section: the fold microbenchmarks; the rounds and their floor; the scale section;\n' +
+          '                                                          the tap; "Show earlier" pages of 2,000 units read back from 5,000- and 20,000-unit recordings)\n',
       );
       return 0;
     }
@@ -70,6 +72,8 @@ export const benchCommand: Command = {
         loopbackTcp: await benchLoopback(64 * 1024 * 1024),
         tap: await benchTap(),
       });
+    if (only === 'pages')
+      return print({ machine: await benchMachine(), pages: await benchEarlierPages({ log }) });
     if (only === 'scale')
       return print({
         machine: await benchMachine(),

@@ -62,7 +62,7 @@ export function encodeEventLineParts(event: TraceEvent): string[] {
   ];
 }
 
-function parseJson(text: string, line: number): Record<string, unknown> {
+export function parseJson(text: string, line: number): Record<string, unknown> {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -191,6 +191,23 @@ function decodeBytes(text: unknown, captured: number, line: number): Uint8Array 
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
 }
 
+/** Checks a record event's `record` (its bytes aside); returns how many bytes it says were captured. */
+export function checkRecordFields(obj: Record<string, unknown>, line: number): number {
+  const rec = new Fields(new Fields(obj, 'event', line).obj_('record'), 'record', line);
+  rec.int('seq');
+  rec.num('t');
+  rec.str('link');
+  rec.oneOf('dir', new Set(['up', 'down']));
+  rec.oneOf('layer', UNIT_LAYERS);
+  rec.str('kind');
+  const length = rec.int('length');
+  const captured = rec.int('captured');
+  if (captured > length) rec.fail('captured', `at most length (${length})`);
+  rec.str('verdict');
+  rec.str('summary');
+  return captured;
+}
+
 export function decodeEventLine(text: string, line: number): TraceEvent {
   const obj = parseJson(text, line);
   const f = new Fields(obj, 'event', line);
@@ -198,18 +215,7 @@ export function decodeEventLine(text: string, line: number): TraceEvent {
   f.num('t');
   switch (type) {
     case 'record': {
-      const rec = new Fields(f.obj_('record'), 'record', line);
-      rec.int('seq');
-      rec.num('t');
-      rec.str('link');
-      rec.oneOf('dir', new Set(['up', 'down']));
-      rec.oneOf('layer', UNIT_LAYERS);
-      rec.str('kind');
-      const length = rec.int('length');
-      const captured = rec.int('captured');
-      if (captured > length) rec.fail('captured', `at most length (${length})`);
-      rec.str('verdict');
-      rec.str('summary');
+      const captured = checkRecordFields(obj, line);
       return {
         ...(obj as unknown as TraceEvent & { type: 'record' }),
         bytes: decodeBytes(obj.bytes, captured, line),

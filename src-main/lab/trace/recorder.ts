@@ -99,7 +99,8 @@ export class TraceRecorder {
       record: kept.length === r.captured ? r : { ...r, captured: kept.length },
       bytes: kept,
     });
-    if (this.writer.dropped === dropped) this.opts.index?.add(r.seq, at, this.writer.bytesWritten);
+    if (this.writer.dropped === dropped)
+      this.opts.index?.add(r.seq, at, this.writer.bytesWritten, kept.length);
   }
 
   labEvent(e: LabEvent): void {
