@@ -84,7 +84,7 @@ export class HostAgentLink {
       case 'relayEvent': {
         // A record the event points at is the agent tap's; here it is the job tap's, if it came.
         const event =
-          'recordSeq' in m.event
+          typeof m.event === 'object' && m.event !== null && 'recordSeq' in m.event
             ? { ...m.event, recordSeq: this.legRecorder?.seqOf(m.event.recordSeq) }
             : m.event;
         for (const l of this.relayListeners) l(event);
