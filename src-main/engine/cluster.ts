@@ -257,23 +257,27 @@ export class Cluster {
         this.relays.push(null);
         this.external.push(null);
         ports.push(
-          await agent.startRelay({
-            hostName: hostName(h),
-            ranks: this.hostRanks[h],
-            worldSize: this.world,
-            mode: cfg.mode === 'forward' ? 'forward' : 'fold',
-            controllerAddress: cfg.remote!.controllerAdvertiseAddress,
-            controllerPort: this.port,
-            dataVersion: cfg.dataVersion,
-            controlVersion: cfg.controlVersion,
-            ceiling: this.ceiling,
-            starvationMs: cfg.starvationMs,
-            historical: {
-              nagle: cfg.historical?.nagle,
-              unboundedQueue: cfg.historical?.unboundedQueue,
-              staleBuild: cfg.historical?.staleRelayBuild,
+          await agent.startRelay(
+            {
+              hostName: hostName(h),
+              ranks: this.hostRanks[h],
+              worldSize: this.world,
+              mode: cfg.mode === 'forward' ? 'forward' : 'fold',
+              controllerAddress: cfg.remote!.controllerAdvertiseAddress,
+              controllerPort: this.port,
+              dataVersion: cfg.dataVersion,
+              controlVersion: cfg.controlVersion,
+              ceiling: this.ceiling,
+              starvationMs: cfg.starvationMs,
+              historical: {
+                nagle: cfg.historical?.nagle,
+                unboundedQueue: cfg.historical?.unboundedQueue,
+                staleBuild: cfg.historical?.staleRelayBuild,
+              },
+              // Its loopback legs come into this tap through the agent, named as a local host's.
             },
-          }),
+            this.tap,
+          ),
         );
         continue;
       }
@@ -533,6 +537,11 @@ export class Cluster {
           .linkViews()
           .map((l) => l.id)
           .join(', ')})`,
+      );
+    // A remote host's legs are on its own node: the engine holds no end of them to fault.
+    if (link.targets.size === 0 && link.info.kind === 'loopback' && this.config.remote?.agent(link.info.host))
+      throw new RangeError(
+        `link '${linkId}' is a loopback leg on host h${link.info.host}'s own node: faults apply at the engine's end of a link (the uplinks, the legs of hosts on this node)`,
       );
     for (const t of link.targets) t.setFault(fault);
     // A new fault replaces the old one at every end; a one-shot leaves nothing holding.

@@ -26,7 +26,7 @@ import { acceptLocalRanks } from './rank-accept';
 import type { ChannelName, RankAcceptor, RelayEvent, RelayOptions } from './relay-options';
 
 export type { UpstreamRecord } from './mux-stream';
-import type { Tap, TapLink } from './tap';
+import type { Tap, TapLink, TapLinkInfo } from './tap';
 
 /** One local rank's connection and its reader (the role's sink behind it). */
 export class RankSock {
@@ -47,6 +47,24 @@ export class RankSock {
       sink: rejectingOnThrow(sinkFor(this)),
     });
   }
+}
+
+/** A rank's loopback leg to its relay as the tap names it (h1.r2.data); a remote host's legs are named the same. */
+export function loopbackLinkInfo(
+  host: number,
+  hostName: string,
+  rank: number,
+  channel: ChannelName,
+): TapLinkInfo {
+  return {
+    id: `${hostName}.r${rank}.${channel}`,
+    from: `rank ${rank}`,
+    to: `relay ${hostName}`,
+    channel,
+    kind: 'loopback',
+    host,
+    rank,
+  };
 }
 
 export type UnitBytes = ReturnType<Tap['capture']> | Uint8Array[] | null;
@@ -114,15 +132,9 @@ export abstract class RelayChannel {
 
   /** The loopback link of a rank (registered on first sight), with the connection's bytes on it. */
   private bindLink(rank: number, conn: Conn): TapLink | undefined {
-    const link = this.opts.tap?.link({
-      id: `${this.opts.hostName}.r${rank}.${this.channel}`,
-      from: `rank ${rank}`,
-      to: `relay ${this.opts.hostName}`,
-      channel: this.channel,
-      kind: 'loopback',
-      host: this.opts.host,
-      rank,
-    });
+    const link = this.opts.tap?.link(
+      loopbackLinkInfo(this.opts.host, this.opts.hostName, rank, this.channel),
+    );
     if (link && !conn.counter.bound) conn.counter.bind(link, conn.endpoints, conn);
     return link;
   }

@@ -109,6 +109,8 @@ export interface UnitInput {
   bytes?: Uint8Array[] | SnapCapture;
   flodlError?: string;
   corruption?: UnitCorruption;
+  /** When it crossed, on this tap's clock (default now): a unit recorded elsewhere and sent here. */
+  t?: number;
 }
 
 export interface TapOptions {
@@ -154,6 +156,11 @@ export class Tap {
     return l;
   }
 
+  /** Milliseconds since t0 on this tap's clock (what a record's t is). */
+  elapsed(): number {
+    return this.now() - this.t0;
+  }
+
   getLink(id: string): TapLink | undefined {
     return this.links.get(id);
   }
@@ -183,7 +190,7 @@ export class Tap {
     }
     const rec: UnitRecord = {
       seq,
-      t: this.now() - this.t0,
+      t: u.t ?? this.now() - this.t0,
       link: u.link.info.id,
       dir: u.dir,
       layer: u.layer,

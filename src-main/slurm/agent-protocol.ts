@@ -6,6 +6,7 @@
 // side chose), so nothing on the network can drive a rank without it.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { RelayEvent } from '../engine/relay-options';
+import type { UnitRecord } from '@shared/lab/records';
 
 /** A line longer than this is a broken or hostile peer, never a message (a rank's stderr line is cut first). */
 export const MAX_LINE_BYTES = 1 << 20;
@@ -19,7 +20,34 @@ export type AgentToEngine =
   | { type: 'rankError'; rank: number; message: string }
   | { type: 'rankExit'; rank: number; code: number | null; signal: NodeJS.Signals | null }
   | { type: 'relayEvent'; event: RelayEvent }
-  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string };
+  | { type: 'log'; level: 'info' | 'warn' | 'error'; message: string }
+  // The relay's loopback legs as its own tap recorded them (leg-forwarder.ts, leg-recorder.ts).
+  /** A leg seen for the first time: its id (h1.r2.data) and its socket's ends on the agent's node. */
+  | { type: 'legLink'; id: string; endpoints?: { address: string; clientPort: number; serverPort: number } }
+  /** now: the agent tap's clock when sent; size: what the engine acknowledges (legAck) for the bound. */
+  | { type: 'legUnits'; now: number; size: number; units: LegUnit[] }
+  /** Units the agent did not send because the link to the engine fell behind (never a wire failure). */
+  | { type: 'legGap'; gap: LegGap }
+  /** Each leg's byte counters (totals), for the links that changed. */
+  | { type: 'legBytes'; links: [id: string, up: number, down: number][] };
+
+/** One unit of a leg: the agent tap's record and the bytes it kept (base64). */
+export interface LegUnit {
+  r: UnitRecord;
+  b: string;
+}
+
+export interface LegGap {
+  link: string;
+  dir: 'up' | 'down';
+  /** The agent tap's time of the first unit not kept. */
+  t: number;
+  units: number;
+  /** Their lengths on the wire. */
+  bytes: number;
+  /** How many of them the relay itself rejected (their findings come as relay events). */
+  rejected: number;
+}
 
 /** What the engine may ask of a host agent; nothing else is accepted. */
 export interface RemoteRelayOptions {
@@ -34,7 +62,21 @@ export interface RemoteRelayOptions {
   ceiling: number;
   starvationMs?: number;
   historical?: { nagle?: boolean; unboundedQueue?: boolean; staleBuild?: boolean };
+  /** Record the relay's loopback legs and send them (absent: not wanted). */
+  legs?: LegOptions;
 }
+
+export interface LegOptions {
+  /** Bytes kept per unit (the engine tap's snap length, capped at LEG_SNAP_MAX). */
+  snapLen: number;
+  /** Leg bytes sent and not yet acknowledged past which units are dropped (a named gap). */
+  queueBytes: number;
+}
+
+/** A leg unit keeps at most this many bytes: one unit must fit one line of the link (MAX_LINE_BYTES) as base64. */
+export const LEG_SNAP_MAX = 512 * 1024;
+/** The default bound on leg bytes in flight to the engine. */
+export const LEG_QUEUE_BYTES = 4 * 1024 * 1024;
 
 export type EngineToAgent =
   | { type: 'welcome'; mac: string }
@@ -44,7 +86,9 @@ export type EngineToAgent =
   | { type: 'signal'; rank: number; signal: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL' | 'SIGTERM' }
   | { type: 'send'; rank: number; msg: unknown }
   | { type: 'killHost' }
-  | { type: 'shutdown' };
+  | { type: 'shutdown' }
+  /** Leg bytes received so far (the sum of legUnits sizes): what is no longer in flight. */
+  | { type: 'legAck'; bytes: number };
 
 export function nonce(): string {
   return randomBytes(16).toString('hex');

@@ -4,7 +4,9 @@
 // and dials the controller on the engine's node, as flodl's relays do; the
 // ranks are real processes on this node under a kernel parent-death signal,
 // so when the agent ends (the engine closed the link, the job was
-// cancelled, the node lost) nothing of the host outlives it.
+// cancelled, the node lost) nothing of the host outlives it. When the engine
+// asks for them, the relay records its loopback legs on its own tap and the
+// agent sends them on, bounded (leg-forwarder.ts).
 import net from 'node:net';
 import os from 'node:os';
 import { nodeMac } from '../crypto/node-mac';
@@ -22,6 +24,7 @@ import {
   type AgentToEngine,
   type EngineToAgent,
 } from './agent-protocol';
+import { LegForwarder } from './leg-forwarder';
 
 export interface HostAgentOptions {
   host: number;
@@ -48,30 +51,37 @@ export async function runHostAgent(opts: HostAgentOptions): Promise<number> {
   let relay: Relay | null = null;
   let authed = false;
   const myNonce = nonce();
+  let legs: LegForwarder | null = null;
+  const write = (m: AgentToEngine) => {
+    if (!socket.destroyed && !socket.writableEnded) socket.write(line(m));
+  };
+  // Leg units recorded before a message go before it (a relay event names its unit by seq).
   const send = (m: AgentToEngine) => {
-    if (!socket.destroyed) socket.write(line(m));
+    legs?.flush();
+    write(m);
   };
 
   const teardown = async () => {
     for (const child of ranks.values()) child.signal('SIGKILL');
     if (relay) await relay.close().catch(() => {});
     relay = null;
+    legs?.close();
   };
 
   const startRelay = async (o: Extract<EngineToAgent, { type: 'startRelay' }>['options']) => {
     try {
       if (relay) throw new Error('the relay is already started');
+      const { legs: legOptions, ...relayOptions } = o;
+      if (legOptions) legs = new LegForwarder(legOptions, write);
       relay = await Relay.listen({
-        ...o,
+        ...relayOptions,
         host: opts.host,
         mac: nodeMac(opts.salt),
         connectIntervalMs: 100,
+        tap: legs?.tap,
       });
-      relay.on((e) => {
-        // A record's seq is this node's tap's; the engine's tap has its own.
-        const event = 'recordSeq' in e ? { ...e, recordSeq: undefined } : e;
-        send({ type: 'relayEvent', event });
-      });
+      // A record's seq is this node's tap's: the engine maps it to its own (or drops it).
+      relay.on((event) => send({ type: 'relayEvent', event }));
       relay
         .start()
         .catch((e: Error) => send({ type: 'log', level: 'error', message: `relay: ${e.message}` }));
@@ -144,7 +154,12 @@ export async function runHostAgent(opts: HostAgentOptions): Promise<number> {
         for (const child of ranks.values()) child.signal('SIGKILL');
         break;
       case 'shutdown':
+        // What the relay's tap still holds goes before the end.
+        legs?.close();
         socket.end();
+        break;
+      case 'legAck':
+        legs?.ack(m.bytes);
         break;
     }
   };

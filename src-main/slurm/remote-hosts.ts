@@ -3,9 +3,12 @@
 // back), and gives the cluster what it needs of a host on another node: a
 // relay started there, a RankSpawner whose ranks run there, kill host. A
 // link that drops mid-run is a host lost: its ranks are reported exited, as
-// a node failure looks from the controller.
+// a node failure looks from the controller. With legs on (the default), the
+// host's relay records its loopback legs and the agent sends them here, into
+// the job's tap (leg-recorder.ts).
 import net from 'node:net';
 import type { RelayEvent } from '../engine/relay-options';
+import type { Tap } from '../engine/tap';
 import type { RankChild, RankChildEvents, RankSpawner } from '../engine/rank-spawner';
 import { RANK_SPEC_ENV } from '../rank/spec';
 import {
@@ -18,7 +21,10 @@ import {
   type AgentToEngine,
   type EngineToAgent,
   type RemoteRelayOptions,
+  LEG_QUEUE_BYTES,
+  LEG_SNAP_MAX,
 } from './agent-protocol';
+import { LegRecorder, type LegTotals } from './leg-recorder';
 
 export interface Rendezvous {
   address: string;
@@ -31,6 +37,7 @@ export class HostAgentLink {
   private readonly exited = new Set<number>();
   private relayReply: ((r: { data: number; control: number } | Error) => void) | null = null;
   private readonly relayListeners = new Set<(e: RelayEvent) => void>();
+  private legRecorder: LegRecorder | null = null;
   closed = false;
 
   constructor(
@@ -38,7 +45,14 @@ export class HostAgentLink {
     readonly node: string,
     private readonly socket: net.Socket,
     private readonly onLog: (level: 'info' | 'warn' | 'error', message: string) => void,
+    /** Leg bytes the agent may have in flight; null: the legs are not asked for. */
+    private readonly legQueueBytes: number | null = LEG_QUEUE_BYTES,
   ) {}
+
+  /** What came of the host's loopback legs (null: not asked for). */
+  get legs(): LegTotals | null {
+    return this.legRecorder?.totals ?? null;
+  }
 
   private send(m: EngineToAgent): void {
     if (!this.socket.destroyed) this.socket.write(line(m));
@@ -67,11 +81,27 @@ export class HostAgentLink {
       case 'rankExit':
         this.rankExit(m.rank, m.code, m.signal);
         break;
-      case 'relayEvent':
-        for (const l of this.relayListeners) l(m.event);
+      case 'relayEvent': {
+        // A record the event points at is the agent tap's; here it is the job tap's, if it came.
+        const event =
+          typeof m.event === 'object' && m.event !== null && 'recordSeq' in m.event
+            ? { ...m.event, recordSeq: this.legRecorder?.seqOf(m.event.recordSeq) }
+            : m.event;
+        for (const l of this.relayListeners) l(event);
         break;
+      }
       case 'log':
         this.onLog(m.level, `h${this.host} (${this.node}): ${m.message}`);
+        break;
+      case 'legUnits': {
+        const received = this.legRecorder?.handle(m);
+        if (received !== undefined) this.send({ type: 'legAck', bytes: received });
+        break;
+      }
+      case 'legLink':
+      case 'legGap':
+      case 'legBytes':
+        this.legRecorder?.handle(m);
         break;
     }
   }
@@ -91,8 +121,23 @@ export class HostAgentLink {
     for (const rank of this.rankEvents.keys()) this.rankExit(rank, null, 'SIGKILL');
   }
 
-  startRelay(options: RemoteRelayOptions, timeoutMs = 30_000): Promise<{ data: number; control: number }> {
+  /**
+   * Starts the host's relay on the agent's node. With `tap` (the job's) and legs on, the relay
+   * records its loopback legs and the agent sends them into `tap`.
+   */
+  startRelay(
+    options: RemoteRelayOptions,
+    tap?: Tap,
+    timeoutMs = 30_000,
+  ): Promise<{ data: number; control: number }> {
     if (this.closed) return Promise.reject(new Error(`host h${this.host}'s agent went away`));
+    if (tap && this.legQueueBytes !== null) {
+      this.legRecorder = new LegRecorder(this.host, options.ranks, tap, this.onLog);
+      options = {
+        ...options,
+        legs: { snapLen: Math.min(tap.snapLen, LEG_SNAP_MAX), queueBytes: this.legQueueBytes },
+      };
+    }
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new Error(`relay h${this.host} on ${this.node}: no answer in ${timeoutMs} ms`)),
@@ -153,6 +198,10 @@ export interface RemoteHostsOptions {
   /** Where to listen (default all interfaces: agents are on other nodes). */
   listenAddress?: string;
   onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** Each remote host's loopback legs into the job's tap (default true). */
+  legs?: boolean;
+  /** Leg bytes an agent may have in flight before it drops units as a named gap (default LEG_QUEUE_BYTES). */
+  legQueueBytes?: number;
 }
 
 export class RemoteHosts {
@@ -206,7 +255,13 @@ export class RemoteHosts {
             return drop(`h${m.host}: the agent does not hold the session salt`);
           if (this.links.has(m.host)) return drop(`h${m.host} joined twice`);
           clearTimeout(hello);
-          link = new HostAgentLink(m.host, String(m.node ?? '?'), socket, this.onLog);
+          link = new HostAgentLink(
+            m.host,
+            String(m.node ?? '?'),
+            socket,
+            this.onLog,
+            this.opts.legs === false ? null : (this.opts.legQueueBytes ?? LEG_QUEUE_BYTES),
+          );
           this.links.set(m.host, link);
           socket.write(line({ type: 'welcome', mac: engineMac(this.opts.salt, m.host, m.nonce) }));
           this.onLog('info', `host h${m.host} joined from ${link.node}`);

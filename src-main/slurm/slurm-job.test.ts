@@ -3,7 +3,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exec, noneLeft, slurm, slurmUnavailable, submit, useOneNodeCluster } from './testing/slurm-jobs';
+import { loadTraceFile } from '../lab/trace/ndjson';
+import {
+  RELAY_LAB_BIN,
+  exec,
+  noneLeft,
+  slurm,
+  slurmUnavailable,
+  submit,
+  useOneNodeCluster,
+} from './testing/slurm-jobs';
 
 useOneNodeCluster();
 
@@ -32,7 +41,32 @@ describe.skipIf(slurmUnavailable !== null)('relay-lab slurm submit on a one-node
     // The salt stays in a file only the job's user can read.
     expect(fs.statSync(path.join(out, 'salt')).mode & 0o077).toBe(0);
     expect(fs.readFileSync(path.join(out, 'job.sh'), 'utf8')).not.toMatch(/[0-9a-f]{32}/);
-    expect(fs.statSync(path.join(out, 'trace.ndjson')).size).toBeGreaterThan(0);
+    // The trace holds host h1's loopback legs (sent by its agent) as it holds h0's: same names, same units.
+    const trace = await loadTraceFile(path.join(out, 'trace.ndjson'));
+    const records = trace.events.flatMap((e) => (e.type === 'record' ? [e.record] : []));
+    const legUnits = (link: string) =>
+      records.filter((x) => x.link === link).map((x) => `${x.dir} ${x.kind} ${x.length} ${x.verdict}`);
+    for (const [remote, local] of [
+      ['h1.r2.data', 'h0.r0.data'],
+      ['h1.r3.data', 'h0.r1.data'],
+    ]) {
+      expect(legUnits(remote).filter((u) => u.includes('RoundFrame'))).toHaveLength(8);
+      expect(legUnits(remote)).toEqual(legUnits(local));
+    }
+    expect(records.filter((x) => x.link.startsWith('h1.r')).every((x) => x.verdict === 'ok')).toBe(true);
+    expect(records.filter((x) => /^h1\.r[23]\.control$/.test(x.link)).length).toBeGreaterThan(0);
+    // ...and `relay-lab trace info` lists them.
+    const { stdout } = await exec(process.execPath, [
+      RELAY_LAB_BIN,
+      'trace',
+      'info',
+      path.join(out, 'trace.ndjson'),
+      '--json',
+    ]);
+    const info = JSON.parse(stdout) as { unitsPerLink: Record<string, number>; gaps: number };
+    for (const id of ['h1.r2.data', 'h1.r2.control', 'h1.r3.data', 'h1.r3.control'])
+      expect(info.unitsPerLink[id], id).toBeGreaterThan(0);
+    expect(info.gaps).toBe(0);
   }, 120_000);
 
   it('a rank killed on the remote host: declared dead, the rounds after it verify without it', async () => {

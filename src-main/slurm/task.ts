@@ -32,6 +32,8 @@ export interface SlurmTaskOptions {
   env?: NodeJS.ProcessEnv;
   /** Where the watch server listens: ADDR[:PORT] (default 127.0.0.1, a free port). */
   watch?: { host: string; port: number };
+  /** The remote hosts' loopback legs into the job's tap, trace and window (default true). */
+  remoteLegs?: boolean;
 }
 
 function taskIndex(env: NodeJS.ProcessEnv): { task: number; tasks: number; jobId: string } {
@@ -77,6 +79,7 @@ export async function runSlurmTask(opts: SlurmTaskOptions): Promise<number> {
     hosts,
     advertiseAddress: env.SLURMD_NODENAME ?? os.hostname(),
     onLog: (level, m) => say(`${level}: ${m}`),
+    legs: opts.remoteLegs !== false,
   });
   let session: TopologySession | null = null;
   let cancelled = false;

@@ -20,6 +20,8 @@ export interface BatchScriptOptions {
   saltFile?: string;
   /** --watch ADDR[:PORT] for the watch server (default: loopback, a free port). */
   watch?: string;
+  /** false: the remote hosts' loopback legs stay on their nodes (not in the job's trace and window). */
+  remoteLegs?: boolean;
   /** What the job was made from, for the person reading it. */
   describe: string;
 }
@@ -66,7 +68,7 @@ export function batchScript(o: BatchScriptOptions): string {
     `RELAY_LAB=(${words(o.relayLab)})`,
     '',
     '# One step, one task per host; a task that fails ends the others (nothing is left running).',
-    `srun --kill-on-bad-exit=1 --ntasks=${o.hosts} "\${RELAY_LAB[@]}" slurm task --out "$OUT" --salt-file "$SALT_FILE"${o.watch ? ` --watch ${shellQuote(o.watch)}` : ''} -- ${words(o.runFlags)}`,
+    `srun --kill-on-bad-exit=1 --ntasks=${o.hosts} "\${RELAY_LAB[@]}" slurm task --out "$OUT" --salt-file "$SALT_FILE"${o.watch ? ` --watch ${shellQuote(o.watch)}` : ''}${o.remoteLegs === false ? ' --no-remote-legs' : ''} -- ${words(o.runFlags)}`,
     '',
   ].join('\n');
 }

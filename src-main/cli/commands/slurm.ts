@@ -19,7 +19,7 @@ import type { Command } from './types';
 
 const USAGE = `usage: relay-lab slurm script|submit [--out DIR] [--job-name NAME] [--partition P] [--account A]
   [--time T] [--nodes N] [--ntasks-per-node N] [--sbatch-arg ARG]... [--salt-file FILE]
-  [--watch ADDR[:PORT]] [RUN FLAGS]
+  [--watch ADDR[:PORT]] [--no-remote-legs] [RUN FLAGS]
   relay-lab slurm submit ... [--wait] [--json]
   relay-lab slurm one-node   (root: a one-node Slurm cluster in a temp folder until Ctrl-C, to try it here)
 RUN FLAGS are relay-lab run's (--hosts, --ranks-per-host, --topology, --rounds, --model-bytes, --mode,
@@ -29,7 +29,9 @@ script prints the batch script; submit writes it to DIR/job.sh and runs sbatch. 
 --wait follows the job to its end and prints the run's report (as relay-lab run --json with --json),
 with the job's id and final state; a cancelled, timed-out or failed job never reads as ok.
 The job's first task serves a watch server for the window (npm start -- --attach HOST:PORT --token T),
-on 127.0.0.1 and a free port unless --watch names ADDR[:PORT]; DIR/watch.json (mode 600) has both.`;
+on 127.0.0.1 and a free port unless --watch names ADDR[:PORT]; DIR/watch.json (mode 600) has both.
+The trace and the window hold every host's loopback legs (rank <-> relay), sent by each host's agent;
+--no-remote-legs keeps those of hosts h1.. on their nodes (only h0's legs and the uplinks are seen).`;
 
 /** --watch ADDR[:PORT] (a port alone is on 127.0.0.1). */
 function watchFlag(v: string | undefined): { host: string; port: number } | undefined {
@@ -53,7 +55,7 @@ const VALUE_FLAGS = [
   'salt-file',
   'watch',
 ] as const;
-const BOOL_FLAGS = ['wait', 'json', 'help'] as const;
+const BOOL_FLAGS = ['wait', 'json', 'help', 'no-remote-legs'] as const;
 /** Flags of `run` a job sets itself. */
 const JOB_OWNED: Record<string, string> = {
   salt: 'the job makes its own salt in DIR/salt (or give --salt-file FILE, mode 600)',
@@ -156,6 +158,7 @@ async function scriptFor(a: SlurmArgs) {
     runFlags: a.runFlags,
     saltFile: saltFile === undefined ? undefined : path.resolve(saltFile),
     watch,
+    remoteLegs: !a.bools.has('no-remote-legs'),
     describe: `${c.ranksPerHost.length} hosts (${c.ranksPerHost.join(',')} ranks), ${c.mode}, ${c.modelBytes} B ${c.dtype}, ${c.rounds} rounds`,
   });
   return { text, out, resolved, schedule };
@@ -218,7 +221,13 @@ async function task(argv: string[]): Promise<number> {
   const out = one(a, 'out');
   const saltFile = one(a, 'salt-file');
   if (!out || !saltFile) throw new UsageError('slurm task --out DIR --salt-file FILE -- RUN FLAGS');
-  return runSlurmTask({ out: path.resolve(out), saltFile, runFlags, watch: watchFlag(one(a, 'watch')) });
+  return runSlurmTask({
+    out: path.resolve(out),
+    saltFile,
+    runFlags,
+    watch: watchFlag(one(a, 'watch')),
+    remoteLegs: !a.bools.has('no-remote-legs'),
+  });
 }
 
 /** A one-node cluster for trying `slurm submit` on one machine: up until Ctrl-C, then gone. */

@@ -48,6 +48,11 @@ describe('relay-lab trace', () => {
       truncatedTail: false,
     });
     expect(report.events.record).toBe(units.length);
+    // Every link the units name, with its count (a link declared late, a remote leg, is listed too).
+    const perLink: Record<string, number> = {};
+    for (const u of units) perLink[u.link] = (perLink[u.link] ?? 0) + 1;
+    expect(report.unitsPerLink).toEqual(perLink);
+    expect(report.gaps).toBe(0);
     expect(report.bytesOnWire).toBe(units.reduce((n, u) => n + u.bytes.length, 0));
     expect(report.bytesCaptured).toBe(units.reduce((n, u) => n + (u.captured ?? u.bytes.length), 0));
   });
@@ -56,7 +61,8 @@ describe('relay-lab trace', () => {
     const { path } = await sampleTraceFile();
     const { code, out } = await run(['info', path]);
     expect(code).toBe(0);
-    const [first, second] = out.split('\n');
+    const [first, second, third] = out.split('\n');
+    expect(third).toMatch(/^ {2}units per link: h0\.r0\.control \d+, h0\.r0\.data \d+/);
     expect(first).toMatch(/, 4 links, /);
     // Was "12 record, 3 links, 1 end": a count of counter samples read as a second number of links.
     expect(second).toMatch(/^ {2}events: \d+ units?(, |$)/);

@@ -26,6 +26,9 @@ async function info(path: string, json: boolean): Promise<number> {
   let lastT = 0;
   let truncatedTail = false;
   let complete = false;
+  // Every link the records name (the header's and the late ones: a Slurm job's remote legs).
+  const unitsPerLink = new Map<string, number>();
+  let gaps = 0;
   for await (const item of readTraceFile(path)) {
     if (item.kind === 'header') header = item.header;
     else if (item.kind === 'truncated') truncatedTail = true;
@@ -37,6 +40,8 @@ async function info(path: string, json: boolean): Promise<number> {
       if (e.type === 'record') {
         bytesOnWire += e.record.length;
         bytesCaptured += e.bytes.length;
+        unitsPerLink.set(e.record.link, (unitsPerLink.get(e.record.link) ?? 0) + 1);
+        if (e.record.kind === 'gap') gaps++;
       }
     }
   }
@@ -60,6 +65,8 @@ async function info(path: string, json: boolean): Promise<number> {
     links: h.links.length,
     durationMs: lastT,
     events: counts,
+    unitsPerLink: Object.fromEntries([...unitsPerLink].sort(([a], [b]) => a.localeCompare(b))),
+    gaps,
     bytesOnWire,
     bytesCaptured,
     complete,
@@ -74,6 +81,14 @@ async function info(path: string, json: boolean): Promise<number> {
     process.stdout.write(
       `${path}: trace v${report.version}, started ${report.startedAt}, ${topology}, control index table ${report.controlIndexTable}, ${countWith(report.links, 'link', 'links')}, ${report.durationMs.toFixed(1)} ms\n` +
         `  events: ${eventCountsText(counts)}\n` +
+        `  units per link: ${
+          Object.entries(report.unitsPerLink)
+            .map(([id, n]) => `${id} ${n}`)
+            .join(', ') || 'none'
+        }\n` +
+        (gaps > 0
+          ? `  ${countWith(gaps, 'gap', 'gaps')} named (units or bytes not kept; the log lines say why)\n`
+          : '') +
         `  ${bytesOnWire} bytes on the wire, ${bytesCaptured} captured${complete ? '' : truncatedTail ? '; cut short (last line truncated)' : '; no end line (not closed)'}\n`,
     );
   }

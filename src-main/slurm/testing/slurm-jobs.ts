@@ -13,7 +13,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { oneNodeClusterUnavailable, startOneNodeCluster, type OneNodeCluster } from '../one-node-cluster';
 
 export const exec = promisify(execFile);
-const BIN = path.resolve('bin/relay-lab.mjs');
+export const RELAY_LAB_BIN = path.resolve('bin/relay-lab.mjs');
 
 /** Why a one-node cluster cannot start here (null when it can); under CI=true that fails the file. */
 export const slurmUnavailable = oneNodeClusterUnavailable();
@@ -80,7 +80,7 @@ export interface SubmitResult {
 
 export function submit(args: string[], onStderr?: (text: string) => void): Promise<SubmitResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'slurm', 'submit', ...args, '--wait', '--json'], {
+    const child = spawn(process.execPath, [RELAY_LAB_BIN, 'slurm', 'submit', ...args, '--wait', '--json'], {
       env: slurm.cluster!.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
