@@ -14,6 +14,7 @@ import type { Mac } from '@shared/wire/mac';
 import { StreamDecoder, type DecodedUnit } from '../capture/stream-decoder';
 import { Conn, closeServer, connectWithRetry, listen, serverPort } from './conn';
 import type { Tap, TapLink } from './tap';
+import { loopbackLinkInfo } from './loopback-link';
 
 export interface LoopbackTapOptions {
   host: number;
@@ -68,15 +69,7 @@ class Leg {
     const rank = this.decoder.handshakeRank;
     if (!this.link && rank !== null) {
       const { hostName, host, channel } = this.o;
-      this.link = this.o.tap.link({
-        id: `${hostName}.r${rank}.${channel}`,
-        from: `rank ${rank}`,
-        to: `relay ${hostName}`,
-        channel,
-        kind: 'loopback',
-        host,
-        rank,
-      });
+      this.link = this.o.tap.link(loopbackLinkInfo(host, hostName, rank, channel));
       if (!this.rankConn.counter.bound)
         this.rankConn.counter.bind(this.link, this.rankConn.endpoints, this.rankConn);
     }

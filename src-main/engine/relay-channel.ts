@@ -24,9 +24,10 @@ import { FrameRejected, rejectingOnThrow } from './frame-rejection';
 import { MuxRecordStream, upstreamRecord, type UpstreamRecord } from './mux-stream';
 import { acceptLocalRanks } from './rank-accept';
 import type { ChannelName, RankAcceptor, RelayEvent, RelayOptions } from './relay-options';
+import { loopbackLinkInfo } from './loopback-link';
 
 export type { UpstreamRecord } from './mux-stream';
-import type { Tap, TapLink, TapLinkInfo } from './tap';
+import type { Tap, TapLink } from './tap';
 
 /** One local rank's connection and its reader (the role's sink behind it). */
 export class RankSock {
@@ -47,24 +48,6 @@ export class RankSock {
       sink: rejectingOnThrow(sinkFor(this)),
     });
   }
-}
-
-/** A rank's loopback leg to its relay as the tap names it (h1.r2.data); a remote host's legs are named the same. */
-export function loopbackLinkInfo(
-  host: number,
-  hostName: string,
-  rank: number,
-  channel: ChannelName,
-): TapLinkInfo {
-  return {
-    id: `${hostName}.r${rank}.${channel}`,
-    from: `rank ${rank}`,
-    to: `relay ${hostName}`,
-    channel,
-    kind: 'loopback',
-    host,
-    rank,
-  };
 }
 
 export type UnitBytes = ReturnType<Tap['capture']> | Uint8Array[] | null;

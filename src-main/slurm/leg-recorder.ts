@@ -1,6 +1,6 @@
 // On the engine's side of a host agent's link: the remote host's loopback legs
 // as its agent sends them (leg-forwarder.ts), recorded in the job's tap under
-// the names a local host's legs get (relay-channel.ts loopbackLinkInfo), so the
+// the names a local host's legs get (engine/loopback-link.ts), so the
 // trace, the window, the savings (rankDataUpBytes) and the findings treat them
 // as h0's. A unit keeps the relay's verdict; its time is moved onto the engine
 // tap's clock. Units the agent did not send are one named `gap` record per
@@ -10,7 +10,7 @@
 import { hostName } from '@shared/lab/topology';
 import type { UnitLayer, UnitRecord } from '@shared/lab/records';
 import { WIRE_ERROR_CODES } from '@shared/wire/errors';
-import { loopbackLinkInfo } from '../engine/relay-channel';
+import { loopbackLinkInfo } from '../engine/loopback-link';
 import type { Tap, TapLink } from '../engine/tap';
 import type { AgentToEngine, LegGap, LegUnit } from './agent-protocol';
 
