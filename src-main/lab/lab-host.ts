@@ -24,7 +24,6 @@ import type {
   LabEvent,
   LabReply,
   LabView,
-  LinkFault,
   ReplyOf,
   SavedTrace,
   TimelineMark,
@@ -129,21 +128,6 @@ export function suggestedTraceName(at: Date, ext: 'ndjson' | 'pcapng'): string {
   return `relay-lab-${stamp}.trace.${ext}`;
 }
 
-function faultKind(f: LinkFault): string {
-  for (const k of [
-    'blackhole',
-    'reset',
-    'corruptNext',
-    'stallMs',
-    'sliceBytes',
-    'bandwidth',
-    'latencyMs',
-  ] as const)
-    if (f[k] !== undefined && f[k] !== false)
-      return k === 'latencyMs' ? 'latency' : k === 'stallMs' ? 'stall' : k === 'sliceBytes' ? 'slicer' : k;
-  return 'none';
-}
-
 function markLabel(e: LifecycleEvent): string {
   const who =
     e.rank !== undefined
@@ -166,6 +150,11 @@ export class LabHost implements LabApi, HostContext {
   private replay: { name: string; file: string; api: TraceReplay; detach: () => void } | null = null;
   private readonly workDir: string;
   private recordingNumber = 0;
+  /**
+   * The recording of a session this host did not start (a Slurm job's run writes the job's
+   * trace): the commands this host accepts are recorded there, as a window's are in its own.
+   */
+  private runRecorder: TraceRecorder | null = null;
 
   /** Sweeps run beside the live session, on their own clusters (src-main/sweep). */
   private readonly sweeps: SweepHost;
@@ -201,6 +190,15 @@ export class LabHost implements LabApi, HostContext {
       complete: r.api.complete,
       marks,
     };
+  }
+
+  /**
+   * The session is recorded by its owner (a job's run, `relay-lab slurm`): the kills, pauses,
+   * resumes, host kills and link faults this host accepts go to `recorder` as lifecycle lines,
+   * the same a local session's recording gets (a start here records to its own, as ever).
+   */
+  recordCommandsTo(recorder: TraceRecorder | null): void {
+    this.runRecorder = recorder;
   }
 
   /** The file the running session is being recorded to (null before a start). */
@@ -262,19 +260,7 @@ export class LabHost implements LabApi, HostContext {
       );
     if (cmd.type === 'start') this.startRecording();
     else if (cmd.type === 'stop') await this.stopRecording();
-    else if (cmd.type === 'setLinkFault') {
-      const f = cmd.fault;
-      this.recorder?.lifecycle(
-        f
-          ? {
-              action: 'faultApplied',
-              link: cmd.link,
-              ...(f.dir === 'both' ? {} : { dir: f.dir }),
-              fault: { ...f, kind: faultKind(f) },
-            }
-          : { action: 'faultCleared', link: cmd.link },
-      );
-    } else this.recorder?.command(cmd);
+    else (this.recorder ?? this.runRecorder)?.command(cmd);
     return reply;
   }
 

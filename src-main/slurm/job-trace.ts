@@ -9,7 +9,7 @@
 // one file served is this job's trace.
 import fs from 'node:fs';
 import type { CommandOf, JobTraceChunk, ReplyOf } from '@shared/lab/contract';
-import type { LiveTrace } from '../cli/commands/run';
+import type { TraceFile } from '../cli/commands/run';
 import { encodeEventLine } from '../lab/trace/ndjson-codec';
 import { LabError } from '../lab/commands/handler';
 
@@ -17,7 +17,7 @@ import { LabError } from '../lab/commands/handler';
 export const JOB_TRACE_PIECE = 2 * 1024 * 1024;
 
 export class JobTrace {
-  private live: LiveTrace | null = null;
+  private live: TraceFile | null = null;
   private opened: Promise<fs.promises.FileHandle> | null = null;
   /** The longest length served so far: every byte below it is in the file, in whole lines. */
   private served = 0;
@@ -26,7 +26,7 @@ export class JobTrace {
   constructor(private readonly piece = JOB_TRACE_PIECE) {}
 
   /** The run's trace, once its rounds start (before that there is nothing to serve). */
-  bind(live: LiveTrace): void {
+  bind(live: TraceFile): void {
     this.live = live;
   }
 
@@ -68,7 +68,7 @@ export class JobTrace {
   }
 
   /** Where the served copy ends: whole lines the file already has, and what closes them. */
-  private async cut(live: LiveTrace): Promise<{ until: number; endLine: string; records: number }> {
+  private async cut(live: TraceFile): Promise<{ until: number; endLine: string; records: number }> {
     const w = live.writer;
     const failed = (e: unknown) =>
       new LabError('TRACE_FAILED', `the job could not write its trace: ${(e as Error).message}`);
@@ -96,7 +96,7 @@ export class JobTrace {
    * The trace's file, opened once: while written it is under its temporary name, after the
    * close under its own (the same file renamed, so a handle taken before the rename reads on).
    */
-  private open(live: LiveTrace): Promise<fs.promises.FileHandle> {
+  private open(live: TraceFile): Promise<fs.promises.FileHandle> {
     this.opened ??= (async () => {
       let file: fs.promises.FileHandle;
       try {

@@ -1,7 +1,11 @@
 // What a Slurm job's first task serves its watchers (watch-server.ts): the
 // job's session behind a LabHost once the run has one, and the run's trace as
 // it is written (job-trace.ts). Started before the hosts join, so a window
-// may attach early; until the session exists it answers NOT_READY.
+// may attach early; until the session exists it answers NOT_READY. What a
+// watcher does to the job's processes (kill, pause, resume, kill host, link
+// faults) is recorded in the run's trace by the run's recorder, as a local
+// window's actions are in its session's recording: the job's trace is the
+// record of the whole session, the person's actions with it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AnyCommand, LabApi, LabBatch, ReplyOf } from '@shared/lab/contract';
@@ -46,6 +50,7 @@ export interface JobWatchOptions {
 export class JobWatch {
   private readonly late = new LateLab();
   private host: LabHost | null = null;
+  private live: LiveTrace | null = null;
 
   private constructor(
     private readonly out: string,
@@ -75,12 +80,18 @@ export class JobWatch {
       workDir: fs.mkdtempSync(path.join(this.out, '.watch-')),
       producer: 'relay-lab slurm',
     });
+    if (this.live) this.host.recordCommandsTo(this.live.recorder);
     this.late.bind(this.host);
   }
 
-  /** The run's trace as it is written (RunExtras.onTrace): what a watcher's Save trace saves. */
+  /**
+   * The run's trace as it is written (RunExtras.onTrace): what a watcher's Save trace saves, and
+   * where the commands watchers take are recorded from now on (the trace starts with the rounds).
+   */
   bindTrace(t: LiveTrace): void {
+    this.live = t;
     this.trace.bind(t);
+    this.host?.recordCommandsTo(t.recorder);
   }
 
   /** Watchers are told the job ended, the trace is let go, the work folder removed. */

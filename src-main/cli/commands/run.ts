@@ -35,10 +35,15 @@ export interface RunExtras {
  * TraceWriter.position) and the file its bytes are in until it closes
  * (`writingTo`; then `file`, whole, with its end line).
  */
-export interface LiveTrace {
+export interface TraceFile {
   writer: TraceWriter;
   writingTo: string;
   file: string;
+}
+
+/** The run's trace and its recorder: a job's watchers' kills, pauses and faults are recorded through it. */
+export interface LiveTrace extends TraceFile {
+  recorder: TraceRecorder;
 }
 import { atomicWriteStream, writeFileAtomicSync } from '../../files/atomic-write';
 import { checkOutputs } from '../files';
@@ -298,7 +303,7 @@ export const runCommand: Command & { run(argv: string[], extras?: RunExtras): Pr
           throw e;
         }
         recorder = rec;
-        extras.onTrace?.({ writer: rec.writer, writingTo: out.writingTo, file: tracePath });
+        extras.onTrace?.({ writer: rec.writer, writingTo: out.writingTo, file: tracePath, recorder: rec });
       },
     });
     if (recorder) {

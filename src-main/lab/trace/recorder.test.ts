@@ -323,6 +323,53 @@ describe('TraceRecorder and TraceReplay', () => {
   });
 });
 
+describe('TraceRecorder.command', () => {
+  it('records a link fault set or cleared as its lifecycle line, as a kill or a pause is', async () => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (c: Buffer) => chunks.push(c));
+    const header = makeTraceHeader({
+      startedAt: 0,
+      saltHex: '00'.repeat(16),
+      config: { ...DEFAULT_TOPOLOGY, ranksPerHost: [2] },
+      links: [],
+    });
+    let clock = 1;
+    const rec = new TraceRecorder(new TraceWriter(out, header), () => clock);
+    rec.command({
+      type: 'setLinkFault',
+      link: 'h0.r1.data',
+      fault: { dir: 'both', sliceBytes: 7, sliceGapMs: 1 },
+    });
+    clock = 2;
+    rec.command({ type: 'setLinkFault', link: 'h0.r1.data', fault: { dir: 'down', blackhole: true } });
+    clock = 3;
+    rec.command({ type: 'setLinkFault', link: 'h0.r1.data', fault: null });
+    rec.command({ type: 'killRank', rank: 1 });
+    await rec.close();
+    const trace = await loadTrace([Buffer.concat(chunks)]);
+    expect(trace.events.filter((e) => e.type === 'lifecycle')).toEqual([
+      {
+        type: 'lifecycle',
+        t: 1,
+        action: 'faultApplied',
+        link: 'h0.r1.data',
+        fault: { dir: 'both', sliceBytes: 7, sliceGapMs: 1, kind: 'slicer' },
+      },
+      {
+        type: 'lifecycle',
+        t: 2,
+        action: 'faultApplied',
+        link: 'h0.r1.data',
+        dir: 'down',
+        fault: { dir: 'down', blackhole: true, kind: 'blackhole' },
+      },
+      { type: 'lifecycle', t: 3, action: 'faultCleared', link: 'h0.r1.data' },
+      { type: 'lifecycle', t: 3, action: 'killRank', rank: 1 },
+    ]);
+  });
+});
+
 describe('linkViewFromId', () => {
   it('reads the three link id shapes and refuses others', async () => {
     const { linkViewFromId } = await import('./links');

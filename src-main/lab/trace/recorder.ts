@@ -3,7 +3,7 @@
 // counters, and the commands that changed the topology (kill, pause, ...).
 // It listens to the tap itself, not to the window's batches, which may drop
 // records under load.
-import type { LabBatch, LabCommand, LabEvent } from '@shared/lab/contract';
+import type { LabBatch, LabCommand, LabEvent, LinkFault } from '@shared/lab/contract';
 import type { UnitRecord } from '@shared/lab/records';
 import type { LinkView } from '@shared/lab/state';
 import type { LifecycleAction, LifecycleEvent, TraceLink } from './format';
@@ -37,6 +37,22 @@ const COMMAND_ACTIONS: Partial<Record<LabCommand['type'], LifecycleAction>> = {
   pauseRounds: 'pauseRounds',
   resumeRounds: 'resumeRounds',
 };
+
+/** A fault's kind as a trace names it (the first knob it sets). */
+export function faultKind(f: LinkFault): string {
+  for (const k of [
+    'blackhole',
+    'reset',
+    'corruptNext',
+    'stallMs',
+    'sliceBytes',
+    'bandwidth',
+    'latencyMs',
+  ] as const)
+    if (f[k] !== undefined && f[k] !== false)
+      return k === 'latencyMs' ? 'latency' : k === 'stallMs' ? 'stall' : k === 'sliceBytes' ? 'slicer' : k;
+  return 'none';
+}
 
 export class TraceRecorder {
   private readonly detach: (() => void)[] = [];
@@ -121,8 +137,27 @@ export class TraceRecorder {
     }
   }
 
-  /** A command the session accepted; the ones that change the topology become lifecycle events. */
+  /**
+   * A command the session accepted; the ones that change the topology become lifecycle events
+   * (a link fault set or cleared: faultApplied with its kind and knobs, or faultCleared). Every
+   * recording of a person's commands goes through here, so a window's session and a job its
+   * watchers act on record them alike.
+   */
   command(cmd: LabCommand): void {
+    if (cmd.type === 'setLinkFault') {
+      const f = cmd.fault;
+      this.lifecycle(
+        f
+          ? {
+              action: 'faultApplied',
+              link: cmd.link,
+              ...(f.dir === 'both' ? {} : { dir: f.dir }),
+              fault: { ...f, kind: faultKind(f) },
+            }
+          : { action: 'faultCleared', link: cmd.link },
+      );
+      return;
+    }
     const action = COMMAND_ACTIONS[cmd.type];
     if (!action) return;
     const ev: LifecycleEvent = { type: 'lifecycle', t: this.now(), action };
