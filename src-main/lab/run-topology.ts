@@ -101,8 +101,10 @@ export async function runTopology(
   if (reports.some((r) => r.verdict === 'mismatch')) verdict = 'mismatch';
   else if (ended?.error) verdict = 'error';
   else if (roundsCompleted < config.rounds) {
-    // Under the strict policy a fault ends the reduce by design (WIRE.md 7.2).
-    const strictStop = config.policy === 'strict' && faults.length > 0 && ended !== null;
+    // Under the strict policy a fault ends the reduce by design (WIRE.md 7.2): one scheduled, or
+    // one a person applied while the rounds ran (a window attached to a job; a fault finding each).
+    const faulted = faults.length > 0 || session.findings.some((f) => f.kind === 'fault');
+    const strictStop = config.policy === 'strict' && faulted && ended !== null;
     if (!strictStop) verdict = 'incomplete';
   }
   const k = config.ranksPerHost;

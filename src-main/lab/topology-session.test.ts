@@ -199,6 +199,30 @@ describe('a whole topology with real rank processes', () => {
     expect(strict.report.roundsCompleted).toBe(1);
     expect(strict.report.ended).toMatch(/strict/);
   });
+
+  it('a host a person kills under strict ends the reduce by design, as a scheduled kill does (not incomplete)', async () => {
+    let session: TopologySession | null = null;
+    let killed = false;
+    const report = await runTopology(
+      { ...base, rounds: 100_000, policy: 'strict', roundIntervalMs: 20 },
+      {
+        onSession: (s) => {
+          session = s;
+          s.subscribe((b: LabBatch) => {
+            if (killed || !b.events.some((e) => e.type === 'round')) return;
+            killed = true;
+            void s.command({ type: 'killHost', host: 1 });
+          });
+        },
+      },
+    );
+    pidsSeen.push(...(session! as TopologySession).activeCluster!.ranks.map((p) => p.pid!));
+    expect(report.roundsCompleted).toBeLessThan(100_000);
+    expect(report.ended).toMatch(/strict/);
+    expect(report.faults).toEqual([]);
+    expect(report.findings.some((f) => f.kind === 'fault' && /kill host h1/.test(f.message))).toBe(true);
+    expect(report.verdict).toBe('ok');
+  });
 });
 
 describe('TopologySession commands and events', () => {
