@@ -88,7 +88,13 @@ export function heartbeatMsOf(cfg: { heartbeatMs?: number; stalenessMs: number }
 /** What the lab sees of an external relay (host h's relay run as a command). */
 export type ExternalRelayEvent =
   | { type: 'line'; stream: 'stdout' | 'stderr'; line: string }
-  | { type: 'exit'; code: number | null; signal: NodeJS.Signals | null; during: 'start' | 'run' | 'stop' }
+  /** during 'kill': the lab ended it (kill host), it did not leave on its own. */
+  | {
+      type: 'exit';
+      code: number | null;
+      signal: NodeJS.Signals | null;
+      during: 'start' | 'run' | 'kill' | 'stop';
+    }
   | { type: 'spawnError'; message: string }
   | { type: 'listening'; channel: 'data' | 'control'; afterMs: number }
   | { type: 'dropped'; reason: string }
@@ -142,6 +148,8 @@ export class Cluster {
   private readonly loopbackTaps = new Map<number, LoopbackTap[]>();
   /** Per external host: round -> the ranks in the order their frames reached the relay. */
   private readonly observedOrders = new Map<number, Map<number, number[]>>();
+  /** Ranks whose DeclareDead the controller has sent to their relay (an external relay drops their later frames). */
+  private readonly declaredToRelay = new Set<number>();
   /** Per external host: why the controller last dropped one of its connections. */
   private readonly droppedFrom = new Map<number, string>();
   readonly ranks: RankProcess[] = [];
@@ -162,7 +170,10 @@ export class Cluster {
     this.ceiling = deriveFrameCeiling(modelLayout(config.modelBytes, config.shapes).numel * 4);
   }
 
-  /** The order host h's ranks' round-r frames reached its external relay (undefined: not an external host). */
+  /**
+   * The order host h's ranks' round-r frames reached its external relay, those it drops (sent after
+   * their rank's DeclareDead) left out (undefined: not an external host).
+   */
   observedOrder(h: number, r: number): number[] | undefined {
     return this.observedOrders.get(h)?.get(r);
   }
@@ -226,6 +237,9 @@ export class Cluster {
       tap: this.tap,
       direct: cfg.mode === 'direct',
       hostOfRank: (r) => this.hostOf(r),
+    });
+    this.controller.on((e) => {
+      if (e.type === 'declareDead') this.declaredToRelay.add(e.rank);
     });
     this.server = await listen(cfg.remote?.controllerListenAddress ?? '127.0.0.1', 0);
     this.port = serverPort(this.server);
@@ -367,7 +381,13 @@ export class Cluster {
             type: 'exit',
             code,
             signal,
-            during: this.stopped ? 'stop' : this.controller.ready && this.coordinator.ready ? 'run' : 'start',
+            during: this.stopped
+              ? 'stop'
+              : this.killedHosts.has(h)
+                ? 'kill'
+                : this.controller.ready && this.coordinator.ready
+                  ? 'run'
+                  : 'start',
           }),
       },
     );
@@ -386,6 +406,10 @@ export class Cluster {
         connectIntervalMs: 100,
         connectAttempts: Math.ceil((cfg.startTimeoutMs ?? 30_000) / 100),
         onFrame: (rank, k) => {
+          // A frame that reaches the relay after its rank's DeclareDead is dropped there, not folded
+          // (WIRE.md 4.4): a rank resumed after its staleness sends one, and the relay told of its
+          // death has folded the round without it.
+          if (this.declaredToRelay.has(rank)) return;
           let o = orders.get(k);
           if (!o) orders.set(k, (o = []));
           o.push(rank);

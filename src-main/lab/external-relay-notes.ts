@@ -35,6 +35,9 @@ export function externalRelayFinding(
     case 'exit': {
       const how = e.signal ? `signal ${e.signal}` : `exit code ${e.code}`;
       if (e.during === 'stop') return null;
+      // Kill host ended it, with its ranks: the fault's own finding says why; this one that it is gone.
+      if (e.during === 'kill')
+        return { severity: 'info', kind: 'exit', message: `${who} ended by kill host (${how})`, ranks };
       return {
         severity: e.during === 'start' || e.code !== 0 ? 'error' : 'warn',
         kind: 'exit',

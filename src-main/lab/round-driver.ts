@@ -493,12 +493,14 @@ export class RoundDriver {
   waitingFor(): number[] {
     const missing = new Set(this.cluster.controller.waitingFor());
     if (this.cluster.config.mode !== 'fold') return [...missing].sort((a, b) => a - b);
-    // A host whose relay has started its barrier names the ranks it lacks; otherwise all its live ranks.
+    // A host whose relay has started its barrier names the ranks it lacks; an external relay (which
+    // says nothing) the ranks whose frames have not reached it; otherwise all its live ranks.
     const out: number[] = [];
     this.cluster.hostRanks.forEach((ranks, h) => {
       const lacking = ranks.filter((r) => missing.has(r));
       if (lacking.length === 0) return;
-      const inBarrier = this.cluster.relays[h]?.waitingFor() ?? [];
+      const seen = this.cluster.observedOrder(h, this.round) ?? [];
+      const inBarrier = this.cluster.relays[h]?.waitingFor() ?? lacking.filter((r) => !seen.includes(r));
       out.push(...(inBarrier.length > 0 ? inBarrier : lacking));
     });
     return out.sort((a, b) => a - b);

@@ -31,6 +31,54 @@ describe('relay-lab run --relay-cmd', () => {
     expect(err).toMatch(/^\[h1 relay\] relay h1: 3 rounds folded/m);
   });
 
+  it("--pause-rank and --kill-host behind '*=' relays: the same rounds, dead ranks and digests as behind the lab's own", async () => {
+    const flags = [
+      'run',
+      '--hosts',
+      '2',
+      '--ranks-per-host',
+      '2',
+      '--rounds',
+      '5',
+      '--model-bytes',
+      '16KiB',
+    ].concat([
+      '--seed',
+      '3',
+      '--staleness-ms',
+      '1000',
+      '--pause-rank',
+      '1@1',
+      '--kill-host',
+      '1@3',
+      '--json',
+    ]);
+    const own = await relayLab(flags);
+    const ext = await relayLab([...flags, '--relay-cmd', `*=${RELAY}`]);
+    expect(own.code, own.err).toBe(0);
+    expect(ext.code, ext.err).toBe(0);
+    // [2, 2]: every fold sums at most two terms, so the consensus bytes are the same on every run.
+    const outcome = (out: string) => {
+      const r = JSON.parse(out);
+      return {
+        verdict: r.verdict,
+        dead: r.dead,
+        rounds: r.rounds.map((x: Record<string, unknown>) => [
+          x.round,
+          x.verdict,
+          x.accepted,
+          x.consensusSha256,
+        ]),
+      };
+    };
+    expect(outcome(own.out)).toMatchObject({ verdict: 'ok', dead: [1, 2, 3] });
+    expect(outcome(ext.out)).toEqual(outcome(own.out));
+    expect(JSON.parse(ext.out).externalRelays.map((x: { exit: string }) => x.exit)).toEqual([
+      'exit code 0',
+      'signal SIGKILL',
+    ]);
+  }, 60_000);
+
   it.each([
     [['--relay-cmd', 'h5=x'], /--relay-cmd: no host h5 in this topology/],
     [['--relay-cmd', 'nothing'], /--relay-cmd must look like HOST=COMMAND/],
