@@ -18,6 +18,8 @@ import { TapButtons } from './TapCaptureDialog';
 import { RecordButton } from './ReproFilesPanel';
 import type { Finding } from '@shared/lab/records';
 import { currentStall, lastCompletedRound } from '../lib/stalls';
+import { liveRankCount, noRankLeft } from '../lib/rank-states';
+import type { LabView } from '@shared/lab/contract';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll); above it, as many as the line holds stay on it. */
@@ -79,6 +81,8 @@ function useWindowWidth(): number {
 export function runState(s: SessionSnapshot, viewingTrace: boolean, stall: Finding | null = null): string {
   if (viewingTrace) return 'trace';
   if (!s.running) return 'stopped';
+  // "running" with every rank dead would be untrue: nothing runs, and nothing will.
+  if (noRankLeft(s)) return 'ended';
   if (s.roundsPaused) return 'paused';
   // "running" while a round has been stuck past its threshold would be untrue.
   return stall ? 'stalled' : 'running';
@@ -88,11 +92,14 @@ export function runStateText(
   s: SessionSnapshot,
   viewingTrace: boolean,
   stall: Finding | null = null,
+  view: LabView['kind'] = viewingTrace ? 'trace' : 'live',
 ): string {
+  // Taps watch a cluster from outside: its ranks are known from their Hellos, not their states.
+  if (view === 'tap') return `taps: ${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} seen`;
   if (viewingTrace) {
     // A socket-level reproduction's trace: one connection, no cluster (hasTopology).
     if (s.ranks.length === 0) return 'trace: no topology, one connection';
-    const live = s.ranks.filter((r) => r.state === 'alive' || r.state === 'paused').length;
+    const live = liveRankCount(s);
     if (live === 0)
       return s.ranks.every((r) => r.state === 'exited')
         ? 'trace: every rank has exited'
@@ -107,6 +114,7 @@ export function runStateText(
       : '';
     return `stalled: round ${s.round}${ranks}`;
   }
+  if (st === 'ended') return 'rounds ended: no rank is alive';
   return st === 'paused' ? 'rounds paused' : st;
 }
 
@@ -116,6 +124,7 @@ export function Toolbar() {
   const theme = useUi((s) => s.theme);
   // A saved trace or live taps: the run controls act on the lab's own topology, which is not shown.
   const viewingTrace = useLab((s) => s.view.kind !== 'live');
+  const viewKind = useLab((s) => s.view.kind);
   const running = (snapshot?.running ?? false) && !viewingTrace;
   const paused = snapshot?.roundsPaused ?? false;
   const interval = snapshot?.config.roundIntervalMs ?? 250;
@@ -255,9 +264,13 @@ export function Toolbar() {
           <>
             <span
               data-run-state={runState(snapshot, viewingTrace, stall)}
-              title={stall ? `${runStateText(snapshot, viewingTrace, stall)}: ${stall.message}` : undefined}
+              title={
+                stall
+                  ? `${runStateText(snapshot, viewingTrace, stall, viewKind)}: ${stall.message}`
+                  : undefined
+              }
             >
-              {runStateText(snapshot, viewingTrace, stall)}
+              {runStateText(snapshot, viewingTrace, stall, viewKind)}
             </span>
             <span className="mono" aria-label="Rounds completed">
               {formatInt(snapshot.roundsCompleted)} rounds done
