@@ -106,6 +106,27 @@ describe('window states', () => {
     expect(noTopo).toContain('No topology');
   });
 
+  it("an imported capture's notice shows over its own trace, not over a trace opened after it", async () => {
+    const { CaptureNotice } = await import('./TapCaptureDialog');
+    const { useTaps } = await import('../store/tap-store');
+    const capture = {
+      name: 'run4k.pcapng',
+      streams: 12,
+      units: 180,
+      undecodable: 0,
+      gapBytes: 0,
+      trace: 'run4k.pcapng.trace.ndjson',
+    };
+    // Server rendering reads a store's initial state.
+    const tapsInitial = { ...useTaps.getInitialState() };
+    Object.assign(useTaps.getInitialState(), { lastCapture: capture });
+    setLab({ snapshot: snapshot({ running: false }), view: { ...trace, name: 'run4k.pcapng.trace.ndjson' } });
+    expect(renderToStaticMarkup(<CaptureNotice />)).toContain('run4k.pcapng');
+    setLab({ view: { ...trace, name: 'repro-mid-frame-desync-historical.trace.ndjson' } });
+    expect(renderToStaticMarkup(<CaptureNotice />)).toBe('');
+    Object.assign(useTaps.getInitialState(), tapsInitial);
+  });
+
   it('Start is the primary action only when nothing runs; a pending Start asks Save / Replace / Cancel', () => {
     const startButton = (html: string) => /<button[^>]*>Start<\/button>/.exec(html)?.[0] ?? '';
     setLab({ snapshot: snapshot({ running: false }), connection: 'open' });
