@@ -275,6 +275,12 @@ export function Toolbar() {
             <span className="mono" aria-label="Rounds completed">
               {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
+            {/* On a narrow window Record is inside "More": the state it is in stays on the line. */}
+            {recording !== 'off' && level >= 2 && (
+              <span className="record-on" title="Recording: Record is in the More menu (stop it there)">
+                ● recording
+              </span>
+            )}
           </>
         ) : (
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
