@@ -268,6 +268,28 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     await filter.fill('');
   });
 
+  it('1024x700: the hex rows fit the inspector (a third of the window) without sideways scrolling', async () => {
+    const page = pages[0];
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('mux.kind == HostFrame');
+    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-seq]').first();
+    await row.waitFor(WAIT);
+    await page.getByRole('button', { name: 'Pause display' }).click();
+    await row.click();
+    const inspector = page.getByRole('region', { name: 'Inspector' });
+    await inspector.locator('.hex-row').first().waitFor(WAIT);
+    const m = await inspector.evaluate((el) => {
+      const hex = el.querySelector('.hex')!;
+      return { width: (el as HTMLElement).offsetWidth, hexOver: hex.scrollWidth - hex.clientWidth };
+    });
+    // 33vw: the narrowest inspector a person gets without dragging its splitter.
+    expect(m.width).toBeLessThanOrEqual(340);
+    expect(m.hexOver).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: path.join(resultsDir, 'truth-inspector-1024x700.png') });
+    await page.getByRole('button', { name: 'Resume display' }).click();
+    await filter.fill('');
+  });
+
   for (const [i, vp] of VIEWPORTS.entries()) {
     it(`${vp.width}x${vp.height}: Compare modes shows its results`, async () => {
       const page = pages[i];
