@@ -59,6 +59,23 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
   for (const [i, vp] of VIEWPORTS.entries()) {
     const at = `${vp.width}x${vp.height}`;
 
+    it(`${at}: the run state and the rounds count are on the toolbar, whole`, async () => {
+      const page = pages[i];
+      await expect.poll(() => rowsOf(page).count(), WAIT).toBeGreaterThan(5);
+      // Each part of the status shows all of its text (the status shrank to 9 px at 1440x900 while
+      // every teaching and trace control stayed inline: no run state, no rounds count on screen).
+      const cut = () =>
+        page
+          .locator('.toolbar .status')
+          .evaluate((status) =>
+            [...status.children]
+              .filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().width < 1)
+              .map((c) => c.textContent),
+          );
+      await expect.poll(cut, WAIT).toEqual([]);
+      expect(await page.getByLabel('Rounds completed').innerText()).toMatch(/^[\d,]+ rounds done$/);
+    });
+
     it(`${at}: recording never pushes a control off the toolbar`, async () => {
       const page = pages[i];
       await expect.poll(() => rowsOf(page).count(), WAIT).toBeGreaterThan(5);

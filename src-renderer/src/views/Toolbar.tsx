@@ -62,6 +62,19 @@ function OverflowMenu({ children }: { children: React.ReactNode }) {
   );
 }
 
+/**
+ * The status (run state, rounds done) shrinks before the controls overflow: it is cut when a part of
+ * it no longer shows all of its text. At 1440x900 it shrank to 9 px, the line not overflowing, while
+ * every control stayed inline: neither the run state nor the rounds count was on screen.
+ */
+function statusCut(toolbar: HTMLElement): boolean {
+  const status = toolbar.querySelector('.status');
+  if (!status) return false;
+  return [...status.children].some(
+    (c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().width < 1,
+  );
+}
+
 /** The window's inner width, followed on resize. */
 function useWindowWidth(): number {
   const [w, setW] = useState(() => (typeof window === 'undefined' ? 0 : window.innerWidth));
@@ -138,10 +151,12 @@ export function Toolbar() {
   const recording = useRepro((s) => (s.recording?.on ? `on ${s.recording.actions}` : 'off'));
   const winWidth = useWindowWidth();
   const [level, setLevel] = useState(wide ? 0 : 2);
-  useLayoutEffect(() => setLevel(wide ? 0 : 2), [wide, recording, winWidth]);
+  // The state's words can widen the line too (a stall names its ranks, every rank dead says so).
+  const stateWords = snapshot ? runStateText(snapshot, viewingTrace, stall, viewKind) : '';
+  useLayoutEffect(() => setLevel(wide ? 0 : 2), [wide, recording, winWidth, stateWords]);
   useLayoutEffect(() => {
     const el = toolbarRef.current;
-    if (el && level < 2 && el.scrollWidth > el.clientWidth) setLevel(level + 1);
+    if (el && level < 2 && (el.scrollWidth > el.clientWidth || statusCut(el))) setLevel(level + 1);
   });
 
   const panes = useUi((s) => s.panes);
