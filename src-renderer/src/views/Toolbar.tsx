@@ -24,6 +24,8 @@ import type { LabView } from '@shared/lab/contract';
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll); above it, as many as the line holds stay on it. */
 export const TOOLBAR_INLINE_MIN_PX = 1360;
+/** The level at which every secondary control is in "More" (a narrow window starts there). */
+const ALL_IN_MORE = 3;
 
 const PANE_BUTTONS = [
   { pane: 'topology', label: 'Topology pane' },
@@ -144,19 +146,20 @@ export function Toolbar() {
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
   const stall = useLab((s) => currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot)));
 
-  // How much of the secondary controls moves into "More" (0: none, 1: the teaching pair, 2: all):
-  // the least that keeps every control on the line. A state can widen the line (Record becomes
+  // How much of the secondary controls moves into "More" (0: none, 1: the teaching pair, 2: and
+  // Explore and Reproductions, 3: all): the least that keeps every control, and the whole status,
+  // on the line. A state can widen the line (Record becomes
   // "● Recording (N)", a stall names its ranks): each such change measures again, before paint.
   const toolbarRef = useRef<HTMLElement>(null);
   const recording = useRepro((s) => (s.recording?.on ? `on ${s.recording.actions}` : 'off'));
   const winWidth = useWindowWidth();
-  const [level, setLevel] = useState(wide ? 0 : 2);
+  const [level, setLevel] = useState(wide ? 0 : ALL_IN_MORE);
   // The state's words can widen the line too (a stall names its ranks, every rank dead says so).
   const stateWords = snapshot ? runStateText(snapshot, viewingTrace, stall, viewKind) : '';
-  useLayoutEffect(() => setLevel(wide ? 0 : 2), [wide, recording, winWidth, stateWords]);
+  useLayoutEffect(() => setLevel(wide ? 0 : ALL_IN_MORE), [wide, recording, winWidth, stateWords]);
   useLayoutEffect(() => {
     const el = toolbarRef.current;
-    if (el && level < 2 && (el.scrollWidth > el.clientWidth || statusCut(el))) setLevel(level + 1);
+    if (el && level < ALL_IN_MORE && (el.scrollWidth > el.clientWidth || statusCut(el))) setLevel(level + 1);
   });
 
   const panes = useUi((s) => s.panes);
@@ -200,10 +203,15 @@ export function Toolbar() {
       <TourButton />
     </>
   );
-  const secondary = (
+  // Traces and Record stay on the line longest (a recording shows there as "● Recording (N)").
+  const sessionTools = (
     <>
       <TraceButtons />
       <RecordButton />
+    </>
+  );
+  const labTools = (
+    <>
       <button
         type="button"
         onClick={() => void openExplore()}
@@ -291,7 +299,7 @@ export function Toolbar() {
               {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
             {/* On a narrow window Record is inside "More": the state it is in stays on the line. */}
-            {recording !== 'off' && level >= 2 && (
+            {recording !== 'off' && level >= ALL_IN_MORE && (
               <span className="record-on" title="Recording: Record is in the More menu (stop it there)">
                 ● recording
               </span>
@@ -302,10 +310,12 @@ export function Toolbar() {
         )}
       </div>
       {level === 0 && teaching}
-      {level <= 1 && secondary}
+      {level < ALL_IN_MORE && sessionTools}
+      {level <= 1 && labTools}
       <OverflowMenu>
         {level >= 1 && teaching}
-        {level >= 2 && secondary}
+        {level >= ALL_IN_MORE && sessionTools}
+        {level >= 2 && labTools}
         {inMore}
       </OverflowMenu>
     </header>
