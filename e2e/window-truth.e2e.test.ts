@@ -305,7 +305,7 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     await inspector.locator('.hex-row').first().waitFor(WAIT);
     const m = await inspector.evaluate((el) => {
       const hex = el.querySelector('.hex')!;
-      return { width: (el as HTMLElement).offsetWidth, hexOver: hex.scrollWidth - hex.clientWidth };
+      return { width: el.getBoundingClientRect().width, hexOver: hex.scrollWidth - hex.clientWidth };
     });
     // 33vw: the narrowest inspector a person gets without dragging its splitter.
     expect(m.width).toBeLessThanOrEqual(340);
