@@ -31,6 +31,13 @@ function focusOf(page: Page) {
   });
 }
 
+/** A toolbar button, on the line or in "More" (where the run state needs the room, e.g. at 1440 wide). */
+async function clickToolbar(page: Page, name: string): Promise<void> {
+  const button = page.getByRole('button', { name, exact: true });
+  if (!(await button.isVisible())) await page.getByRole('button', { name: 'More ▾' }).click({ force: true });
+  await button.click({ force: true });
+}
+
 describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => {
   let app: LaunchedApp;
   let browser: Browser;
@@ -58,6 +65,23 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
 
   for (const [i, vp] of VIEWPORTS.entries()) {
     const at = `${vp.width}x${vp.height}`;
+
+    it(`${at}: the run state and the rounds count are on the toolbar, whole`, async () => {
+      const page = pages[i];
+      await expect.poll(() => rowsOf(page).count(), WAIT).toBeGreaterThan(5);
+      // Each part of the status shows all of its text (the status shrank to 9 px at 1440x900 while
+      // every teaching and trace control stayed inline: no run state, no rounds count on screen).
+      const cut = () =>
+        page
+          .locator('.toolbar .status')
+          .evaluate((status) =>
+            [...status.children]
+              .filter((c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().width < 1)
+              .map((c) => c.textContent),
+          );
+      await expect.poll(cut, WAIT).toEqual([]);
+      expect(await page.getByLabel('Rounds completed').innerText()).toMatch(/^[\d,]+ rounds done$/);
+    });
 
     it(`${at}: recording never pushes a control off the toolbar`, async () => {
       const page = pages[i];
@@ -168,7 +192,7 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
 
   it("1440x900: the ladder shows the tour step's round; leaving the tour gives back the display and the focus", async () => {
     const page = pages[1];
-    await page.getByRole('button', { name: 'Guided tour' }).click();
+    await clickToolbar(page, 'Guided tour');
     const tour = page.getByRole('region', { name: 'Tour' });
     await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 1 of \d+/);
     await expect.poll(async () => (await focusOf(page)).region, WAIT).toBe('Tour');
@@ -182,11 +206,12 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 3 of/);
     await page.keyboard.press('Escape');
     await expect.poll(() => tour.count(), WAIT).toBe(0);
-    expect((await focusOf(page)).name).toBe('Guided tour');
+    // Back on the button that opened it (or on "More", which held it).
+    expect(['Guided tour', 'More ▾']).toContain((await focusOf(page)).name);
     // The display the tour paused runs again.
     await expect.poll(() => page.getByRole('button', { name: 'Pause display' }).count(), WAIT).toBe(1);
     // Reopened, it starts at step 1 and offers the step it was left at.
-    await page.getByRole('button', { name: 'Guided tour' }).click();
+    await clickToolbar(page, 'Guided tour');
     await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 1 of/);
     expect(await tour.getByRole('button', { name: 'Resume at step 3' }).count()).toBe(1);
     await tour.getByRole('button', { name: 'Leave tour' }).click();
@@ -198,7 +223,7 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     const filter = page.getByRole('textbox', { name: 'Filter' });
     // A filter that hides the tour's first unit (a rank's RoundFrame).
     await filter.fill('kind == Broadcast');
-    await page.getByRole('button', { name: 'Guided tour' }).click();
+    await clickToolbar(page, 'Guided tour');
     const tour = page.getByRole('region', { name: 'Tour' });
     await expect.poll(() => tour.textContent(), WAIT).toMatch(/Step 1 of/);
     const note = page.getByRole('status', { name: 'Filter set aside' });
@@ -264,6 +289,28 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
     expect(Math.abs(m.helpLines - Math.round(m.helpLines)) * 17).toBeLessThanOrEqual(1.5);
     expect(Math.round(m.helpLines)).toBeGreaterThanOrEqual(4);
     await page.screenshot({ path: path.join(resultsDir, 'truth-inspector-1440x900.png') });
+    await page.getByRole('button', { name: 'Resume display' }).click();
+    await filter.fill('');
+  });
+
+  it('1024x700: the hex rows fit the inspector (a third of the window) without sideways scrolling', async () => {
+    const page = pages[0];
+    const filter = page.getByRole('textbox', { name: 'Filter' });
+    await filter.fill('mux.kind == HostFrame');
+    const row = page.getByRole('region', { name: 'Records' }).locator('[role="row"][data-seq]').first();
+    await row.waitFor(WAIT);
+    await page.getByRole('button', { name: 'Pause display' }).click();
+    await row.click();
+    const inspector = page.getByRole('region', { name: 'Inspector' });
+    await inspector.locator('.hex-row').first().waitFor(WAIT);
+    const m = await inspector.evaluate((el) => {
+      const hex = el.querySelector('.hex')!;
+      return { width: el.getBoundingClientRect().width, hexOver: hex.scrollWidth - hex.clientWidth };
+    });
+    // 33vw: the narrowest inspector a person gets without dragging its splitter.
+    expect(m.width).toBeLessThanOrEqual(340);
+    expect(m.hexOver).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: path.join(resultsDir, 'truth-inspector-1024x700.png') });
     await page.getByRole('button', { name: 'Resume display' }).click();
     await filter.fill('');
   });

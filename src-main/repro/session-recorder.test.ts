@@ -103,4 +103,25 @@ describe('ReproRecorder.draft', () => {
     expect(r.schedule[0]).toMatchObject({ action: 'pause-rank', after: 'adoption' });
     expect(r.expectations.verdict).toBe('incomplete');
   });
+
+  it('a pause resumed before its round ended waits only for the consensus: the rank adopted once resumed', () => {
+    // The window's walk: rank 2 paused 30 ms into round 23, just after it deposited; the round
+    // waited for its adoption ("the consensus has not reached rank(s) [2]") until the resume
+    // 2574 ms in, and ended at 2590 ms with rank 2 among the adopters.
+    const rec = new ReproRecorder();
+    rec.begin(snapshot());
+    rec.command({ type: 'pauseRank', rank: 2 }, stamp(23, 1000, 30));
+    rec.command({ type: 'resumeRank', rank: 2 }, stamp(23, 3544, 2574));
+    rec.observe({ events: [{ type: 'round', report: { ...report(23, [0, 1, 2, 3]), durationMs: 2590 } }] });
+    const r = rec.draft();
+    expect(r.schedule[0]).toMatchObject({ action: 'pause-rank', rank: 2, after: 'consensus' });
+    expect(r.schedule[1]).toMatchObject({ action: 'resume-rank', rank: 2, afterMs: 2544 });
+    // Resumed only after its round had ended (the round did not wait for it): the adoption came first.
+    const later = new ReproRecorder();
+    later.begin(snapshot());
+    later.command({ type: 'pauseRank', rank: 2 }, stamp(23, 1000, 30));
+    later.command({ type: 'resumeRank', rank: 2 }, stamp(23, 3544, 2574));
+    later.observe({ events: [{ type: 'round', report: { ...report(23, [0, 1, 2, 3]), durationMs: 400 } }] });
+    expect(later.draft().schedule[0]).toMatchObject({ action: 'pause-rank', after: 'adoption' });
+  });
 });

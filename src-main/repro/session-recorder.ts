@@ -213,7 +213,26 @@ function gated(taken: Taken[], reports: RoundReport[], hostRanks: number[][]): R
         // (what the stamp saw of the adoptions can lag the rank's IPC; the round report cannot).
         const adopted = byRound.get(action.round)?.adopted?.map((x) => x.rank) ?? [];
         const live = targets.filter((r) => !stamp.dead.includes(r));
-        out.after = live.length > 0 && live.every((r) => adopted.includes(r)) ? 'adoption' : 'consensus';
+        // An adoption the report shows can have come after the action: when the action was undone
+        // in its own round before that round ended (a pause resumed while the round waited for the
+        // paused rank's adoption), the rank adopted only once resumed. The action then came before
+        // the adoption and waits only for the consensus, so the replay's round waits as the
+        // recording's did (gated on the adoption, the pause landed after it and the resume came
+        // 1 ms later: a round held 2.5 s replayed in 0.4 s).
+        const end = byRound.get(action.round)?.durationMs ?? -Infinity;
+        const undoneBeforeEnd = taken
+          .slice(i + 1)
+          .some(
+            (u) =>
+              u.action.round === action.round &&
+              undoes(u.action, action) &&
+              u.stamp.atMs !== undefined &&
+              u.stamp.atMs <= end,
+          );
+        out.after =
+          live.length > 0 && live.every((r) => adopted.includes(r)) && !undoneBeforeEnd
+            ? 'adoption'
+            : 'consensus';
       }
       return out;
     }
@@ -235,6 +254,13 @@ function gated(taken: Taken[], reports: RoundReport[], hostRanks: number[][]): R
     if (from !== undefined && stamp.t > from) out.afterMs = Math.round(stamp.t - from);
     return out;
   });
+}
+
+/** `u` undoes `a`: a resume of the rank `a` paused, or the clearing of the link `a` faulted. */
+function undoes(u: ReproAction, a: ReproAction): boolean {
+  if (a.action === 'pause-rank') return u.action === 'resume-rank' && u.rank === a.rank;
+  if (a.action === 'link-fault') return u.action === 'clear-link-fault' && u.link === a.link;
+  return false;
 }
 
 function actionOf(cmd: LabCommand, round: number): ReproAction | null {

@@ -109,3 +109,35 @@ describe('hex and field-range linking', () => {
     expect(asciiOf(10)).toBe('.');
   });
 });
+
+describe('the hex offset column', () => {
+  it('has as many digits as the last row needs, at least 4 (8 for every unit overflowed a 400 px inspector)', async () => {
+    const { offsetDigits } = await import('./field-ranges');
+    expect(offsetDigits(0)).toBe(4);
+    expect(offsetDigits(27)).toBe(4);
+    // The default snap length: the last row starts at 0xfff0.
+    expect(offsetDigits(65_536)).toBe(4);
+    expect(offsetDigits(65_537)).toBe(5);
+    expect(offsetDigits(4_194_351)).toBe(6);
+    expect(offsetDigits(16_777_216)).toBe(6);
+    expect(offsetDigits(16_777_217)).toBe(7);
+  });
+});
+
+describe('bytes a hex row shows', () => {
+  it('16 where they fit with their ASCII, 8 in the 338 px inspector of a 1024-wide window', async () => {
+    const { hexBytesPerRow } = await import('./field-ranges');
+    const { hexKeyOffset } = await import('./pane-keys');
+    // DejaVu Sans Mono at 11 px: 6.62 px a character; a 16-byte row with 4 offset digits is 390 px.
+    expect(hexBytesPerRow(473, 6.62, 4)).toBe(16);
+    expect(hexBytesPerRow(398, 6.62, 4)).toBe(16);
+    expect(hexBytesPerRow(336, 6.62, 4)).toBe(8);
+    expect(hexBytesPerRow(398, 6.62, 6)).toBe(8);
+    // Not measured yet (no row drawn): 16.
+    expect(hexBytesPerRow(0, 0, 4)).toBe(16);
+    // ↓ and ↑ move by the row shown.
+    expect(hexKeyOffset({ start: 3, end: 4 }, 64, 'ArrowDown', 8)).toBe(11);
+    expect(hexKeyOffset({ start: 3, end: 4 }, 64, 'ArrowDown')).toBe(19);
+    expect(hexKeyOffset({ start: 11, end: 12 }, 64, 'ArrowUp', 8)).toBe(3);
+  });
+});

@@ -86,6 +86,27 @@ export function visibleFieldRows<F extends FieldLike>(
 /** Hex row text helpers: 16 bytes a row, like Wireshark. */
 export const BYTES_PER_ROW = 16;
 
+/**
+ * Hex digits of the offset column: as many as the last row's offset needs, at least 4 (Wireshark's
+ * width for a frame under 64 KiB, the default snap length). Eight for every unit made the row about
+ * 440 px, wider than the 400 px inspector of a 1024-wide window: its ASCII column scrolled sideways.
+ */
+export function offsetDigits(length: number): number {
+  const last = Math.max(0, Math.floor((Math.max(1, length) - 1) / BYTES_PER_ROW) * BYTES_PER_ROW);
+  return Math.max(4, last.toString(16).length);
+}
+
+/**
+ * Bytes a hex row shows in a pane `width` px wide whose monospace characters are `ch` px: 16 where
+ * the offset, 16 bytes and their ASCII fit (the row's fixed pixels: padding, gaps and each byte's
+ * 1 px of click room, 46 px), else 8. The inspector is 33vw, 338 px, on a 1024-wide window: a
+ * 16-byte row of about 390 px scrolled its ASCII column out of sight there.
+ */
+export function hexBytesPerRow(width: number, ch: number, digits: number): 8 | 16 {
+  if (!(width > 0) || !(ch > 0)) return BYTES_PER_ROW;
+  return width >= (digits + 3 * BYTES_PER_ROW) * ch + 46 ? BYTES_PER_ROW : 8;
+}
+
 export function hexByte(b: number): string {
   return b.toString(16).padStart(2, '0');
 }

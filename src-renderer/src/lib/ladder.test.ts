@@ -66,6 +66,10 @@ describe('the round the ladder shows', () => {
       why: 'latest',
     });
     expect(ladderFocus({ selectedRound: null, stalledRound: null, lastCompleted: -1 })).toBeNull();
+    // A stall finding of round 316 selects its ranks' last unit, of round 315: the ladder shows 316.
+    expect(
+      ladderFocus({ selectedRound: 315, findingRound: 316, stalledRound: 316, lastCompleted: 315 }),
+    ).toEqual({ round: 316, why: 'finding' });
   });
 
   it('draws the focused round, not the rounds after it', () => {

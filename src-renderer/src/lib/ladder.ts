@@ -122,8 +122,11 @@ export function roundOfSeq(records: readonly UnitRecord[], seq: number): number 
 
 export interface LadderFocus {
   round: number;
-  /** Why this round: the selected unit's (a list click, a finding, a tour step), the stalled one, or the latest complete. */
-  why: 'selected' | 'stalled' | 'latest';
+  /**
+   * Why this round: the finding's (a finding about a round selected its unit), the selected unit's
+   * (a list click, a tour step), the stalled one, or the latest complete.
+   */
+  why: 'finding' | 'selected' | 'stalled' | 'latest';
 }
 
 /**
@@ -133,9 +136,16 @@ export interface LadderFocus {
  */
 export function ladderFocus(o: {
   selectedRound: number | null;
+  /**
+   * The round of the finding whose unit is selected: a stall of round 316 jumps to its ranks' last
+   * unit, of round 315, and the finding is about 316 (its text points at the ladder).
+   */
+  findingRound?: number | null;
   stalledRound: number | null;
   lastCompleted: number;
 }): LadderFocus | null {
+  if (o.findingRound !== undefined && o.findingRound !== null)
+    return { round: o.findingRound, why: 'finding' };
   if (o.selectedRound !== null) return { round: o.selectedRound, why: 'selected' };
   if (o.stalledRound !== null) return { round: o.stalledRound, why: 'stalled' };
   return o.lastCompleted >= 0 ? { round: o.lastCompleted, why: 'latest' } : null;

@@ -48,13 +48,15 @@ export function treeKeyMove(
   }
 }
 
-const ROW = BYTES_PER_ROW;
-
-/** The byte offset a key moves the hex pane's selection to, or null. `range`: the selected field's bytes. */
+/**
+ * The byte offset a key moves the hex pane's selection to, or null. `range`: the selected field's
+ * bytes; `row`: the bytes a row shows (16, or 8 in a narrow pane).
+ */
 export function hexKeyOffset(
   range: { start: number; end: number } | null,
   length: number,
   key: string,
+  row: number = BYTES_PER_ROW,
 ): number | null {
   if (length === 0) return null;
   const start = range?.start ?? -1;
@@ -68,10 +70,10 @@ export function hexKeyOffset(
       at = start - 1;
       break;
     case 'ArrowDown':
-      at = start < 0 ? 0 : start + ROW;
+      at = start < 0 ? 0 : start + row;
       break;
     case 'ArrowUp':
-      at = start - ROW;
+      at = start - row;
       break;
     case 'Home':
       at = 0;

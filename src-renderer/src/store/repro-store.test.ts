@@ -4,7 +4,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyCommand, LabApi } from '@shared/lab/contract';
 import { attachLab } from './lab-store';
-import { refreshRecording, useRepro } from './repro-store';
+import { draftReproduction, FILES_TAB, refreshRecording, useRepro } from './repro-store';
+import { useScenarios } from './scenario-store';
 
 let detach: () => void = () => {};
 afterEach(() => detach());
@@ -32,5 +33,31 @@ describe("Record's state query", () => {
     expect(sent.filter((t) => t === 'reproRecord')).toHaveLength(2);
     for (const w of waiting.splice(0)) w();
     await next;
+  });
+});
+
+describe('Stopping Record opens the Reproductions dialog', () => {
+  it("with its list of historical reproductions loaded, not 'Loading…' for good", async () => {
+    useScenarios.setState({ open: false, list: null, picked: null, error: null });
+    const sent: string[] = [];
+    const lab: LabApi = {
+      command: (async (cmd: AnyCommand) => {
+        sent.push(cmd.type);
+        if (cmd.type === 'listScenarios')
+          return {
+            ok: true,
+            scenarios: [{ name: 'mid-frame-desync', number: 1, title: 'Mid-frame desync' }],
+          };
+        return { ok: true, text: '{}', recording: { on: false, actions: 1, rounds: 2, fromRound: 0 } };
+      }) as LabApi['command'],
+      subscribe: () => () => {},
+    };
+    detach = attachLab(lab);
+    await draftReproduction();
+    const s = useScenarios.getState();
+    expect(s.open).toBe(true);
+    expect(s.picked).toBe(FILES_TAB);
+    expect(sent).toContain('listScenarios');
+    expect(s.list?.map((x) => x.name)).toEqual(['mid-frame-desync']);
   });
 });

@@ -7,7 +7,7 @@ import type { SavedTrace } from '@shared/lab/contract';
 import type { ReproRecordingState, ReproRunView, RunPicture } from '@shared/repro/picture';
 import { recordRing, send, useLab } from './lab-store';
 import { revealRecord } from './reveal-record';
-import { useScenarios } from './scenario-store';
+import { openScenarios, useScenarios } from './scenario-store';
 import { openTrace, useTraces } from './trace-store';
 
 export interface ReproState {
@@ -61,7 +61,10 @@ export async function draftReproduction(): Promise<void> {
       ? { busy: null, draft: reply.text, recording: reply.recording }
       : { busy: null, error: failure(reply) },
   );
-  useScenarios.setState({ open: true, picked: FILES_TAB });
+  // The dialog opens on its files entry; its list of historical reproductions loads as when it is
+  // opened from the toolbar (opened only from here, it read "Loading…" for good).
+  useScenarios.setState({ picked: FILES_TAB });
+  await openScenarios();
 }
 
 export async function saveReproduction(text: string): Promise<void> {

@@ -24,6 +24,8 @@ export function revealRecord(seq: number, extra: Partial<Omit<UiState, 'set'>> =
   const hides = filterHides(ui.filterText, record);
   ui.set({
     selectedSeq: seq,
+    // A finding about a round passes its round in `extra`; any other reveal draws the unit's own.
+    ladderPin: null,
     selectedField: null,
     // Following one rank hides the others' records.
     followRank: record && ui.followRank === record.rank ? ui.followRank : null,

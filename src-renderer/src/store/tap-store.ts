@@ -22,7 +22,8 @@ export interface TapState {
   form: TapForm;
   busy: string | null;
   error: string | null;
-  lastCapture: CaptureSummary | null;
+  /** The last capture imported, and the trace it was opened as: its notice belongs to that trace alone. */
+  lastCapture: (CaptureSummary & { trace: string | null }) | null;
 }
 
 export const useTaps = create<TapState>(() => ({
@@ -126,7 +127,11 @@ export async function openCapture(api: LabApi | null, file: File | null, saltHex
   );
   useTaps.setState(
     reply.ok
-      ? { busy: null, dialog: null, lastCapture: reply.capture }
+      ? {
+          busy: null,
+          dialog: null,
+          lastCapture: { ...reply.capture, trace: reply.view.kind === 'trace' ? reply.view.name : null },
+        }
       : { busy: null, error: `${reply.error}: ${reply.message}` },
   );
 }

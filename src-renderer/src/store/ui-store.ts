@@ -48,6 +48,8 @@ export interface UiState {
   selectedRank: number | null;
   selectedHost: number | null;
   selectedSeq: number | null;
+  /** A finding about a round selected unit `seq`: the ladder shows the finding's round while it stays selected. */
+  ladderPin: { seq: number; round: number } | null;
   selectedField: FieldPath | null;
   /** Bumped to ask the records list to scroll the selected record into view. */
   revealSeq: number;
@@ -82,6 +84,7 @@ export const useUi = create<UiState>()(
       selectedRank: null,
       selectedHost: null,
       selectedSeq: null,
+      ladderPin: null,
       selectedField: null,
       revealSeq: 0,
       displayPaused: false,

@@ -23,9 +23,13 @@ export function nearestRecordOf(ranks: readonly number[], t: number): number | n
   return fallback;
 }
 
-/** A record hidden by the filter or by following one rank must still show up (the filter is set aside, not lost). */
-export function jumpToRecord(seq: number): void {
-  revealRecord(seq);
+/**
+ * A record hidden by the filter or by following one rank must still show up (the filter is set aside,
+ * not lost). A finding about a round (a stall) pins the ladder to that round: its unit may be of the
+ * round before (the last unit its waited-for ranks sent).
+ */
+export function jumpToRecord(seq: number, round?: number): void {
+  revealRecord(seq, { ladderPin: round === undefined ? null : { seq, round } });
 }
 
 export function FindingsView() {
@@ -91,7 +95,7 @@ export function FindingsView() {
                   <button
                     type="button"
                     className="link"
-                    onClick={() => jumpToRecord(f.recordSeq!)}
+                    onClick={() => jumpToRecord(f.recordSeq!, f.round)}
                     aria-label={`Jump to record ${f.recordSeq}`}
                   >
                     #{f.recordSeq}
@@ -104,7 +108,7 @@ export function FindingsView() {
                     aria-label={`Jump to a record of rank ${f.ranks.join(', ')}`}
                     onClick={() => {
                       const seq = nearestRecordOf(f.ranks!, f.t);
-                      if (seq !== null) jumpToRecord(seq);
+                      if (seq !== null) jumpToRecord(seq, f.round);
                     }}
                   >
                     records

@@ -2,13 +2,14 @@
 // a MAC's covered bytes shaded, a byte a lab fault flipped marked; a click
 // on a byte selects its field, and the arrow keys step field by field and
 // row by row.
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { RecordDissection } from '../lib/dissect-record';
 import {
-  BYTES_PER_ROW,
   asciiOf,
   byteRangeOf,
+  hexBytesPerRow,
+  offsetDigits,
   fieldPathAtOffset,
   hexByte,
   type FieldPath,
@@ -33,9 +34,27 @@ export function HexView({
   /** Bytes a selected MAC covers, shaded in a second colour. */
   covered: ByteRange[];
 }) {
-  const rowsCount = bytes ? Math.ceil(bytes.length / BYTES_PER_ROW) : 0;
-  const range = bytes && selected ? byteRangeOf(fields, selected, bytes.length) : null;
+  const digits = offsetDigits(bytes?.length ?? 0);
   const scrollRef = useRef<HTMLDivElement>(null);
+  // 16 bytes a row where they fit with their ASCII, else 8 (lib/field-ranges.ts hexBytesPerRow),
+  // measured from the pane's width and its offset column's characters.
+  const [perRow, setPerRow] = useState<8 | 16>(16);
+  useLayoutEffect(() => {
+    const el = scrollRef.current;
+    if (!el) return;
+    const fit = () => {
+      const off = el.querySelector('.hex-off');
+      const chars = off?.textContent?.length ?? 0;
+      if (!off || chars === 0) return;
+      setPerRow(hexBytesPerRow(el.clientWidth, off.getBoundingClientRect().width / chars, digits));
+    };
+    fit();
+    const ro = new ResizeObserver(fit);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [digits, bytes !== null]);
+  const rowsCount = bytes ? Math.ceil(bytes.length / perRow) : 0;
+  const range = bytes && selected ? byteRangeOf(fields, selected, bytes.length) : null;
   const virtualizer = useVirtualizer({
     count: rowsCount,
     getScrollElement: () => scrollRef.current,
@@ -44,12 +63,12 @@ export function HexView({
   });
   useEffect(() => {
     if (range && range.end > range.start)
-      virtualizer.scrollToIndex(Math.floor(range.start / BYTES_PER_ROW), { align: 'auto' });
-  }, [range?.start, range?.end, virtualizer]);
+      virtualizer.scrollToIndex(Math.floor(range.start / perRow), { align: 'auto' });
+  }, [range?.start, range?.end, virtualizer, perRow]);
   // A flipped byte is scrolled into view when the unit opens.
   useEffect(() => {
     if (flipped !== undefined && bytes && flipped < bytes.length)
-      virtualizer.scrollToIndex(Math.floor(flipped / BYTES_PER_ROW), { align: 'center' });
+      virtualizer.scrollToIndex(Math.floor(flipped / perRow), { align: 'center' });
   }, [flipped, bytes?.length, virtualizer]);
 
   const inRange = (i: number) => range !== null && i >= range.start && i < range.end;
@@ -65,7 +84,7 @@ export function HexView({
       title="← → the previous or next field's bytes, ↑ ↓ a row up or down"
       onKeyDown={(e) => {
         if (!bytes) return;
-        const at = hexKeyOffset(range, bytes.length, e.key);
+        const at = hexKeyOffset(range, bytes.length, e.key, perRow);
         if (at === null) return;
         e.preventDefault();
         clickByte(at);
@@ -74,15 +93,15 @@ export function HexView({
       {!bytes ? null : (
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
-            const base = item.index * BYTES_PER_ROW;
-            const slice = bytes.subarray(base, base + BYTES_PER_ROW);
+            const base = item.index * perRow;
+            const slice = bytes.subarray(base, base + perRow);
             return (
               <div
                 key={item.index}
                 className="hex-row mono"
                 style={{ transform: `translateY(${item.start}px)` }}
               >
-                <span className="hex-off">{base.toString(16).padStart(8, '0')}</span>
+                <span className="hex-off">{base.toString(16).padStart(digits, '0')}</span>
                 <span className="hex-bytes">
                   {Array.from(slice, (b, j) => (
                     <span

@@ -47,6 +47,7 @@ function unitsBetween(from: number, end: number): UnitRecord[] {
 }
 
 const WHY: Record<LadderFocus['why'], string> = {
+  finding: "the finding's",
   selected: "the selected unit's",
   stalled: 'stalled, in flight',
   latest: 'latest complete',
@@ -55,6 +56,7 @@ const WHY: Record<LadderFocus['why'], string> = {
 export function LadderView() {
   const snapshot = useLab((s) => s.snapshot);
   const selectedSeq = useUi((s) => s.selectedSeq);
+  const pin = useUi((s) => s.ladderPin);
   const [count, setCount] = useState(1);
   // At full speed rounds finish many times a second: read the rounds twice a second, on the
   // readout clock, without re-rendering on the store's changes in between.
@@ -72,7 +74,8 @@ export function LadderView() {
   const selectedIndex = selectedSeq === null ? -1 : ringIndexOf(selectedSeq);
   const selectedRound =
     selectedIndex < 0 ? null : roundOfSeq(unitsBetween(selectedIndex - 300, selectedIndex + 1), selectedSeq!);
-  const focus = ladderFocus({ selectedRound, stalledRound, lastCompleted: completed });
+  const findingRound = pin !== null && pin.seq === selectedSeq ? pin.round : null;
+  const focus = ladderFocus({ selectedRound, findingRound, stalledRound, lastCompleted: completed });
   // A round still in flight (a stall, a selected unit of the current round) gains arrows as units
   // arrive: redraw on the readout clock then; a complete round is drawn once.
   const inFlight = focus !== null && focus.round > completed;
@@ -81,7 +84,10 @@ export function LadderView() {
   const version = useSampled(useLab, (s) => (inFlightRef.current ? s.recordsVersion : 0), READOUT_MS);
   const ladder = useMemo(() => {
     if (!snapshot || !focus) return null;
-    const anchor = focus.why === 'selected' ? selectedIndex : recordRing.size - 1;
+    const anchor =
+      focus.why === 'selected' || (focus.why === 'finding' && selectedIndex >= 0)
+        ? selectedIndex
+        : recordRing.size - 1;
     return buildLadder(unitsBetween(anchor - 3000, anchor + 3000), snapshot, count, 150 * count, focus.round);
   }, [snapshot?.startedAt, snapshot?.hosts.length, focus?.round, focus?.why, count, inFlight ? version : 0]);
 

@@ -248,7 +248,7 @@ export function RecordsView() {
     setFollowing(false);
     const at = view.indexOfSeq(seq);
     recordRing.pin(at >= 0 ? view.at(at) : undefined);
-    useUi.getState().set({ selectedSeq: seq, selectedField: null });
+    useUi.getState().set({ selectedSeq: seq, selectedField: null, ladderPin: null });
   };
 
   // Units before the first row: the session's trace holds them (live: its recording; a trace: the

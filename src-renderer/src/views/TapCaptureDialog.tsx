@@ -79,10 +79,11 @@ function TapBanner() {
   );
 }
 
-function CaptureNotice() {
+export function CaptureNotice() {
   const c = useTaps((s) => s.lastCapture);
-  const viewingTrace = useLab((s) => s.view.kind === 'trace');
-  if (!c || !viewingTrace) return null;
+  // Only over the trace the capture was opened as: over another trace it told of a file not shown.
+  const shown = useLab((s) => (s.view.kind === 'trace' ? s.view.name : null));
+  if (!c || shown === null || shown !== c.trace) return null;
   return (
     <div className="notice-bar" role="status" aria-label="Imported capture">
       Imported <span className="mono">{c.name}</span>: {c.streams} flodl stream{c.streams === 1 ? '' : 's'},{' '}

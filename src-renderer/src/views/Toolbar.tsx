@@ -18,10 +18,14 @@ import { TapButtons } from './TapCaptureDialog';
 import { RecordButton } from './ReproFilesPanel';
 import type { Finding } from '@shared/lab/records';
 import { currentStall, lastCompletedRound } from '../lib/stalls';
+import { liveRankCount, noRankLeft } from '../lib/rank-states';
+import type { LabView } from '@shared/lab/contract';
 
 const SPEEDS = [0, 50, 100, 250, 500, 1000, 2000];
 /** Below this window width the secondary controls move into the "More" menu (no wrap, no sideways scroll); above it, as many as the line holds stay on it. */
 export const TOOLBAR_INLINE_MIN_PX = 1360;
+/** The level at which every secondary control is in "More" (a narrow window starts there). */
+const ALL_IN_MORE = 3;
 
 const PANE_BUTTONS = [
   { pane: 'topology', label: 'Topology pane' },
@@ -60,6 +64,19 @@ function OverflowMenu({ children }: { children: React.ReactNode }) {
   );
 }
 
+/**
+ * The status (run state, rounds done) shrinks before the controls overflow: it is cut when a part of
+ * it no longer shows all of its text. At 1440x900 it shrank to 9 px, the line not overflowing, while
+ * every control stayed inline: neither the run state nor the rounds count was on screen.
+ */
+function statusCut(toolbar: HTMLElement): boolean {
+  const status = toolbar.querySelector('.status');
+  if (!status) return false;
+  return [...status.children].some(
+    (c) => c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().width < 1,
+  );
+}
+
 /** The window's inner width, followed on resize. */
 function useWindowWidth(): number {
   const [w, setW] = useState(() => (typeof window === 'undefined' ? 0 : window.innerWidth));
@@ -79,6 +96,8 @@ function useWindowWidth(): number {
 export function runState(s: SessionSnapshot, viewingTrace: boolean, stall: Finding | null = null): string {
   if (viewingTrace) return 'trace';
   if (!s.running) return 'stopped';
+  // "running" with every rank dead would be untrue: nothing runs, and nothing will.
+  if (noRankLeft(s)) return 'ended';
   if (s.roundsPaused) return 'paused';
   // "running" while a round has been stuck past its threshold would be untrue.
   return stall ? 'stalled' : 'running';
@@ -88,11 +107,14 @@ export function runStateText(
   s: SessionSnapshot,
   viewingTrace: boolean,
   stall: Finding | null = null,
+  view: LabView['kind'] = viewingTrace ? 'trace' : 'live',
 ): string {
+  // Taps watch a cluster from outside: its ranks are known from their Hellos, not their states.
+  if (view === 'tap') return `taps: ${s.ranks.length} rank${s.ranks.length === 1 ? '' : 's'} seen`;
   if (viewingTrace) {
     // A socket-level reproduction's trace: one connection, no cluster (hasTopology).
     if (s.ranks.length === 0) return 'trace: no topology, one connection';
-    const live = s.ranks.filter((r) => r.state === 'alive' || r.state === 'paused').length;
+    const live = liveRankCount(s);
     if (live === 0)
       return s.ranks.every((r) => r.state === 'exited')
         ? 'trace: every rank has exited'
@@ -107,6 +129,7 @@ export function runStateText(
       : '';
     return `stalled: round ${s.round}${ranks}`;
   }
+  if (st === 'ended') return 'rounds ended: no rank is alive';
   return st === 'paused' ? 'rounds paused' : st;
 }
 
@@ -116,23 +139,27 @@ export function Toolbar() {
   const theme = useUi((s) => s.theme);
   // A saved trace or live taps: the run controls act on the lab's own topology, which is not shown.
   const viewingTrace = useLab((s) => s.view.kind !== 'live');
+  const viewKind = useLab((s) => s.view.kind);
   const running = (snapshot?.running ?? false) && !viewingTrace;
   const paused = snapshot?.roundsPaused ?? false;
   const interval = snapshot?.config.roundIntervalMs ?? 250;
   const wide = useMediaQuery(`(min-width: ${TOOLBAR_INLINE_MIN_PX}px)`);
   const stall = useLab((s) => currentStall(s.findings, lastCompletedRound(s.rounds, s.snapshot)));
 
-  // How much of the secondary controls moves into "More" (0: none, 1: the teaching pair, 2: all):
-  // the least that keeps every control on the line. A state can widen the line (Record becomes
+  // How much of the secondary controls moves into "More" (0: none, 1: the teaching pair, 2: and
+  // Explore and Reproductions, 3: all): the least that keeps every control, and the whole status,
+  // on the line. A state can widen the line (Record becomes
   // "● Recording (N)", a stall names its ranks): each such change measures again, before paint.
   const toolbarRef = useRef<HTMLElement>(null);
   const recording = useRepro((s) => (s.recording?.on ? `on ${s.recording.actions}` : 'off'));
   const winWidth = useWindowWidth();
-  const [level, setLevel] = useState(wide ? 0 : 2);
-  useLayoutEffect(() => setLevel(wide ? 0 : 2), [wide, recording, winWidth]);
+  const [level, setLevel] = useState(wide ? 0 : ALL_IN_MORE);
+  // The state's words can widen the line too (a stall names its ranks, every rank dead says so).
+  const stateWords = snapshot ? runStateText(snapshot, viewingTrace, stall, viewKind) : '';
+  useLayoutEffect(() => setLevel(wide ? 0 : ALL_IN_MORE), [wide, recording, winWidth, stateWords]);
   useLayoutEffect(() => {
     const el = toolbarRef.current;
-    if (el && level < 2 && el.scrollWidth > el.clientWidth) setLevel(level + 1);
+    if (el && level < ALL_IN_MORE && (el.scrollWidth > el.clientWidth || statusCut(el))) setLevel(level + 1);
   });
 
   const panes = useUi((s) => s.panes);
@@ -176,10 +203,15 @@ export function Toolbar() {
       <TourButton />
     </>
   );
-  const secondary = (
+  // Traces and Record stay on the line longest (a recording shows there as "● Recording (N)").
+  const sessionTools = (
     <>
       <TraceButtons />
       <RecordButton />
+    </>
+  );
+  const labTools = (
+    <>
       <button
         type="button"
         onClick={() => void openExplore()}
@@ -255,23 +287,35 @@ export function Toolbar() {
           <>
             <span
               data-run-state={runState(snapshot, viewingTrace, stall)}
-              title={stall ? `${runStateText(snapshot, viewingTrace, stall)}: ${stall.message}` : undefined}
+              title={
+                stall
+                  ? `${runStateText(snapshot, viewingTrace, stall, viewKind)}: ${stall.message}`
+                  : undefined
+              }
             >
-              {runStateText(snapshot, viewingTrace, stall)}
+              {runStateText(snapshot, viewingTrace, stall, viewKind)}
             </span>
             <span className="mono" aria-label="Rounds completed">
               {formatInt(snapshot.roundsCompleted)} rounds done
             </span>
+            {/* On a narrow window Record is inside "More": the state it is in stays on the line. */}
+            {recording !== 'off' && level >= ALL_IN_MORE && (
+              <span className="record-on" title="Recording: Record is in the More menu (stop it there)">
+                ● recording
+              </span>
+            )}
           </>
         ) : (
           <span>{connection === 'open' ? 'waiting for the lab…' : connection}</span>
         )}
       </div>
       {level === 0 && teaching}
-      {level <= 1 && secondary}
+      {level < ALL_IN_MORE && sessionTools}
+      {level <= 1 && labTools}
       <OverflowMenu>
         {level >= 1 && teaching}
-        {level >= 2 && secondary}
+        {level >= ALL_IN_MORE && sessionTools}
+        {level >= 2 && labTools}
         {inMore}
       </OverflowMenu>
     </header>

@@ -15,6 +15,9 @@ import { FaultControls } from './FaultControls';
 import { liveActionBlocker } from '../lib/source';
 import { NoTopology } from './NoTopology';
 import { hasTopology } from '@shared/lab/topology';
+import type { SessionSnapshot } from '@shared/lab/state';
+import type { LabView } from '@shared/lab/contract';
+import { liveRankCount, noRankLeft } from '../lib/rank-states';
 
 /**
  * The state a rank chip carries. An exited rank (its process ended without being declared dead: a
@@ -41,6 +44,23 @@ export function pauseAction(rank: RankView | undefined): {
   return { type: 'pauseRank', enabled: rank.state === 'alive' || rank.state === 'starting' };
 }
 
+/**
+ * The controller's line: the round it is on, read from the ranks as the toolbar reads them. A trace's
+ * point is never "stopped" while ranks were live at it (a trace's snapshot is never running), a
+ * session whose ranks are all dead is not "on round N" (its reduce has ended), and taps know only
+ * the rounds they saw.
+ */
+export function controllerLine(s: SessionSnapshot, view: LabView['kind']): string {
+  const done = `${s.roundsCompleted} rounds done`;
+  if (view === 'tap') return `${s.roundsCompleted} rounds seen`;
+  if (view === 'trace') {
+    if (liveRankCount(s) > 0) return `on round ${s.round}`;
+    return s.ranks.every((r) => r.state === 'exited') ? `stopped · ${done}` : `no rank live · ${done}`;
+  }
+  if (!s.running) return `stopped · ${done}`;
+  return noRankLeft(s) ? `reduce ended: no rank is alive · ${done}` : `on round ${s.round}`;
+}
+
 function sumRates(
   links: LinkView[],
   rates: Record<string, LinkRate>,
@@ -63,7 +83,8 @@ export function TopologyView() {
   const links = useSampled(useLab, (s) => s.links, READOUT_MS);
   const rates = useSampled(useLab, (s) => s.linkRates, READOUT_MS);
   const cfg = snapshot?.config;
-  const tapView = useLab((s) => s.view.kind === 'tap');
+  const viewKind = useLab((s) => s.view.kind);
+  const tapView = viewKind === 'tap';
   // A snapshot from an older engine or trace carries no table: those spoke v2.
   const indexTable = cfg?.controlIndexTable ?? DEFAULT_CONTROL_INDEX_TABLE;
 
@@ -74,7 +95,14 @@ export function TopologyView() {
         {cfg && !hasTopology(cfg) && (
           <span className="muted">{tapView ? 'taps: no topology' : 'no topology: one connection'}</span>
         )}
-        {cfg && hasTopology(cfg) && (
+        {cfg && hasTopology(cfg) && tapView && (
+          // A tap learns hosts and ranks from their Hellos; the mode, policy and model size of a
+          // cluster the lab did not start are not on that wire (the config holds the lab's defaults).
+          <span className="muted" title="mode, policy and model size are not known from outside">
+            taps: hosts and ranks from their Hellos
+          </span>
+        )}
+        {cfg && hasTopology(cfg) && !tapView && (
           <span className="muted mono">
             {cfg.mode} · {cfg.policy} ·{' '}
             <span title={sizeWords(cfg)} aria-label="model and frame size">
@@ -98,10 +126,7 @@ export function TopologyView() {
               <div className="node-title">controller</div>
               <div className="muted small">data + control (coordinator)</div>
               <div className="mono small">
-                {snapshot.running
-                  ? `on round ${snapshot.round}`
-                  : `stopped · ${snapshot.roundsCompleted} rounds done`}{' '}
-                · salt {snapshot.saltHex.slice(0, 8)}…
+                {controllerLine(snapshot, viewKind)} · salt {snapshot.saltHex.slice(0, 8)}…
               </div>
             </div>
             <div className="hosts">

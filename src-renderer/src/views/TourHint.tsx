@@ -11,8 +11,9 @@ export function TourHint({ store = tourHint }: { store?: StoreApi<TourHintState>
   return (
     <div className="tour-hint" role="note" aria-label="Start here">
       <span>
-        New here? Start with the <strong>Guided tour</strong> (toolbar): it walks one round, record by record,
-        from a rank&apos;s RoundFrame to the consensus.
+        {/* The tour's toolbar button is inline on a wide window, in More ▾ at 1440 wide and under. */}
+        New here? Take the <strong>Guided tour</strong> (toolbar or More ▾): it walks one round, record by
+        record, from a rank&apos;s RoundFrame to the consensus.
       </span>
       <button type="button" onClick={openTour}>
         Take the tour

@@ -4,7 +4,7 @@ import { describe, it, expect, beforeEach } from 'vitest';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { TopologyView } from './TopologyView';
 import { SavingsView } from './SavingsView';
-import { FindingsView, nearestRecordOf } from './FindingsView';
+import { FindingsView, jumpToRecord, nearestRecordOf } from './FindingsView';
 import { useLab, recordRing, workloadKey } from '../store/lab-store';
 import { formToConfig, useUi } from '../store/ui-store';
 import { emptyLabData } from '../store/apply-batch';
@@ -293,6 +293,19 @@ describe('views', () => {
     expect(html).toContain('aria-label="Findings"');
     expect(html).toContain('HostFrame from h1 failed its MAC');
     expect(html).toContain('aria-label="Jump to record 42"');
+  });
+
+  it('a finding about a round pins the ladder to it while its unit stays selected; other reveals do not', () => {
+    recordRing.clear();
+    recordRing.push([record(27705, { rank: 2, round: 315 })]);
+    // The stall of round 316 jumps to the last unit of its rank, the consensus of round 315.
+    jumpToRecord(27705, 316);
+    expect(useUi.getState().selectedSeq).toBe(27705);
+    expect(useUi.getState().ladderPin).toEqual({ seq: 27705, round: 316 });
+    // A finding of no round (a kill's DeclareDead) draws its unit's own round.
+    jumpToRecord(27705);
+    expect(useUi.getState().ladderPin).toBeNull();
+    recordRing.clear();
   });
 
   it('a finding without a record finds the last record of its ranks at its time', () => {

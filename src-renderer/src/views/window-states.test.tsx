@@ -59,6 +59,74 @@ describe('window states', () => {
     expect(runStateText(socket, true)).toBe('trace: no topology, one connection');
   });
 
+  it('says what the ranks say: no "running" with every rank dead, no "stopped" at a trace point with live ranks, no ranks "live" from taps', async () => {
+    const { TopologyView } = await import('./TopologyView');
+    const { SavingsView } = await import('./SavingsView');
+    const controller = (html: string) =>
+      (/aria-label="controller"[\s\S]*?<div class="mono small">([^<]*?) · salt/.exec(html)?.[1] ?? '').trim();
+    // A live session whose every rank is dead: the reduce has ended, nothing runs.
+    const allDead = snapshot({ running: true, round: 363, roundsCompleted: 363 });
+    allDead.ranks = allDead.ranks.map((r) => ({ ...r, state: 'dead' as const }));
+    setLab({ snapshot: allDead, connection: 'open' });
+    const bar = renderToStaticMarkup(<Toolbar />);
+    expect(bar).toContain('data-run-state="ended"');
+    expect(bar).toContain('rounds ended: no rank is alive');
+    expect(controller(renderToStaticMarkup(<TopologyView />))).toBe(
+      'reduce ended: no rank is alive · 363 rounds done',
+    );
+    // A trace's point with 7 live ranks: the controller is on its round (a trace snapshot never runs).
+    const point = snapshot({ running: false, round: 449, roundsCompleted: 448 });
+    point.ranks[1] = { ...point.ranks[1], state: 'dead' };
+    setLab({ snapshot: point, view: trace });
+    expect(controller(renderToStaticMarkup(<TopologyView />))).toBe('on round 449');
+    const ended = snapshot({ running: false, roundsCompleted: 3 });
+    ended.ranks = ended.ranks.map((r) => ({ ...r, state: 'exited' as const }));
+    setLab({ snapshot: ended });
+    expect(controller(renderToStaticMarkup(<TopologyView />))).toBe('stopped · 3 rounds done');
+    // Taps: ranks known from their Hellos, not their states; no model, frame size or savings of the
+    // lab's defaults passed off as the cluster's.
+    const tapped = snapshot({ running: true, round: 4, roundsCompleted: 4 });
+    setLab({ snapshot: tapped, view: { kind: 'tap' } as ReturnType<typeof useLab.getState>['view'] });
+    expect(renderToStaticMarkup(<Toolbar />)).toContain('taps: 8 ranks seen');
+    const topo = renderToStaticMarkup(<TopologyView />);
+    expect(controller(topo)).toBe('4 rounds seen');
+    expect(topo).toContain('taps: hosts and ranks from their Hellos');
+    expect(topo).not.toContain('4.00 MiB');
+    const tapSavings = renderToStaticMarkup(<SavingsView />);
+    expect(tapSavings).not.toContain('F = ');
+    expect(tapSavings).not.toContain('took part in none');
+    expect(tapSavings).toContain('Taps: a cluster the lab did not start');
+    // A socket-level reproduction's trace: one connection, nothing folded, no savings table.
+    const socket = snapshot({ running: false, hosts: [], ranks: [] });
+    socket.config = { ...socket.config, ranksPerHost: [] };
+    setLab({ snapshot: socket, view: trace });
+    const noTopo = renderToStaticMarkup(<SavingsView />);
+    expect(noTopo).not.toContain('F = ');
+    expect(noTopo).not.toContain('fold: the relay folds');
+    expect(noTopo).toContain('No topology');
+  });
+
+  it("an imported capture's notice shows over its own trace, not over a trace opened after it", async () => {
+    const { CaptureNotice } = await import('./TapCaptureDialog');
+    const { useTaps } = await import('../store/tap-store');
+    const capture = {
+      name: 'run4k.pcapng',
+      streams: 12,
+      units: 180,
+      undecodable: 0,
+      gapBytes: 0,
+      trace: 'run4k.pcapng.trace.ndjson',
+    };
+    // Server rendering reads a store's initial state.
+    const tapsInitial = { ...useTaps.getInitialState() };
+    Object.assign(useTaps.getInitialState(), { lastCapture: capture });
+    setLab({ snapshot: snapshot({ running: false }), view: { ...trace, name: 'run4k.pcapng.trace.ndjson' } });
+    expect(renderToStaticMarkup(<CaptureNotice />)).toContain('run4k.pcapng');
+    setLab({ view: { ...trace, name: 'repro-mid-frame-desync-historical.trace.ndjson' } });
+    expect(renderToStaticMarkup(<CaptureNotice />)).toBe('');
+    Object.assign(useTaps.getInitialState(), tapsInitial);
+  });
+
   it('Start is the primary action only when nothing runs; a pending Start asks Save / Replace / Cancel', () => {
     const startButton = (html: string) => /<button[^>]*>Start<\/button>/.exec(html)?.[0] ?? '';
     setLab({ snapshot: snapshot({ running: false }), connection: 'open' });
