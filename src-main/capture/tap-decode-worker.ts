@@ -2,13 +2,16 @@
 // tapped connection's decoding (TappedConnection: queue, StreamDecoder, MAC
 // checks, naming, stalls) runs here, so the tap's own thread only forwards
 // bytes. An 8 MiB record decoded inline held the forwarding for the time its
-// HMAC and copies took; here it costs the forwarding one copy.
+// HMAC and copies took; here it costs the forwarding one copy, and the
+// decoding waits for the burst to end (decode-gate.ts).
 import { parentPort } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { nodeMac } from '../crypto/node-mac';
 import { niceThisThread } from './thread-priority';
 import { TappedConnection } from './tapped-connection';
 import type { FromWorker, ToWorker } from './decode-worker-protocol';
+import type { Direction } from '@shared/lab/state';
+import { DecodeGate } from './decode-gate';
 
 const port = parentPort;
 if (!port) throw new Error('tap-decode-worker runs as a worker thread');
@@ -20,6 +23,16 @@ const nice = Number(process.env.RELAY_LAB_TAP_DECODE_NICE ?? 10);
 if (Number.isFinite(nice) && nice > 0) niceThisThread(nice);
 
 const conns = new Map<number, TappedConnection>();
+interface HeldChunk {
+  conn: number;
+  dir: Direction;
+  bytes: Uint8Array;
+  t: number;
+}
+// RELAY_LAB_TAP_DECODE_QUIET_MS (default 2; 0 decodes at once): decoding waits for a burst to end.
+const gate = new DecodeGate<HeldChunk>((c) => conns.get(c.conn)?.observe(c.dir, c.bytes, c.t), {
+  quietMs: Number(process.env.RELAY_LAB_TAP_DECODE_QUIET_MS ?? 2),
+});
 const acks = new Map<number, number>();
 let ackScheduled = false;
 const post = (m: FromWorker) => port.postMessage(m);
@@ -37,6 +50,8 @@ function ack(conn: number, bytes: number): void {
 
 port.on('message', (m: ToWorker) => {
   try {
+    // Whatever else comes (an end, a loss, a flush) follows the chunks held before it.
+    if (m.type !== 'chunks') gate.flush();
     switch (m.type) {
       case 'open': {
         const o = m.options;
@@ -61,7 +76,10 @@ port.on('message', (m: ToWorker) => {
         let at = 0;
         for (const seg of m.segments) {
           ack(seg.conn, seg.length);
-          conns.get(seg.conn)?.observe(seg.dir, m.bytes.slice(at, at + seg.length), seg.t);
+          gate.hold(
+            { conn: seg.conn, dir: seg.dir, bytes: m.bytes.slice(at, at + seg.length), t: seg.t },
+            seg.length,
+          );
           at += seg.length;
         }
         const buffer = m.bytes.buffer as ArrayBuffer;
