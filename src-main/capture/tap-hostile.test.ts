@@ -181,6 +181,34 @@ describe('the live tap under hostile traffic', () => {
     expect(sha(up.received[0])).toBe(sha([payload]));
   });
 
+  it('a reader that keeps stopping and starting: every pause resumes, nothing is lost (forwarding only and decoding)', async () => {
+    // Many short stops make the tap's writes stop part-way with a few KiB left, less than a
+    // stream's high-water mark: no drain event follows those, and the tap must still read on.
+    for (const forwardOnly of [true, false]) {
+      const up = await upstream({ paused: true });
+      const { tap } = await startTap(up, { forwardOnly });
+      const c = await connect(tap.port);
+      await until(() => up.sockets.length === 1, 'upstream connection');
+      const reader = up.sockets[0];
+      // Stopped at first, so the kernel's buffers fill and the tap's writes have to wait.
+      setTimeout(() => reader.resume(), 300);
+      let sinceStop = 0;
+      reader.on('data', (b: Buffer) => {
+        sinceStop += b.length;
+        if (sinceStop < 300 * 1024) return;
+        sinceStop = 0;
+        reader.pause();
+        setTimeout(() => reader.resume(), 2);
+      });
+      // Small writes, so the tap's reads are small too (under the high-water mark).
+      const payload = randomBytes(8 * 1024 * 1024);
+      for (let at = 0; at < payload.length; at += 4096)
+        if (!c.write(payload.subarray(at, at + 4096))) await new Promise((r) => c.once('drain', r));
+      await until(() => up.received[0].reduce((a, b) => a + b.length, 0) === payload.length, 'every byte');
+      expect(sha(up.received[0])).toBe(sha([payload]));
+    }
+  });
+
   it('a decoder that falls behind drops its backlog as a named gap and resynchronises; forwarding loses nothing', async () => {
     const up = await upstream();
     // A backlog bound far below what arrives in one burst.

@@ -196,10 +196,18 @@ export class TapProxy {
         // A reused buffer may not wait in dst's queue: copy it if anything is queued already,
         // and pause when the kernel took only part of it (the rest still points into the buffer).
         if (reused && dst.writableLength > 0) more = dst.write(Buffer.from(chunk));
-        else {
-          more = dst.write(chunk);
-          if (reused && dst.writableLength > 0) more = false;
-        }
+        else if (reused) {
+          // Resumed by this write's own completion: a write under the high-water mark that had
+          // to wait is followed by no drain event.
+          let waiting = false;
+          more = dst.write(chunk, () => {
+            if (waiting) src.resume();
+          });
+          if (dst.writableLength > 0) {
+            waiting = true;
+            more = false;
+          }
+        } else more = dst.write(chunk);
       }
       conn.observe(dir, reused && !conn.copiesChunks ? Buffer.from(chunk) : chunk);
       return more;
