@@ -62,6 +62,8 @@ export class TapFeed implements LabApi {
   private heldBytes = 0;
   private readonly links = new Map<string, LinkView>();
   private readonly hellos = new Map<number, number[]>();
+  /** What the taps saw happen to a rank first: a DeclareDead or a RankExit on an uplink (else alive). */
+  private readonly rankStates = new Map<number, { state: 'dead' | 'exited'; t: number }>();
   /** Per host: Broadcasts seen on its uplink (the round in flight is this number). */
   private readonly roundOfHost = new Map<number, number>();
   /** Per round: bytes up each host's uplink. */
@@ -216,9 +218,18 @@ export class TapFeed implements LabApi {
     const ranks: RankView[] = [];
     for (let h = 0; h < hostCount; h++) {
       const rs = this.hellos.get(h) ?? [];
-      hosts.push({ host: h, name: hostName(h), ranks: rs, state: 'up' });
-      for (const rank of rs)
-        ranks.push({ rank, host: h, state: 'alive', roundsCompleted: this.roundsCompleted });
+      const states = rs.map((rank) => this.rankStates.get(rank)?.state ?? 'alive');
+      // A host whose every rank is gone: dead if any was declared dead, else stopped (all exited).
+      const gone = rs.length > 0 && states.every((st) => st !== 'alive');
+      hosts.push({
+        host: h,
+        name: hostName(h),
+        ranks: rs,
+        state: !gone ? 'up' : states.includes('dead') ? 'dead' : 'stopped',
+      });
+      rs.forEach((rank, i) =>
+        ranks.push({ rank, host: h, state: states[i]!, roundsCompleted: this.roundsCompleted }),
+      );
     }
     ranks.sort((a, b) => a.rank - b.rank);
     const first = this.taps.values().next().value;
@@ -274,10 +285,25 @@ export class TapFeed implements LabApi {
         this.pending.push({ type: 'snapshot', snapshot: this.snapshot() });
       }
     }
+    if (u.verdict === 'ok' && u.rank !== undefined && (u.kind === 'DeclareDead' || u.kind === 'RankExit'))
+      this.noteRankState(u.rank, u.kind === 'DeclareDead' ? 'dead' : 'exited', u.t);
     const record = unitRecordOf(this.seq++, link, u);
     this.countRound(link, u, record);
     this.hold({ record, bytes: u.bytes, saltHex: info.saltHex });
     this.pendingRecords.push(record);
+  }
+
+  /**
+   * The first of the two by wire time wins: the controller answers a RankExit with a DeclareDead
+   * of its own bookkeeping (WIRE.md 4.5, dead-diff forwarding), which is not a death; a rank
+   * declared dead that later exits stays dead. The two directions are decoded apart, so arrival
+   * order is not time order.
+   */
+  private noteRankState(rank: number, state: 'dead' | 'exited', t: number): void {
+    const was = this.rankStates.get(rank);
+    if (was && was.t <= t) return;
+    this.rankStates.set(rank, { state, t });
+    if (was?.state !== state) this.pending.push({ type: 'snapshot', snapshot: this.snapshot() });
   }
 
   /** A host uplink's Broadcast ends its round: the first one of a round reports it for every host. */
@@ -298,7 +324,11 @@ export class TapFeed implements LabApi {
     const hostCount = Math.max(this.hellos.size ? Math.max(...this.hellos.keys()) + 1 : 0, h + 1);
     const report: RoundReport = {
       round,
-      accepted: [...this.hellos.values()].flat().sort((a, b) => a - b),
+      // As far as the taps can tell: the ranks of the Hellos not yet declared dead or exited.
+      accepted: [...this.hellos.values()]
+        .flat()
+        .filter((r) => !this.rankStates.has(r))
+        .sort((a, b) => a - b),
       verdict: 'unchecked',
       durationMs: Math.max(0, u.t - this.lastRoundT),
       uplinkBytesPerHost: Array.from({ length: hostCount }, (_, i) => per.get(i) ?? 0),

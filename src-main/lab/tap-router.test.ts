@@ -150,6 +150,14 @@ describe('TapRouter: live taps as the window source', () => {
       [0, 1],
       [2, 3],
     ]);
+    // Each rank's RankExit crossed a tap: the view says exited, not alive, and its hosts stopped.
+    expect(snap.snapshot.ranks.map((r) => [r.rank, r.state])).toEqual([
+      [0, 'exited'],
+      [1, 'exited'],
+      [2, 'exited'],
+      [3, 'exited'],
+    ]);
+    expect(snap.snapshot.hosts.map((h) => h.state)).toEqual(['stopped', 'stopped']);
     for (const id of ['h0.uplink.data', 'h1.uplink.data']) {
       const ctl = ctlLinks.find((l) => l.id === id)!;
       const tap = snap.snapshot.links.find((l) => l.id === id);
