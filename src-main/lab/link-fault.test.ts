@@ -164,4 +164,39 @@ describe('link faults', () => {
     expect(reply.ok).toBe(false);
     expect(!reply.ok && reply.message).toMatch(/no link 'h9.uplink.data'/);
   });
+
+  it("refuses a fault on a dead rank's leg and a killed host's links by name; clearing one is still allowed", async () => {
+    const { session } = await start({ stalenessMs: 2000 });
+    expect((await session.command({ type: 'killRank', rank: 3 })).ok).toBe(true);
+    const until = async (cond: () => boolean) => {
+      for (let i = 0; i < 300 && !cond(); i++) await new Promise((r) => setTimeout(r, 50));
+    };
+    await until(() => session.snapshot().ranks.find((r) => r.rank === 3)?.state === 'dead');
+    const onDead = await session.command({
+      type: 'setLinkFault',
+      link: 'h1.r3.data',
+      fault: { dir: 'both', latencyMs: 50 },
+    });
+    expect(onDead).toMatchObject({ ok: false, error: 'LINK_CLOSED' });
+    expect(!onDead.ok && onDead.message).toMatch(/rank 3 is dead/);
+    expect((await session.command({ type: 'killHost', host: 0 })).ok).toBe(true);
+    const onKilled = await session.command({
+      type: 'setLinkFault',
+      link: 'h0.uplink.data',
+      fault: { dir: 'up', corruptNext: true },
+    });
+    expect(onKilled).toMatchObject({ ok: false, error: 'LINK_CLOSED' });
+    expect(!onKilled.ok && onKilled.message).toMatch(/host h0 was killed/);
+    // The live ones still take faults, and a clear is never refused.
+    expect(
+      (
+        await session.command({
+          type: 'setLinkFault',
+          link: 'h1.r2.data',
+          fault: { dir: 'up', latencyMs: 1 },
+        })
+      ).ok,
+    ).toBe(true);
+    expect((await session.command({ type: 'setLinkFault', link: 'h1.r3.data', fault: null })).ok).toBe(true);
+  }, 60_000);
 });

@@ -88,7 +88,11 @@ export const TOPOLOGY_HANDLERS: HandlerTable<TopologyCommandType, TopologySessio
     };
   },
   async setLinkFault(s, cmd) {
-    s.requireCluster().setLinkFault(cmd.link, cmd.fault);
+    const c = s.requireCluster();
+    // A fault on a link whose connection is gone would be listed as holding and do nothing.
+    const closed = cmd.fault ? closedLinkReason(s, cmd.link) : null;
+    if (closed) throw new LabError('LINK_CLOSED', `${cmd.link}: ${closed}; a fault there would hold nothing`);
+    c.setLinkFault(cmd.link, cmd.fault);
     const what = cmd.fault
       ? Object.entries(cmd.fault)
           .filter(([k, v]) => k !== 'dir' && v !== undefined && v !== false)
@@ -99,3 +103,14 @@ export const TOPOLOGY_HANDLERS: HandlerTable<TopologyCommandType, TopologySessio
     return { ok: true };
   },
 };
+
+/** Why a link's connection is gone (its rank dead or exited, its host killed), or null. */
+function closedLinkReason(s: TopologySession, linkId: string): string | null {
+  const c = s.requireCluster();
+  const info = c.tap.getLink(linkId)?.info;
+  if (!info) return null;
+  if (info.host >= 0 && c.killedHosts.has(info.host)) return `host h${info.host} was killed`;
+  if (info.rank === undefined) return null;
+  const state = s.snapshot().ranks.find((r) => r.rank === info.rank)?.state;
+  return state === 'dead' || state === 'exited' ? `rank ${info.rank} is ${state}` : null;
+}
