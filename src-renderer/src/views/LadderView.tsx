@@ -50,7 +50,8 @@ const WHY: Record<LadderFocus['why'], string> = {
   finding: "the finding's",
   selected: "the selected unit's",
   stalled: 'stalled, in flight',
-  latest: 'latest complete',
+  // Redrawn twice a second: at full speed rounds run ahead of it, so it never claims the latest.
+  latest: 'complete · redrawn 2×/s',
 };
 
 export function LadderView() {
