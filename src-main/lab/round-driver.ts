@@ -106,6 +106,11 @@ export class RoundDriver {
   private schedule: FaultSchedule | null = null;
   /** When the round in progress sent its SyncNow (null between rounds): Record stamps actions with it. */
   roundStartedAt: number | null = null;
+  /**
+   * The round being judged (its end cued to the ranks, its report not out yet), else null: an
+   * action Record stamps then came after the ranks' adoptions and, for some, their checks.
+   */
+  judging: number | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -452,6 +457,7 @@ export class RoundDriver {
             continue;
           }
           this.cueRoundEnd(r);
+          this.judging = r;
           break;
         }
         const elapsed = performance.now() - t0;
@@ -476,7 +482,16 @@ export class RoundDriver {
     } finally {
       this.roundStartedAt = null;
     }
-    await this.finishRound(r, t0, upBefore);
+    try {
+      await this.finishRound(r, t0, upBefore);
+    } finally {
+      this.judging = null;
+    }
+  }
+
+  /** Ranks whose check of round r's adoption has come (while the round is not yet reported). */
+  checkedOf(r: number): number[] {
+    return [...(this.adopted.get(r) ?? [])].filter(([, a]) => a.digest !== undefined).map(([rank]) => rank);
   }
 
   /** The seq of the newest unit a stalled round's missing ranks sent or got: on their data links, else any. */

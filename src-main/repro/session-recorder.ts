@@ -34,6 +34,11 @@ export interface ActionStamp {
   t: number;
   /** Ranks dead then. */
   dead: number[];
+  /**
+   * Present between a round's end and its report (the driver judging it): the ranks whose check
+   * of their adoption had come, which a rank sends once told the round is over.
+   */
+  checked?: number[];
 }
 
 interface Taken {
