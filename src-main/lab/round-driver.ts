@@ -364,6 +364,8 @@ export class RoundDriver {
       apply: (f, round) => this.applyFault(f, round),
       safeWaitMs: Math.max(0, (cfg.stalenessMs - heartbeatMsOf(cfg)) / 2),
       deathWaitMs: cfg.stalenessMs * 2 + 5000,
+      checked: (round, rank) => this.adopted.get(round)?.get(rank)?.digest !== undefined,
+      checkWaitMs: CHECK_WAIT_MS,
     });
   }
 
@@ -448,16 +450,16 @@ export class RoundDriver {
         const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
         if (done && waiting.length === 0) {
           // The round is over: what the recording did in it before it ended is applied before the next.
-          if (schedule.hasPending(r)) {
+          if (schedule.hasPending(r, 'adopted')) {
             await schedule.finishRound(
               r,
               (pending, ms) => this.waitWhile(pending, ms),
               () => this.stopRequested || this.ended !== null,
+              'adopted',
             );
             continue;
           }
           this.cueRoundEnd(r);
-          this.judging = r;
           break;
         }
         const elapsed = performance.now() - t0;
@@ -482,8 +484,17 @@ export class RoundDriver {
     } finally {
       this.roundStartedAt = null;
     }
+    const durationMs = performance.now() - t0;
+    this.judging = r;
     try {
-      await this.finishRound(r, t0, upBefore);
+      // What the recording did once the round was over, after its targets' checks (fault-schedule.ts).
+      await schedule.finishRound(
+        r,
+        (pending, ms) => this.waitWhile(pending, ms),
+        () => this.stopRequested || this.ended !== null,
+        'cued',
+      );
+      await this.finishRound(r, durationMs, upBefore);
     } finally {
       this.judging = null;
     }
@@ -521,8 +532,7 @@ export class RoundDriver {
     return out.sort((a, b) => a - b);
   }
 
-  private async finishRound(r: number, t0: number, upBefore: number[]): Promise<void> {
-    const durationMs = performance.now() - t0;
+  private async finishRound(r: number, durationMs: number, upBefore: number[]): Promise<void> {
     const c = this.controllerRounds.get(r)!;
     const idle = new Set(this.cluster.config.idleRanks ?? []);
     const contribution = (rank: number): Contribution => ({ rank, idle: idle.has(rank) });
