@@ -6,7 +6,12 @@ import { FaultSchedule, faultTargets, type Fault, type ScheduleContext } from '.
 
 function stand(faults: Fault[], safeWaitMs = 1000) {
   const applied: string[] = [];
-  const state = { consensus: -1, adopted: new Set<number>(), dead: new Set<number>() };
+  const state = {
+    consensus: -1,
+    adopted: new Set<number>(),
+    checked: new Set<number>(),
+    dead: new Set<number>(),
+  };
   const ctx: ScheduleContext = {
     hostRanks: [
       [0, 1],
@@ -18,6 +23,8 @@ function stand(faults: Fault[], safeWaitMs = 1000) {
     apply: (f, round) => applied.push(`${f.action} ${f.link ?? f.target}@${round}`),
     safeWaitMs,
     deathWaitMs: 0,
+    checked: (_round, r) => state.checked.has(r),
+    checkWaitMs: 0,
   };
   return { schedule: new FaultSchedule(faults, ctx), applied, state };
 }
@@ -66,6 +73,42 @@ describe('FaultSchedule', () => {
     state.adopted.add(3);
     schedule.poll(0, 0);
     expect(applied).toEqual(['pause-rank 3@0']);
+  });
+
+  it("after check waits for the round end cue, then for the target's check; later actions on it wait too", async () => {
+    const { schedule, applied, state } = stand([
+      { action: 'pause-rank', target: 2, round: 0, after: 'check' },
+      { action: 'resume-rank', target: 2, round: 0 },
+      { action: 'kill-rank', target: 3, round: 0 },
+    ]);
+    schedule.roundStarted(0, 0);
+    state.consensus = 0;
+    state.adopted.add(2);
+    // Adopted, but not checked: a rank checks only once told the round is over.
+    schedule.poll(0, 1);
+    expect(applied).toEqual(['kill-rank 3@0']);
+    expect(schedule.hasPending(0, 'adopted')).toBe(false);
+    await schedule.finishRound(
+      0,
+      async () => {},
+      () => false,
+      'adopted',
+    );
+    expect(applied).toEqual(['kill-rank 3@0']);
+    // Told: the pause waits for the check (a stand-in wait that sees it come), then the resume.
+    const waits: boolean[] = [];
+    await schedule.finishRound(
+      0,
+      async (pending) => {
+        // The first wait is for the pause's deaths (none), the second for its check.
+        waits.push(pending());
+        if (waits.length === 2) state.checked.add(2);
+      },
+      () => false,
+      'cued',
+    );
+    expect(waits.slice(0, 2)).toEqual([false, true]);
+    expect(applied).toEqual(['kill-rank 3@0', 'pause-rank 2@0', 'resume-rank 2@0']);
   });
 
   it('a resume waits as long as the person did after the pause, clamped under the staleness', () => {

@@ -21,9 +21,11 @@ export interface Fault {
   fault?: LinkFault | null;
   /**
    * Applied once the round's consensus is taken (the target's frame is in it), or once the target
-   * has also adopted it ('adoption'), not as the round starts.
+   * has also adopted it ('adoption'), or once the round is over for every rank and the target has
+   * sent its check of the adoption ('check': a rank checks once told the round is over), not as
+   * the round starts.
    */
-  after?: 'consensus' | 'adoption';
+  after?: 'consensus' | 'adoption' | 'check';
   /** Applied once these ranks are dead (the recording saw them dead first). */
   afterDead?: number[];
   /** Applied this long after the previous action on the same ranks in this round (else after the round's start). */
@@ -37,6 +39,8 @@ export interface ScheduleContext {
   consensusTaken(round: number): boolean;
   /** The rank has adopted round r's consensus. */
   adopted(round: number, rank: number): boolean;
+  /** The rank's check of its adoption of round r has come. */
+  checked(round: number, rank: number): boolean;
   apply(f: Fault, round: number): void;
   /**
    * Longest afterMs wait: a paused rank the recording kept alive must not be declared dead
@@ -45,6 +49,8 @@ export interface ScheduleContext {
   safeWaitMs: number;
   /** Longest wait, at a round's end, for a death the recording saw before an action. */
   deathWaitMs: number;
+  /** Longest wait, once the round's end is cued, for a check the recording saw before an action. */
+  checkWaitMs: number;
 }
 
 /** The ranks an action touches: its rank, its host's ranks, or the ranks behind its link. */
@@ -75,9 +81,18 @@ export class FaultSchedule {
     this.roundT0.set(round, t0);
   }
 
-  /** Actions of round `round` or earlier not applied yet. */
-  hasPending(round: number): boolean {
-    return this.pending.length > 0 && this.pending[0].round <= round;
+  /**
+   * Actions of round `round` or earlier not applied yet; 'adopted': those that may be applied before
+   * the ranks are told the round is over (the next is not gated on a check, which comes only after).
+   */
+  hasPending(round: number, stage: 'adopted' | 'cued' = 'cued'): boolean {
+    const f = this.pending[0];
+    return f !== undefined && f.round <= round && (stage === 'cued' || !this.waitsForCue(f, round));
+  }
+
+  /** An action of this round gated on its targets' checks, which they send once told the round is over. */
+  private waitsForCue(f: Fault, round: number): boolean {
+    return f.after === 'check' && f.round === round;
   }
 
   /**
@@ -105,17 +120,25 @@ export class FaultSchedule {
   /**
    * Round `round` is over: its remaining actions are applied now, in recorded order, each after
    * the deaths it waits for (at most deathWaitMs; `waitWhile` returns early on a stop, and
-   * `stopped` then ends it).
+   * `stopped` then ends it). Stage 'adopted' (every rank has adopted, none is told yet) stops at
+   * the first action gated on a check; stage 'cued' (the ranks are told) applies that one once
+   * its live targets' checks have come (at most checkWaitMs), as the recording saw them.
    */
   async finishRound(
     round: number,
     waitWhile: (pending: () => boolean, ms: number) => Promise<void>,
     stopped: () => boolean = () => false,
+    stage: 'adopted' | 'cued' = 'cued',
   ): Promise<void> {
-    while (this.hasPending(round)) {
+    while (this.hasPending(round, stage)) {
       const f = this.pending[0];
       const dead = f.afterDead ?? [];
       await waitWhile(() => dead.some((r) => !this.ctx.isDead(r)), this.ctx.deathWaitMs);
+      if (this.waitsForCue(f, round)) {
+        const unchecked = (r: number) => !this.ctx.isDead(r) && !this.ctx.checked(round, r);
+        const targets = faultTargets(f, this.ctx.hostRanks);
+        await waitWhile(() => targets.some(unchecked), this.ctx.checkWaitMs);
+      }
       // A stop during the wait ends the run: nothing more is applied to a cluster being torn down.
       if (stopped()) return;
       if (this.pending[0] !== f) continue;
@@ -130,6 +153,8 @@ export class FaultSchedule {
     // A round already over (a late action) waits for nothing but its deaths (finishRound).
     const late = f.round < round;
     if (!late && f.after && !this.ctx.consensusTaken(f.round)) return Infinity;
+    // Its targets check only once told the round is over: finishRound applies it then.
+    if (this.waitsForCue(f, round)) return Infinity;
     const adopting = (r: number) => !this.ctx.adopted(f.round, r) && !this.ctx.isDead(r);
     if (!late && f.after === 'adoption' && faultTargets(f, this.ctx.hostRanks).some(adopting))
       return Infinity;

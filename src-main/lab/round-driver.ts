@@ -106,6 +106,11 @@ export class RoundDriver {
   private schedule: FaultSchedule | null = null;
   /** When the round in progress sent its SyncNow (null between rounds): Record stamps actions with it. */
   roundStartedAt: number | null = null;
+  /**
+   * The round being judged (its end cued to the ranks, its report not out yet), else null: an
+   * action Record stamps then came after the ranks' adoptions and, for some, their checks.
+   */
+  judging: number | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -359,6 +364,8 @@ export class RoundDriver {
       apply: (f, round) => this.applyFault(f, round),
       safeWaitMs: Math.max(0, (cfg.stalenessMs - heartbeatMsOf(cfg)) / 2),
       deathWaitMs: cfg.stalenessMs * 2 + 5000,
+      checked: (round, rank) => this.adopted.get(round)?.get(rank)?.digest !== undefined,
+      checkWaitMs: CHECK_WAIT_MS,
     });
   }
 
@@ -443,11 +450,12 @@ export class RoundDriver {
         const waiting = live.filter((x) => this.isLive(x) && !this.adopted.get(r)?.has(x));
         if (done && waiting.length === 0) {
           // The round is over: what the recording did in it before it ended is applied before the next.
-          if (schedule.hasPending(r)) {
+          if (schedule.hasPending(r, 'adopted')) {
             await schedule.finishRound(
               r,
               (pending, ms) => this.waitWhile(pending, ms),
               () => this.stopRequested || this.ended !== null,
+              'adopted',
             );
             continue;
           }
@@ -476,7 +484,25 @@ export class RoundDriver {
     } finally {
       this.roundStartedAt = null;
     }
-    await this.finishRound(r, t0, upBefore);
+    const durationMs = performance.now() - t0;
+    this.judging = r;
+    try {
+      // What the recording did once the round was over, after its targets' checks (fault-schedule.ts).
+      await schedule.finishRound(
+        r,
+        (pending, ms) => this.waitWhile(pending, ms),
+        () => this.stopRequested || this.ended !== null,
+        'cued',
+      );
+      await this.finishRound(r, durationMs, upBefore);
+    } finally {
+      this.judging = null;
+    }
+  }
+
+  /** Ranks whose check of round r's adoption has come (while the round is not yet reported). */
+  checkedOf(r: number): number[] {
+    return [...(this.adopted.get(r) ?? [])].filter(([, a]) => a.digest !== undefined).map(([rank]) => rank);
   }
 
   /** The seq of the newest unit a stalled round's missing ranks sent or got: on their data links, else any. */
@@ -506,8 +532,7 @@ export class RoundDriver {
     return out.sort((a, b) => a - b);
   }
 
-  private async finishRound(r: number, t0: number, upBefore: number[]): Promise<void> {
-    const durationMs = performance.now() - t0;
+  private async finishRound(r: number, durationMs: number, upBefore: number[]): Promise<void> {
     const c = this.controllerRounds.get(r)!;
     const idle = new Set(this.cluster.config.idleRanks ?? []);
     const contribution = (rank: number): Contribution => ({ rank, idle: idle.has(rank) });

@@ -128,6 +128,7 @@ export class TopologySession {
     return {
       round: d?.round ?? 0,
       ...(d?.roundStartedAt != null ? { atMs: t - d.roundStartedAt } : {}),
+      ...(d?.judging != null ? { checked: d.checkedOf(d.judging) } : {}),
       t,
       dead: c ? c.hostRanks.flat().filter((r) => c.dead.isDead(r) || d?.rankStates[r] === 'dead') : [],
     };

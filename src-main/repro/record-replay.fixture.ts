@@ -9,18 +9,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import type { LabCommand, LinkFault } from '@shared/lab/contract';
+import type { LabCommand, LabEvent, LinkFault } from '@shared/lab/contract';
 import type { TopologyConfig } from '@shared/lab/topology';
 import { parseRepro, type Repro } from '@shared/repro';
 import { LabHost } from '../lab/lab-host';
 import { TopologySession } from '../lab/topology-session';
 import { runRepro, type ReproRun } from './runner';
 
-/** One thing the person does: after `rounds` more rounds and `delayMs`, `cmd`. */
+/** One thing the person does: after `rounds` more rounds and `delayMs` (and once `when` holds), `cmd`. */
 export interface Step {
   rounds: number;
   delayMs: number;
   cmd: LabCommand;
+  /** Polled every few ms (at most 10 s) before the command: a moment of the rounds to act at. */
+  when?: (s: TopologySession) => boolean;
 }
 
 export const LIVE_CONFIG: Partial<TopologyConfig> = {
@@ -89,11 +91,11 @@ export const steps: fc.Arbitrary<Step[]> = fc.array(
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
+async function until(cond: () => boolean, ms: number, everyMs = 10): Promise<boolean> {
   const end = Date.now() + ms;
   while (!cond()) {
     if (Date.now() > end) return false;
-    await sleep(10);
+    await sleep(everyMs);
   }
   return true;
 }
@@ -102,7 +104,14 @@ export interface Recorded {
   text: string;
   repro: Repro;
   replay: ReproRun;
+  /** The round reports and findings of the live session and of the replay, in the order they came. */
+  live: LabEvent[];
+  replayed: LabEvent[];
 }
+
+const keep = (into: LabEvent[]) => (b: { events: LabEvent[] }) => {
+  for (const e of b.events) if (e.type === 'round' || e.type === 'finding') into.push(e);
+};
 
 /** Runs `plan` in a live session with Record on, drafts the file as the window does, and replays it. */
 export async function recordAndReplay(plan: Step[], config = LIVE_CONFIG): Promise<Recorded> {
@@ -110,6 +119,9 @@ export async function recordAndReplay(plan: Step[], config = LIVE_CONFIG): Promi
   const session = new TopologySession({ snapLen: 256 });
   const host = new LabHost(session, { tracesDir: path.join(dir, 'traces'), workDir: path.join(dir, 'work') });
   fs.mkdirSync(path.join(dir, 'work'));
+  const live: LabEvent[] = [];
+  const replayed: LabEvent[] = [];
+  session.subscribe(keep(live));
   try {
     const started = await host.command({ type: 'start', config });
     if (!started.ok) throw new Error(`start: ${started.message}`);
@@ -122,6 +134,8 @@ export async function recordAndReplay(plan: Step[], config = LIVE_CONFIG): Promi
       // A round may stay stalled (a paused rank) until its staleness: wait that long at most.
       await until(() => done() >= from + s.rounds, 10_000);
       if (s.delayMs) await sleep(s.delayMs);
+      if (s.when && !(await until(() => s.when!(session), 10_000, 1)))
+        throw new Error(`the moment of step ${JSON.stringify(s.cmd)} did not come`);
       // A refused command (e.g. a killed host killed again) is not recorded, as in the window.
       await host.command(s.cmd);
     }
@@ -132,7 +146,8 @@ export async function recordAndReplay(plan: Step[], config = LIVE_CONFIG): Promi
     if (!draft.ok) throw new Error(`draftRepro: ${draft.message}`);
     await host.command({ type: 'stop' });
     const repro = parseRepro(draft.text);
-    return { text: draft.text, repro, replay: await runRepro(repro) };
+    const replay = await runRepro(repro, { onSession: (s) => s.subscribe(keep(replayed)) });
+    return { text: draft.text, repro, replay, live, replayed };
   } finally {
     await host.shutdown();
     fs.rmSync(dir, { recursive: true, force: true });

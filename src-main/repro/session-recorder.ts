@@ -34,6 +34,11 @@ export interface ActionStamp {
   t: number;
   /** Ranks dead then. */
   dead: number[];
+  /**
+   * Present between a round's end and its report (the driver judging it): the ranks whose check
+   * of their adoption had come, which a rank sends once told the round is over.
+   */
+  checked?: number[];
 }
 
 interface Taken {
@@ -193,8 +198,9 @@ function targetsOf(a: ReproAction, hostRanks: number[][]): number[] {
  * Each action with the gates that make a replay do what the person did (types.ts ActionGates):
  * - a kill, pause, kill host or fault set whose target's frame is in its round's consensus waits
  *   for that consensus (the person acted after the deposit), and for the target's adoption of it
- *   when the target adopted it in the recording; otherwise it lands as the round starts, before the target can
- *   deposit (the person acted before it, or it never came);
+ *   when the target adopted it in the recording, and for the target's check of that adoption when the
+ *   action came after it (the round over, being judged); otherwise it lands as the round starts,
+ *   before the target can deposit (the person acted before it, or it never came);
  * - a resume or a fault cleared waits for the deaths of its targets the recording saw first,
  *   else as long as the person waited since the last action on the same target in that round.
  */
@@ -231,7 +237,12 @@ function gated(taken: Taken[], reports: RoundReport[], hostRanks: number[][]): R
           );
         out.after =
           live.length > 0 && live.every((r) => adopted.includes(r)) && !undoneBeforeEnd
-            ? 'adoption'
+            ? // Taken while the round was judged, after the targets' checks: a rank checks once told
+              // the round is over, so gated on the adoption alone a pause landed before the check,
+              // and the verdict waited its 2 s for it (pause to resume 4.1 s replayed, 2.5 s recorded).
+              live.every((r) => stamp.checked?.includes(r))
+              ? 'check'
+              : 'adoption'
             : 'consensus';
       }
       return out;

@@ -228,7 +228,8 @@ const GATE_KEYS = ['after', 'afterDead', 'afterMs', 'atMs'] as const;
 /** The version 2 gates of an action (docs/reproduction-format.md, "When an action applies"). */
 function parseGates(o: Obj, path: string, world: number): ActionGates {
   const g: ActionGates = {};
-  if (o.after !== undefined) g.after = choice(o.after, `${path}.after`, ['consensus', 'adoption'] as const);
+  if (o.after !== undefined)
+    g.after = choice(o.after, `${path}.after`, ['consensus', 'adoption', 'check'] as const);
   if (o.afterDead !== undefined)
     g.afterDead = arr(o.afterDead, `${path}.afterDead`).map((x, i) => {
       const r = int(x, `${path}.afterDead[${i}]`);

@@ -54,9 +54,13 @@ export interface ActionGates {
    * replay applies the action once the round's consensus is taken, so the frame is in it too.
    * 'adoption': as 'consensus', and the target had also adopted the round's consensus: applied
    * once it has (a pause then stalls the next round, as it did; a corrupted consensus is the next).
+   * 'check': as 'adoption', taken once the round was over for every rank and the target had sent
+   * its check of the adoption (a rank checks once told the round is over): applied once it has.
+   * Gated on the adoption alone, a pause taken between rounds held the round's verdict its 2 s
+   * for a check the paused rank could not send.
    * Absent: applied as the round starts, before the target can deposit.
    */
-  after?: 'consensus' | 'adoption';
+  after?: 'consensus' | 'adoption' | 'check';
   /** resume-rank and clear-link-fault: its targets were dead when it was taken; the replay waits for those deaths. */
   afterDead?: number[];
   /**
