@@ -9,30 +9,17 @@
 // trace shows them as an opened local one does: the same timeline marks, the
 // paused rank paused while it was.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LabApi, LabBatch, LabCommand } from '@shared/lab/contract';
 import { DEFAULT_TOPOLOGY } from '@shared/lab/topology';
-import { runCommand } from '../cli/commands/run';
-import type { RunReport } from './run-topology';
 import { TopologySession } from './topology-session';
 import { LabHost } from './lab-host';
-import { AttachRouter } from './attach-router';
-import { JobWatch } from '../slurm/job-watch';
+import { onCleanup, startJob, tempDir, useCleanups, windowRouter } from './testing/attached-job';
 import { loadTraceFile } from './trace/ndjson';
 import type { LifecycleEvent, TraceEvent } from './trace/format';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+useCleanups();
 
 /** What the person does, in this order: every kind of action a watcher may take on a job's processes. */
 const ACTIONS: LabCommand[] = [
@@ -86,7 +73,7 @@ async function localTrace(): Promise<string> {
     tracesDir: tempDir('relay-lab-local-traces-'),
     workDir: tempDir('relay-lab-local-work-'),
   });
-  cleanups.push(async () => {
+  onCleanup(async () => {
     await host.command({ type: 'stop' });
   });
   const rounds = roundsOf(host);
@@ -110,59 +97,8 @@ async function localTrace(): Promise<string> {
 
 /** A job's first task without Slurm (2 hosts x 2 ranks, rounds until ended) and a window attached to it. */
 async function attachedJob() {
-  const out = tempDir('relay-lab-job-');
-  const trace = path.join(out, 'trace.ndjson');
-  const watch = await JobWatch.start({ out });
-  let session: TopologySession | null = null;
-  let report: RunReport | null = null;
-  const run = runCommand.run(
-    [
-      '--hosts',
-      '2',
-      '--ranks-per-host',
-      '2',
-      '--rounds',
-      '100000',
-      '--model-bytes',
-      '16KiB',
-      '--trace',
-      trace,
-    ],
-    {
-      onSession: (s) => {
-        session = s;
-        watch.bindSession(s);
-      },
-      onTrace: (t) => watch.bindTrace(t),
-      onReport: (r) => (report = r),
-    },
-  );
-  let ended = false;
-  const end = async (): Promise<RunReport> => {
-    ended = true;
-    (session as TopologySession | null)?.endRounds();
-    expect(await run).toBeTypeOf('number');
-    return report!;
-  };
-  cleanups.push(async () => {
-    if (!ended) await end().catch(() => {});
-    await watch.close();
-  });
-
-  const tracesDir = tempDir('relay-lab-window-traces-');
-  const windowHost = new LabHost(new TopologySession(), {
-    tracesDir,
-    workDir: tempDir('relay-lab-window-work-'),
-  });
-  const local = {
-    subscribe: () => () => {},
-    command: async (cmd: { type: string }) =>
-      cmd.type === 'snapshot'
-        ? { ok: true, snapshot: { startedAt: 0 } }
-        : { ok: false, error: 'LOCAL', message: `local ${cmd.type}` },
-  } as never;
-  const router = new AttachRouter(local, { saveTrace: (f, w) => windowHost.saveTraceVia(f, w) });
-  cleanups.push(() => void router.command({ type: 'detach' }));
+  const { watch, trace, end } = await startJob();
+  const { router } = windowRouter();
   const rounds = roundsOf(router);
   const attached = await router.command({
     type: 'attach',

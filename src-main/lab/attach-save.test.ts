@@ -9,94 +9,22 @@
 // that is down or a job that ended is answered in words, never with a file.
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LabBatch, LabView } from '@shared/lab/contract';
-import { runCommand } from '../cli/commands/run';
-import type { RunReport } from './run-topology';
-import type { TopologySession } from './topology-session';
-import { TopologySession as Session } from './topology-session';
-import { LabHost } from './lab-host';
-import { AttachRouter } from './attach-router';
-import { JobWatch } from '../slurm/job-watch';
+import type { AttachRouter } from './attach-router';
 import { loadTraceFile } from './trace/ndjson';
+import { onCleanup, startJob, useCleanups, windowRouter, type Job } from './testing/attached-job';
 import type { RecordEvent, RoundEvent } from './trace/format';
 
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-function tempDir(prefix: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-interface Job {
-  watch: JobWatch;
-  trace: string;
-  session: () => TopologySession | null;
-  /** Ends the rounds and resolves with the run's report (the trace is closed by then). */
-  end(): Promise<RunReport>;
-}
+useCleanups();
 
 /** A job's first task without Slurm: its run (2 hosts x 2 ranks, rounds until ended) and its watch server. */
-async function job(tracePiece: number): Promise<Job> {
-  const out = tempDir('relay-lab-job-');
-  const trace = path.join(out, 'trace.ndjson');
-  const watch = await JobWatch.start({ out, tracePiece });
-  let session: TopologySession | null = null;
-  let report: RunReport | null = null;
-  const run = runCommand.run(
-    [
-      '--hosts',
-      '2',
-      '--ranks-per-host',
-      '2',
-      '--rounds',
-      '100000',
-      '--model-bytes',
-      '16KiB',
-      '--trace',
-      trace,
-    ],
-    {
-      onSession: (s) => {
-        session = s;
-        watch.bindSession(s);
-      },
-      onTrace: (t) => watch.bindTrace(t),
-      onReport: (r) => (report = r),
-    },
-  );
-  let ended = false;
-  const end = async () => {
-    ended = true;
-    (session as TopologySession | null)?.endRounds();
-    expect(await run).toBeTypeOf('number');
-    return report!;
-  };
-  cleanups.push(async () => {
-    if (!ended) await end().catch(() => {});
-    await watch.close();
-  });
-  return { watch, trace, session: () => session, end };
-}
+const job = (tracePiece: number): Promise<Job> => startJob({ tracePiece });
 
 /** The window: a router in front of a lab that answers snapshot only, saving into a LabHost's traces folder. */
 function window(): { router: AttachRouter; tracesDir: string; rounds: () => number; views: LabView[] } {
-  const tracesDir = tempDir('relay-lab-window-traces-');
-  const host = new LabHost(new Session(), { tracesDir, workDir: tempDir('relay-lab-window-work-') });
-  const local = {
-    subscribe: () => () => {},
-    command: async (cmd: { type: string }) =>
-      cmd.type === 'snapshot'
-        ? { ok: true, snapshot: { startedAt: 0 } }
-        : { ok: false, error: 'LOCAL', message: `local ${cmd.type}` },
-  } as never;
-  const router = new AttachRouter(local, { saveTrace: (f, w) => host.saveTraceVia(f, w) });
+  const { router, tracesDir } = windowRouter();
   let rounds = 0;
   const views: LabView[] = [];
   router.subscribe((b: LabBatch) => {
@@ -105,7 +33,6 @@ function window(): { router: AttachRouter; tracesDir: string; rounds: () => numb
       if (e.type === 'view') views.push(e.view);
     }
   });
-  cleanups.push(() => void router.command({ type: 'detach' }));
   return { router, tracesDir, rounds: () => rounds, views };
 }
 
@@ -141,7 +68,7 @@ async function proxy(port: number): Promise<{ port: number; cutAfterReplies: (n:
       s.on('error', () => {}).on('close', () => sockets.forEach((x) => x.destroy()));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  cleanups.push(() => {
+  onCleanup(() => {
     server.close();
     for (const s of sockets) s.destroy();
   });
