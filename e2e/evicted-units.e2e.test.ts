@@ -77,8 +77,21 @@ describe.skipIf(!exe)('units the window let go', { timeout: 400_000 }, () => {
           await expect
             .poll(async () => {
               if (!((await head.textContent()) ?? '').includes(`#${seq}`)) {
-                await row.scrollIntoViewIfNeeded();
-                await row.click();
+                if ((await row.count()) === 0) {
+                  // Not drawn (the list draws only the rows in view): scroll toward it, try again.
+                  const firstDrawn = Number(
+                    await list
+                      .locator('[role="row"][data-seq]')
+                      .first()
+                      .getAttribute('data-seq', { timeout: 5_000 })
+                      .catch(() => '0'),
+                  );
+                  const step = Number(seq) < firstDrawn ? -0.7 : 0.7;
+                  await list.evaluate(
+                    (el, k) => (el.scrollTop += Math.max(40, el.clientHeight * Math.abs(k)) * Math.sign(k)),
+                    step,
+                  );
+                } else await row.click({ timeout: 5_000 }).catch(() => {});
               }
               return head.textContent();
             }, WAIT)

@@ -7,29 +7,17 @@
 // one, every host's row reads the wire format's exact figures (the sweep's
 // theory): uplink 25 + F (forward K x, direct K x (4 + F)), one rank 4 + F.
 // And the chart's top is inside its box (item 15).
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import path from 'node:path';
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { useAppPerViewport, VIEWPORTS } from './app-per-viewport';
 import type { UplinkMode, WireDtype } from '@shared/lab/topology';
 import { dataUpBytes, LEN_PREFIX_BYTES, roundFrameBytes } from '@shared/sweep/theory';
 import { sizeShort } from '../src-renderer/src/lib/savings-theory';
 import { MIN_CHART_PX } from '../src-renderer/src/lib/byte-axis';
-import {
-  browserOrSkip,
-  CHROMIUM_ARGS,
-  clickStart,
-  launchBrowserMode,
-  resultsDir,
-  type LaunchedApp,
-} from './support';
+import { browserOrSkip, clickStart, resultsDir } from './support';
 
 const exe = browserOrSkip('savings e2e');
 const WAIT = { timeout: 120_000 };
-const VIEWPORTS = [
-  { width: 1024, height: 700 },
-  { width: 1440, height: 900 },
-] as const;
 const K = [2, 2, 1, 1];
 const WORKLOADS: { mode: UplinkMode; modelBytes: number; dtype: WireDtype }[] = [
   { mode: 'fold', modelBytes: 10 * 1024, dtype: 'f32' },
@@ -41,27 +29,7 @@ const WORKLOADS: { mode: UplinkMode; modelBytes: number; dtype: WireDtype }[] = 
 ];
 
 describe.skipIf(!exe)('byte savings by unit, at 1024x700 and 1440x900', { timeout: 600_000 }, () => {
-  let app: LaunchedApp;
-  let browser: Browser;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    fs.mkdirSync(resultsDir, { recursive: true });
-    app = await launchBrowserMode(240_000);
-    browser = await chromium.launch({ executablePath: exe!, headless: true, args: CHROMIUM_ARGS });
-    for (const viewport of VIEWPORTS) {
-      const page = await browser.newPage({ viewport, colorScheme: 'dark' });
-      page.setDefaultTimeout(120_000);
-      page.on('pageerror', (e) => console.error(`page error (${viewport.width}):`, e.message));
-      await page.goto(app.url);
-      pages.push(page);
-    }
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  }, 30_000);
+  const { pages } = useAppPerViewport(exe);
 
   /** Starts the workload from the first page's form, 50 ms between rounds. */
   async function start(w: (typeof WORKLOADS)[number]): Promise<void> {

@@ -6,18 +6,14 @@
 // back; the tour gives back the display it paused; Compare modes' results
 // are visible; a clean Stop draws stopped ranks and relays, not dead ones,
 // while a rank killed before it stays dead.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import path from 'node:path';
-import fs from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { browserOrSkip, CHROMIUM_ARGS, launchBrowserMode, resultsDir, type LaunchedApp } from './support';
+import type { Page } from 'playwright-core';
+import { useAppPerViewport, VIEWPORTS } from './app-per-viewport';
+import { browserOrSkip, resultsDir } from './support';
 
 const exe = browserOrSkip('window truth e2e');
 const WAIT = { timeout: 120_000 };
-const VIEWPORTS = [
-  { width: 1024, height: 700 },
-  { width: 1440, height: 900 },
-] as const;
 
 /** What has the focus: its accessible name or text, and whether it is inside a modal dialog. */
 function focusOf(page: Page) {
@@ -39,27 +35,7 @@ async function clickToolbar(page: Page, name: string): Promise<void> {
 }
 
 describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => {
-  let app: LaunchedApp;
-  let browser: Browser;
-  const pages: Page[] = [];
-
-  beforeAll(async () => {
-    fs.mkdirSync(resultsDir, { recursive: true });
-    app = await launchBrowserMode(240_000);
-    browser = await chromium.launch({ executablePath: exe!, headless: true, args: CHROMIUM_ARGS });
-    for (const viewport of VIEWPORTS) {
-      const page = await browser.newPage({ viewport, colorScheme: 'dark' });
-      page.setDefaultTimeout(120_000);
-      page.on('pageerror', (e) => console.error(`page error (${viewport.width}):`, e.message));
-      await page.goto(app.url);
-      pages.push(page);
-    }
-  }, 300_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.stop();
-  }, 30_000);
+  const { pages } = useAppPerViewport(exe);
 
   const rowsOf = (page: Page) => page.getByRole('region', { name: 'Records' }).getByRole('row');
 
