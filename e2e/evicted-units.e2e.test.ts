@@ -72,7 +72,7 @@ describe.skipIf(!exe)('units the window let go', { timeout: 400_000 }, () => {
         const inspector = page.getByRole('region', { name: 'Inspector' });
         const head = inspector.locator('.panel-head');
         /** Selects the row of `seq` (rows are reused as the list draws: found afresh on every try). */
-        const inspect = async (seq: string) => {
+        const select = async (seq: string) => {
           const row = list.locator(`[role="row"][data-seq="${seq}"]`);
           await expect
             .poll(async () => {
@@ -96,6 +96,9 @@ describe.skipIf(!exe)('units the window let go', { timeout: 400_000 }, () => {
               return head.textContent();
             }, WAIT)
             .toContain(`#${seq}`);
+        };
+        const inspect = async (seq: string) => {
+          await select(seq);
           await expect.poll(() => inspector.getByRole('treeitem').count(), WAIT).toBeGreaterThan(0);
           await expect.poll(() => inspector.locator('.hex-row').count(), WAIT).toBeGreaterThan(0);
           const text = (await inspector.textContent()) ?? '';
@@ -130,10 +133,9 @@ describe.skipIf(!exe)('units the window let go', { timeout: 400_000 }, () => {
         await expect.poll(() => frame.count(), WAIT).toBe(1);
         await page.getByRole('button', { name: 'Show earlier ↑' }).click();
         await list.evaluate((el) => (el.scrollTop = 0));
-        const seq = Number(await frame.getAttribute('data-seq'));
-        await expect.poll(() => head.textContent(), WAIT).not.toBe(null);
-        await frame.click();
-        await expect.poll(() => head.textContent(), WAIT).toContain(`#${seq}`);
+        // The page Show earlier read may redraw the list under the row just found: select by seq.
+        await expect.poll(() => frame.count(), WAIT).toBe(1);
+        await select((await frame.getAttribute('data-seq'))!);
         const record = inspector.getByLabel('Record');
         await expect.poll(() => record.textContent(), WAIT).toContain('verified whole by the engine');
         const shown = (await record.textContent()) ?? '';
