@@ -10,6 +10,7 @@ describe('tap bench', () => {
       pings: 20,
       recordBytes: 64 * 1024,
       recordRepeats: 2,
+      captureFloor: false,
     });
     expect(r.unitsDecoded).toBe(6);
     expect(r.unitsUndecodable).toBe(0);

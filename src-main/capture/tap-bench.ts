@@ -7,11 +7,11 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { encodeChannelMagic } from '@shared/wire/channel';
 import { encodeMuxRecord } from '@shared/wire/mux';
-import { encodeRoundFrame } from '@shared/wire/round-frame';
 import { saltFromHex } from '@shared/wire/salt';
-import { tensorFromValues } from '@shared/wire/tensor';
 import { nodeMac } from '../crypto/node-mac';
 import { TapProxy } from './tap-proxy';
+import { byteSink, close, portOf, server, timedSend, uplinkChunks } from './tap-bench-io';
+import { benchCaptureFloor } from './tap-capture-floor';
 import { startTapHere, startTapProcess } from './tap-bench-taps';
 
 const MiB = 1024 * 1024;
@@ -36,57 +36,8 @@ export interface TapBenchOptions {
    * the sender's and receiver's event loop (the engine's own taps sit beside its relays).
    */
   recordTapIn?: 'process' | 'thread';
-}
-
-async function server(onConn: (s: net.Socket) => void): Promise<net.Server> {
-  const srv = net.createServer((s) => {
-    s.setNoDelay(true);
-    s.on('error', () => {});
-    onConn(s);
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return srv;
-}
-const portOf = (s: net.Server) => (s.address() as net.AddressInfo).port;
-const close = (s: net.Server) => new Promise<void>((r) => s.close(() => r()));
-
-/** Sends `chunks` to port; resolves with the ms until the receiver had them all, and that instant. */
-async function timedSend(port: number, chunks: Uint8Array[], received: () => Promise<number>) {
-  const c = net.connect({ port, host: '127.0.0.1' });
-  c.setNoDelay(true);
-  await new Promise((r) => c.once('connect', r));
-  const t0 = performance.now();
-  const done = received();
-  for (const ch of chunks) if (!c.write(ch)) await new Promise((r) => c.once('drain', r));
-  const t1 = await done;
-  c.destroy();
-  return { ms: t1 - t0, at: t1 };
-}
-
-/** A relay's uplink as it starts: the channel magic, its Hello, then `frames` HostFrames of `frameBytes`. */
-function uplinkChunks(mac: ReturnType<typeof nodeMac>, frameBytes: number, frames: number): Uint8Array[] {
-  const n = frameBytes / 4;
-  const values = new Float32Array(n).map((_, i) => (i % 97) / 8);
-  const payload = encodeRoundFrame(
-    { roundKind: 0, weight: 1, tensors: [tensorFromValues(0, [n], values)] },
-    mac,
-  );
-  const record = encodeMuxRecord({ kind: 'HostFrame', payload }, mac);
-  const hello = encodeMuxRecord({ kind: 'Control', msg: { type: 'Hello', host: 'h0', ranks: [0] } }, mac);
-  return [encodeChannelMagic('data'), hello, ...Array.from({ length: frames }, () => record)];
-}
-
-/** A sink whose `wait()` resolves, with the instant, when `total` bytes arrived on its current connection. */
-async function byteSink(total: number) {
-  let arrived: ((t: number) => void) | null = null;
-  const sink = await server((s) => {
-    let got = 0;
-    s.on('data', (b: Buffer) => {
-      got += b.length;
-      if (got >= total) arrived?.(performance.now());
-    });
-  });
-  return { sink, wait: () => new Promise<number>((r) => (arrived = r)) };
+  /** The kernel's loopback capture as the floor under any tap (default on; false skips it). */
+  captureFloor?: boolean;
 }
 
 export async function benchTap(o: TapBenchOptions = {}) {
@@ -117,6 +68,14 @@ export async function benchTap(o: TapBenchOptions = {}) {
   await close(sink);
   const oneRecord = await benchOneRecord(o);
   const oneRecordInThread = o.recordTapIn ? null : await benchOneRecord({ ...o, recordTapIn: 'thread' });
+  const captureFloor =
+    o.captureFloor === false
+      ? null
+      : await benchCaptureFloor(mac, {
+          recordBytes: o.recordBytes ?? 8 * MiB,
+          repeats: o.recordRepeats,
+          blocks: o.recordRepeats === undefined ? 3 : 1,
+        });
 
   // Latency: a 33-byte record echoed back, one at a time.
   const echo = await server((s) => s.pipe(s));
@@ -168,6 +127,11 @@ export async function benchTap(o: TapBenchOptions = {}) {
     record: oneRecord,
     /** The same with the tap in the bench's own event loop (null when only one placement was asked for). */
     recordTapInThread: oneRecordInThread,
+    /**
+     * The same record under the kernel's own loopback capture, no hop at all: the least any
+     * observer that sees the bytes costs here (null when not asked for; `skipped` says why not).
+     */
+    captureFloor,
   };
 }
 
