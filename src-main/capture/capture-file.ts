@@ -46,7 +46,7 @@ export interface CaptureContents {
   skipped: number;
 }
 
-interface RawPacket {
+export interface RawPacket {
   time: number;
   linkType: number;
   data: Uint8Array;
@@ -73,7 +73,7 @@ export function readCapture(file: Uint8Array): CaptureContents {
   const segments: TcpSegment[] = [];
   let skipped = 0;
   for (const p of raw) {
-    const seg = tcpOf(p);
+    const seg = segmentOf(p);
     if (seg) segments.push(seg);
     else skipped++;
   }
@@ -152,7 +152,8 @@ function ipOf(linkType: number, d: Uint8Array): Uint8Array | null {
   return etherType === 0x0800 || etherType === 0x86dd ? d.subarray(at) : null;
 }
 
-function tcpOf(p: RawPacket): TcpSegment | null {
+/** The TCP segment in one captured packet, or null when it is not TCP over IP on a known link type. */
+export function segmentOf(p: RawPacket): TcpSegment | null {
   const ip = ipOf(p.linkType, p.data);
   if (!ip || ip.length < 20) return null;
   const dv = new DataView(ip.buffer, ip.byteOffset, ip.byteLength);
