@@ -14,7 +14,9 @@ describe('capture floor', () => {
       blocks: 1,
       tcpdump: 'relay-lab-no-such-capture',
     });
-    expect(r).toEqual({ skipped: expect.stringMatching(/^no loopback capture here: .*(ENOENT|No such file)/) });
+    expect(r).toEqual({
+      skipped: expect.stringMatching(/^no loopback capture here: .*(ENOENT|No such file)/),
+    });
   });
 
   it('times a record with tcpdump reading and stopped, or names what stopped it', async () => {

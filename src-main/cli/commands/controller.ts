@@ -139,12 +139,13 @@ export const controllerCommand: Command = {
       onDrop: (reason) => process.stderr.write(`dropped a connection: ${reason}\n`),
     });
     const boundPort = serverPort(server);
-    process.stderr.write(
-      `controller listening on ${address}:${boundPort} (world size ${worldSize}, ${mode}, ${policy})\n`,
-    );
+    // Heard from before the line that says it is listening (as in relay-lab tap and relay).
     const stop = () => void controller.stop('interrupted');
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    process.stderr.write(
+      `controller listening on ${address}:${boundPort} (world size ${worldSize}, ${mode}, ${policy})\n`,
+    );
     await controller.finished();
     if (coordinator.ready) coordinator.broadcast({ type: 'Shutdown' }, live());
     // flodl's coordinator reads until its relays close: a relay's last RankExit comes after the

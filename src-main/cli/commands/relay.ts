@@ -98,11 +98,13 @@ export const relayCommand: Command = {
       if (e.type === 'shutdown')
         process.stderr.write(`relay ${hostName}: ${e.channel} channel shut down: ${e.reason}\n`);
     });
+    // Heard from before the line that says it is listening: a Ctrl-C sent the moment that line is
+    // read must stop it, not find the default action (killed, nothing closed).
+    process.once('SIGINT', () => relay.destroy());
+    process.once('SIGTERM', () => relay.destroy());
     process.stderr.write(
       `relay ${hostName} listening: data 127.0.0.1:${relay.dataPort} control 127.0.0.1:${relay.controlPort}\n`,
     );
-    process.once('SIGINT', () => relay.destroy());
-    process.once('SIGTERM', () => relay.destroy());
     try {
       await relay.start();
     } catch (e) {

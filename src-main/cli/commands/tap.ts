@@ -6,6 +6,9 @@ import { saltFromHex } from '@shared/wire/salt';
 import { DEFAULT_FRAME_CEILING } from '@shared/wire/constants';
 import { nodeMac } from '../../crypto/node-mac';
 import { TapProxy } from '../../capture/tap-proxy';
+import { PassiveTap } from '../../capture/passive-tap';
+import type { DecodedUnit } from '../../capture/stream-decoder';
+import type { TraceLink } from '../../lab/trace/format';
 import { unitLineOf } from '../../capture/link-naming';
 import { captureTraceHeader, CaptureTraceWriter } from '../../capture/trace-out';
 import { TraceWriter } from '../../lab/trace/ndjson';
@@ -17,6 +20,7 @@ const USAGE = `usage: relay-lab tap --listen [ADDR:]PORT --upstream HOST:PORT --
   [--name h0.uplink] [--ndjson | --trace FILE.ndjson] [--snap-len BYTES (64KiB)]
   [--ceiling BYTES (1GiB)] [--control-version N] [--index-table v2|v2-late] [--stall-ms MS (10000)]
   [--forward-only]
+       relay-lab tap --passive --upstream 127.0.0.1:PORT --salt HEX [the same output flags]
 
 Point the peer (a relay's --controller, a rank's --data-port/--control-port)
 at the tap's port; the tap dials the upstream for every connection and
@@ -24,6 +28,11 @@ forwards every byte unchanged both ways. --ndjson prints one JSON line per
 unit on stdout; --trace writes a trace that 'relay-lab trace info' and the
 window open. Without either, one line per unit on stderr. --forward-only
 decodes nothing (a bare hop: the floor to read the tap's own cost against).
+
+--passive puts nothing in the path: the peers keep talking to the upstream
+port itself, and the tap decodes every connection to it from the kernel's
+packet capture on loopback (tcpdump, root or CAP_NET_RAW), read after each
+burst of bytes rather than under it. Loopback only.
 Ctrl-C stops it.`;
 
 /** [ADDR:]PORT; ADDR defaults to 127.0.0.1. */
@@ -49,13 +58,18 @@ export const tapCommand: Command = {
       'index-table': { type: 'string' },
       'stall-ms': { type: 'string' },
       'forward-only': { type: 'boolean' },
+      passive: { type: 'boolean' },
       help: { type: 'boolean' },
     });
     if (values.help) {
       process.stdout.write(USAGE + '\n');
       return 0;
     }
-    const listen = listenFlag(values.listen);
+    if (values.passive && values.listen !== undefined)
+      throw new UsageError('--passive takes no --listen: the peers keep their upstream port');
+    if (values.passive && values['forward-only'])
+      throw new UsageError('--passive and --forward-only exclude each other');
+    const listen = values.passive ? null : listenFlag(values.listen);
     if (values.upstream === undefined) throw new UsageError('--upstream HOST:PORT is required');
     const upstream = hostPortFlag(values.upstream, 'upstream', '');
     const saltHex = sessionSaltFlag(values.salt).hex;
@@ -89,11 +103,13 @@ export const tapCommand: Command = {
               }),
             ),
           );
-    const tap = await TapProxy.start({
-      listenHost: listen.host,
-      listenPort: listen.port,
-      upstreamHost: upstream.host,
-      upstreamPort: upstream.port,
+    // Ctrl-C is heard from before the tap says it is ready: one that comes right after that line
+    // stops it cleanly (installed after the line, a prompt Ctrl-C found the default action: killed).
+    const stopAsked = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    const decode = {
       mac: nodeMac(salt),
       name: values.name,
       snapLen,
@@ -101,8 +117,7 @@ export const tapCommand: Command = {
       controlVersion,
       indexTable,
       stallMs,
-      forwardOnly: values['forward-only'],
-      onUnit: (link, u) => {
+      onUnit: (link: TraceLink, u: DecodedUnit) => {
         if (trace) trace.unit(link, u);
         else if (values.ndjson) process.stdout.write(JSON.stringify(unitLineOf(link.id, u)) + '\n');
         else
@@ -110,25 +125,45 @@ export const tapCommand: Command = {
             `${u.t.toFixed(1).padStart(9)} ${link.id} ${u.dir.padEnd(4)} ${u.summary}${u.verdict === 'ok' ? '' : ` [${u.verdict} ${u.code}: ${u.message}]`}\n`,
           );
       },
-      onClose: (link, by, reset, t) => {
+      onClose: (link: TraceLink | null, by: 'client' | 'server', reset: boolean, t: number) => {
         trace?.closed(link, by, reset, t);
         if (!values.ndjson)
           process.stderr.write(
             `tap: ${link?.id ?? 'connection'} closed by the ${by}${reset ? ' (reset)' : ''}\n`,
           );
       },
-      onLog: (level, message) => {
+      onLog: (level: 'info' | 'warn' | 'error', message: string) => {
         trace?.log(level, message, tap.now());
         process.stderr.write(`tap ${level}: ${message}\n`);
       },
-    });
-    process.stderr.write(
-      `tap listening on ${listen.host}:${tap.port}, upstream ${upstream.host}:${upstream.port}\n`,
-    );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    };
+    let tap: { now(): number; close(): Promise<void> };
+    try {
+      if (listen) {
+        const proxy = await TapProxy.start({
+          ...decode,
+          listenHost: listen.host,
+          listenPort: listen.port,
+          upstreamHost: upstream.host,
+          upstreamPort: upstream.port,
+          forwardOnly: values['forward-only'],
+        });
+        tap = proxy;
+        process.stderr.write(
+          `tap listening on ${listen.host}:${proxy.port}, upstream ${upstream.host}:${upstream.port}\n`,
+        );
+      } else {
+        tap = await PassiveTap.start({ ...decode, serverHost: upstream.host, serverPort: upstream.port });
+        process.stderr.write(
+          `tap watching lo for connections to ${upstream.host}:${upstream.port} (passive: no hop)\n`,
+        );
+      }
+    } catch (e) {
+      // Nothing was watched: the trace begun for it is given up, no file made.
+      trace?.writer.abandon();
+      throw e;
+    }
+    await stopAsked;
     await tap.close();
     if (trace) {
       await trace.close();

@@ -157,6 +157,13 @@ export class TraceWriter {
     return this.closing;
   }
 
+  /** Gives the trace up: nothing appears under its path (a file written by toFile is never made). */
+  abandon(): void {
+    this.closed = true;
+    this.used = 0;
+    this.out.destroy();
+  }
+
   /** Writes the end line (a trace without one was cut short) and ends the stream; rejects if writing failed. */
   close(t = this.lastT): Promise<void> {
     this.closing ??= this.finish(t);
