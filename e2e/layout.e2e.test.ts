@@ -10,7 +10,7 @@ import { describe, it, expect } from 'vitest';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { useAppPerViewport, VIEWPORTS } from './app-per-viewport';
-import { browserOrSkip, resultsDir } from './support';
+import { browserOrSkip, resultsDir, rankChip } from './support';
 
 const exe = browserOrSkip('layout e2e');
 const WAIT = { timeout: 120_000 };
@@ -168,8 +168,6 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       .allTextContents();
     expect(stalls).toEqual([]);
     for (let r = 0; r < 8; r++)
-      expect(
-        await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-      ).toBe('alive');
+      expect(await page.getByRole('button', { name: rankChip(r) }).getAttribute('data-state')).toBe('alive');
   });
 });
