@@ -12,6 +12,7 @@ import {
   resultsDir,
   type BrowserModeSession,
   type LaunchedApp,
+  rankChip,
 } from './support';
 
 const exe = browserOrSkip('browser-mode e2e');
@@ -53,10 +54,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(count);
     for (let r = 0; r < count; r++)
       await expect
-        .poll(
-          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-          WAIT,
-        )
+        .poll(() => page.getByRole('button', { name: rankChip(r) }).getAttribute('data-state'), WAIT)
         .toBe('alive');
   }
 
@@ -116,7 +114,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
   });
 
   it('kills a rank: it shows dead while rounds go on', async () => {
-    const rank5 = page.getByRole('button', { name: 'rank 5', exact: true });
+    const rank5 = page.getByRole('button', { name: rankChip(5) });
     await rank5.click();
     await page.getByRole('button', { name: 'Kill rank' }).click();
     await expect.poll(() => rank5.getAttribute('data-state'), WAIT).toBe('dead');
@@ -125,9 +123,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
     const after = await rounds();
     await expect.poll(rounds, WAIT).toBeGreaterThan(after + 2);
     for (const r of [0, 1, 2, 3, 4, 6, 7])
-      expect(
-        await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-      ).toBe('alive');
+      expect(await page.getByRole('button', { name: rankChip(r) }).getAttribute('data-state')).toBe('alive');
     // Its dead declaration in Findings jumps to a record of that rank.
     const findings = page.getByRole('region', { name: 'Findings' });
     await findings.getByRole('button', { name: 'Jump to a record of rank 5' }).first().click(WAIT);
@@ -150,7 +146,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
   });
 
   it('pauses a rank and resumes it', async () => {
-    const rank2 = page.getByRole('button', { name: 'rank 2', exact: true });
+    const rank2 = page.getByRole('button', { name: rankChip(2) });
     await rank2.click();
     await page.getByRole('button', { name: 'Pause rank' }).click();
     await expect.poll(() => rank2.getAttribute('data-state'), WAIT).toBe('paused');
@@ -301,9 +297,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       );
     const live = await seenCount();
     await expect.poll(seenCount, WAIT).toBeGreaterThan(live);
-    expect(await page.getByRole('button', { name: 'rank 5', exact: true }).getAttribute('data-state')).toBe(
-      'dead',
-    );
+    expect(await page.getByRole('button', { name: rankChip(5) }).getAttribute('data-state')).toBe('dead');
     // The live findings come back with it (rank 5 was killed before the trace was opened).
     const findings = page.getByRole('region', { name: 'Findings' });
     await expect
@@ -391,10 +385,7 @@ describe.skipIf(!exe)('browser mode, end to end', { timeout: TEST_TIMEOUT }, () 
       .toBe('dead');
     for (const r of [4, 5])
       await expect
-        .poll(
-          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-          WAIT,
-        )
+        .poll(() => page.getByRole('button', { name: rankChip(r) }).getAttribute('data-state'), WAIT)
         .toBe('dead');
     const rounds = async () =>
       Number(((await page.getByLabel('Rounds completed').textContent()) ?? '').replace(/\D/g, ''));

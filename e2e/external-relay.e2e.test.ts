@@ -12,6 +12,7 @@ import {
   resultsDir,
   root,
   type BrowserModeSession,
+  rankChip,
 } from './support';
 
 const exe = browserOrSkip('external relay e2e');
@@ -44,10 +45,7 @@ describe.skipIf(!exe)('an external relay in the window', { timeout: 300_000 }, (
     await expect.poll(() => topology.locator('[aria-label^="rank "]').count(), WAIT).toBe(4);
     for (let r = 0; r < 4; r++)
       await expect
-        .poll(
-          () => page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-          WAIT,
-        )
+        .poll(() => page.getByRole('button', { name: rankChip(r) }).getAttribute('data-state'), WAIT)
         .toBe('alive');
     // The savings of the external host: its relay folded both ranks' frames into one.
     await expect

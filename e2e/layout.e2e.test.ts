@@ -1,7 +1,7 @@
 // The window at the sizes people use (1024x700 and 1440x900), driven in
 // Debian's Chromium against `npm start -- --browser --no-open`: no sideways
 // page scroll, the toolbar's overflow menu, a list that keeps the selection
-// while units stream in and shows a filter's first rows at once, the
+// while units stream in (until Esc) and shows a filter's first rows at once, the
 // session's counters after a reload, rounds on every round unit, and no
 // stall finding in a healthy default session. The long functional suite
 // (browser-mode.e2e.test.ts) runs at 1440x900; these layout-sensitive tests
@@ -10,7 +10,7 @@ import { describe, it, expect } from 'vitest';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { useAppPerViewport, VIEWPORTS } from './app-per-viewport';
-import { browserOrSkip, resultsDir } from './support';
+import { browserOrSkip, resultsDir, rankChip } from './support';
 
 const exe = browserOrSkip('layout e2e');
 const WAIT = { timeout: 120_000 };
@@ -112,6 +112,17 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       await page.waitForTimeout(2000);
       expect(await selected.getAttribute('data-seq')).toBe(seq);
       expect(await selected.isVisible()).toBe(true);
+      // Esc that closes a popup leaves the row selected; the next Esc unselects it and empties the inspector.
+      const inspector = page.getByRole('region', { name: 'Inspector' });
+      await expect.poll(() => inspector.getByRole('tree', { name: 'Fields' }).count(), WAIT).toBe(1);
+      await page.getByRole('button', { name: 'Columns ▾' }).click({ force: true });
+      await expect.poll(() => page.getByRole('group', { name: 'Columns shown' }).count()).toBe(1);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.getByRole('group', { name: 'Columns shown' }).count()).toBe(0);
+      expect(await selected.getAttribute('data-seq')).toBe(seq);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => selected.count()).toBe(0);
+      expect(await inspector.textContent()).toContain('Select a record to inspect');
       await jump.click();
       await expect.poll(newest, WAIT).toBeGreaterThan(before);
       await expect.poll(() => jump.count()).toBe(0);
@@ -168,8 +179,6 @@ describe.skipIf(!exe)('the window at 1024x700 and 1440x900', { timeout: 240_000 
       .allTextContents();
     expect(stalls).toEqual([]);
     for (let r = 0; r < 8; r++)
-      expect(
-        await page.getByRole('button', { name: `rank ${r}`, exact: true }).getAttribute('data-state'),
-      ).toBe('alive');
+      expect(await page.getByRole('button', { name: rankChip(r) }).getAttribute('data-state')).toBe('alive');
   });
 });

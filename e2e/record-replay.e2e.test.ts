@@ -9,7 +9,7 @@ import { describe, it, expect } from 'vitest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { browserOrSkip, clickStart, openBrowserModeSession, resultsDir } from './support';
+import { browserOrSkip, clickStart, openBrowserModeSession, resultsDir, rankChip } from './support';
 import { relayLab } from '../src-main/cli/testing/relay-lab-cli';
 
 const exe = browserOrSkip('record-replay e2e');
@@ -38,16 +38,16 @@ describe.skipIf(!exe)('a session recorded in the window replays', { timeout: 900
         await page.getByLabel('Ranks per host').fill('2');
         await page.getByLabel('Model (MiB)').fill(String(50 / 1024));
         await clickStart(page);
-        await page.getByLabel('rank 3', { exact: true }).waitFor(WAIT);
+        await page.getByLabel(rankChip(3)).waitFor(WAIT);
         await moreRounds(2);
 
         await page.getByRole('button', { name: 'Record', exact: true }).click();
         await page.getByRole('button', { name: /Recording \(0\)/ }).waitFor(WAIT);
         await moreRounds(1);
-        await page.getByLabel('rank 1', { exact: true }).click();
+        await page.getByLabel(rankChip(1)).click();
         await page.getByRole('button', { name: 'Kill rank' }).click();
         await moreRounds(1);
-        await page.getByLabel('rank 2', { exact: true }).click();
+        await page.getByLabel(rankChip(2)).click();
         await page.getByRole('button', { name: 'Pause rank' }).click();
         const resume = page.getByRole('button', { name: 'Resume rank' });
         await resume.waitFor(WAIT);

@@ -20,6 +20,7 @@ import {
   launchBrowserMode,
   resultsDir,
   type LaunchedApp,
+  rankChip,
 } from './support';
 import { relayLab } from '../src-main/cli/testing/relay-lab-cli';
 
@@ -83,7 +84,7 @@ describe.skipIf(!exe)('reproductions in the window, end to end', { timeout: 900_
     await page.getByRole('button', { name: /Recording \(0\)/ }).waitFor(WAIT);
     const r0 = await roundsDone();
     await expect.poll(roundsDone, WAIT).toBeGreaterThanOrEqual(r0 + 1);
-    await page.getByLabel('rank 1', { exact: true }).click();
+    await page.getByLabel(rankChip(1)).click();
     await page.getByRole('button', { name: 'Kill rank' }).click();
     const r1 = await roundsDone();
     await expect.poll(roundsDone, WAIT).toBeGreaterThanOrEqual(r1 + 1);

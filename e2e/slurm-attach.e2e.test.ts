@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserOrSkip, openBrowserModeSession, type BrowserModeSession } from './support';
+import { browserOrSkip, openBrowserModeSession, type BrowserModeSession, rankChip } from './support';
 import {
   oneNodeClusterUnavailable,
   startOneNodeCluster,
@@ -152,7 +152,7 @@ describe.skipIf(!exe || why !== null)('attaching the window to a Slurm job', () 
       .toBe(4);
 
     // Kill rank 3: it runs on the job's second task (host h1's agent).
-    const rank3 = page.getByRole('button', { name: 'rank 3', exact: true });
+    const rank3 = page.getByRole('button', { name: rankChip(3) });
     await rank3.click();
     await page.getByRole('button', { name: 'Kill rank' }).click();
     await expect.poll(() => rank3.getAttribute('data-state'), WAIT).toBe('dead');

@@ -209,3 +209,11 @@ export async function clickStart(
   }
   return asked;
 }
+
+/**
+ * A rank chip's accessible name: "rank N: <state>" (TopologyView's rankChipName). The state part
+ * changes as the rank does; the prefix finds rank N alone (not rank 1N).
+ */
+export function rankChip(rank: number): RegExp {
+  return new RegExp(`^rank ${rank}: `);
+}

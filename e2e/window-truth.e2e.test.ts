@@ -10,7 +10,7 @@ import { describe, it, expect } from 'vitest';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { useAppPerViewport, VIEWPORTS } from './app-per-viewport';
-import { browserOrSkip, resultsDir } from './support';
+import { browserOrSkip, resultsDir, rankChip } from './support';
 
 const exe = browserOrSkip('window truth e2e');
 const WAIT = { timeout: 120_000 };
@@ -313,16 +313,16 @@ describe.skipIf(!exe)('the window says what is so', { timeout: 300_000 }, () => 
 
   it('1440x900: a clean Stop draws stopped relays and exited ranks; a rank killed before it stays dead', async () => {
     const page = pages[1];
-    await page.getByRole('button', { name: 'rank 1', exact: true }).click();
+    await page.getByRole('button', { name: rankChip(1) }).click();
     await page.getByRole('button', { name: 'Kill rank' }).click();
-    const state = (name: string) =>
-      page.getByRole('button', { name, exact: true }).getAttribute('data-state');
-    await expect.poll(() => state('rank 1'), WAIT).toBe('dead');
+    const state = (rank: number) =>
+      page.getByRole('button', { name: rankChip(rank) }).getAttribute('data-state');
+    await expect.poll(() => state(1), WAIT).toBe('dead');
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
     // Each rank's exit is shown as it is reported: until then a rank still running is alive.
     for (const r of [0, 2, 3, 4, 5, 6, 7])
-      await expect.poll(() => state(`rank ${r}`), { ...WAIT, message: `rank ${r}` }).toBe('exited');
-    expect(await state('rank 1')).toBe('dead');
+      await expect.poll(() => state(r), { ...WAIT, message: `rank ${r}` }).toBe('exited');
+    expect(await state(1)).toBe('dead');
     for (const h of ['h0', 'h1']) {
       const relay = page.getByRole('button', { name: `relay ${h}` });
       expect(await relay.getAttribute('class')).not.toMatch(/\bdead\b/);

@@ -1,8 +1,9 @@
 // The record list's column chooser: which columns show; Info always shows
 // and takes the width that is left. Until a choice is made the list picks
 // by its own width (styles.css container queries); a choice is remembered.
-import { useEffect, useRef, useState, type CSSProperties } from 'react';
+import { useRef, useState, type CSSProperties } from 'react';
 import { useUi } from '../store/ui-store';
+import { useDismiss } from './popup-dismiss';
 
 /** The list's columns in order (1-based, as the cells' nth-child), with their widths; Info last. */
 export const RECORD_COLUMNS = [
@@ -41,19 +42,7 @@ export function ColumnChooser() {
   const hidden = useUi((s) => s.hiddenColumns);
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: Event) => {
-      if (e instanceof KeyboardEvent ? e.key === 'Escape' : !ref.current?.contains(e.target as Node))
-        setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    document.addEventListener('keydown', close);
-    return () => {
-      document.removeEventListener('mousedown', close);
-      document.removeEventListener('keydown', close);
-    };
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
   const set = (n: number, show: boolean) => {
     const now = useUi.getState().hiddenColumns ?? [];
     const next = show ? now.filter((c) => c !== n) : [...now, n].sort((a, b) => a - b);

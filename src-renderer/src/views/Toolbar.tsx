@@ -8,6 +8,7 @@ import { startFromForm } from '../store/start-topology';
 import { formatInt } from '../lib/format';
 import { openScenarios } from '../store/scenario-store';
 import { TraceButtons } from './TracesView';
+import { useDismiss } from './popup-dismiss';
 import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useRepro } from '../store/repro-store';
 import { useMediaQuery } from '../lib/use-media-query';
@@ -37,19 +38,7 @@ const PANE_BUTTONS = [
 function OverflowMenu({ children }: { children: React.ReactNode }) {
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const close = (e: Event) => {
-      if (e instanceof KeyboardEvent ? e.key === 'Escape' : !ref.current?.contains(e.target as Node))
-        setOpen(false);
-    };
-    document.addEventListener('mousedown', close);
-    document.addEventListener('keydown', close);
-    return () => {
-      document.removeEventListener('mousedown', close);
-      document.removeEventListener('keydown', close);
-    };
-  }, [open]);
+  useDismiss(ref, open, () => setOpen(false));
   return (
     <div className="overflow-menu" ref={ref}>
       <button type="button" aria-haspopup="menu" aria-expanded={open} onClick={() => setOpen(!open)}>

@@ -34,6 +34,19 @@ export function rankStateLabel(rank: RankView): string {
   return rank.state;
 }
 
+/**
+ * A rank chip's accessible name: its rank and the state it draws, in the words it shows. The state
+ * is otherwise colour and a small word that the name (an aria-label) would hide from a screen reader.
+ */
+export function rankChipName(rank: RankView): string {
+  return `rank ${rank.rank}: ${rankStateLabel(rank)}`;
+}
+
+/** A host's button name: which host and its state (a relay's dead or stopped is drawn only as colour and a tag). */
+export function hostChipName(host: HostView, direct: boolean): string {
+  return `${direct ? `host ${host.name} (no relay)` : `relay ${host.name}`}: ${host.state}`;
+}
+
 /** Pause and Resume: Resume whenever the process is held by SIGSTOP, even once it was declared dead. */
 export function pauseAction(rank: RankView | undefined): {
   type: 'pauseRank' | 'resumeRank';
@@ -194,7 +207,7 @@ function HostCard({
         <button
           type="button"
           className={`node host-label ${host.state}`}
-          aria-label={`host ${host.name} (no relay)`}
+          aria-label={hostChipName(host, true)}
           aria-pressed={selectedHost === host.host}
           title="direct (lab-only): no relay; each rank talks to the controller on its own connections"
           onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
@@ -207,7 +220,7 @@ function HostCard({
         <button
           type="button"
           className={`node relay ${host.state}`}
-          aria-label={`relay ${host.name}`}
+          aria-label={hostChipName(host, false)}
           aria-pressed={selectedHost === host.host}
           onClick={() => useUi.getState().set({ selectedHost: host.host, selectedRank: null })}
         >
@@ -252,7 +265,7 @@ function RankChip({
   return (
     <button
       type="button"
-      aria-label={`rank ${rank.rank}`}
+      aria-label={rankChipName(rank)}
       aria-pressed={selected}
       data-state={state}
       data-stopped={rank.stopped ? 'true' : undefined}

@@ -39,12 +39,26 @@ describe('views', () => {
     expect(html).toContain('aria-label="Topology"');
     expect(attrsOf(html, 'host h0')).toContain('data-state="up"');
     expect(attrsOf(html, 'host h1')).toContain('role="group"');
-    expect(attrsOf(html, 'rank 0')).toContain('data-state="alive"');
-    expect(attrsOf(html, 'rank 3')).toContain('data-state="paused"');
-    expect(attrsOf(html, 'rank 5')).toContain('data-state="dead"');
+    // Each chip's name says its rank and its state: a screen reader hears what the colour shows.
+    expect(attrsOf(html, 'rank 0: alive')).toContain('data-state="alive"');
+    expect(attrsOf(html, 'rank 3: paused')).toContain('data-state="paused"');
+    expect(attrsOf(html, 'rank 5: dead')).toContain('data-state="dead"');
     // An exited rank (a clean stop) is not dead: its own state, drawn and named so.
-    expect(attrsOf(html, 'rank 6')).toContain('data-state="exited"');
-    expect(html.match(/aria-label="rank \d+"/g)).toHaveLength(8);
+    expect(attrsOf(html, 'rank 6: exited')).toContain('data-state="exited"');
+    expect(html.match(/aria-label="rank \d+: [^"]+"/g)).toHaveLength(8);
+    expect(attrsOf(html, 'relay h0: up')).toContain('aria-pressed');
+  });
+
+  it("a rank chip's name says what its pause led to, in the words the chip shows", () => {
+    const snap = snapshot();
+    snap.ranks[2] = { ...snap.ranks[2], state: 'dead', stopped: true };
+    snap.ranks[4] = { ...snap.ranks[4], state: 'dead', resumedAfterDeath: true };
+    snap.hosts[1] = { ...snap.hosts[1], state: 'dead' };
+    setLab({ snapshot: snap });
+    const html = renderToStaticMarkup(<TopologyView />);
+    expect(attrsOf(html, 'rank 2: declared dead while paused')).toContain('data-stopped="true"');
+    expect(attrsOf(html, 'rank 4: dead · resumed, out of the reduce')).toContain('data-state="dead"');
+    expect(attrsOf(html, 'relay h1: dead')).toMatch(/class="[^"]*dead/);
   });
 
   it('a stopped session draws its relays and ranks stopped, not dead; a rank killed before stays dead', () => {
@@ -53,14 +67,14 @@ describe('views', () => {
     snap.hosts = snap.hosts.map((h) => ({ ...h, state: 'stopped' }));
     setLab({ snapshot: snap });
     const html = renderToStaticMarkup(<TopologyView />);
-    expect(attrsOf(html, 'rank 1')).toContain('data-state="dead"');
+    expect(attrsOf(html, 'rank 1: dead')).toContain('data-state="dead"');
     for (const r of [0, 2, 3, 4, 5, 6, 7]) {
-      expect(attrsOf(html, `rank ${r}`)).toContain('data-state="exited"');
-      expect(attrsOf(html, `rank ${r}`)).not.toMatch(/class="[^"]*dead/);
+      expect(attrsOf(html, `rank ${r}: exited`)).toContain('data-state="exited"');
+      expect(attrsOf(html, `rank ${r}: exited`)).not.toMatch(/class="[^"]*dead/);
     }
     for (const h of ['h0', 'h1']) {
-      expect(attrsOf(html, `relay ${h}`)).not.toMatch(/class="[^"]*dead/);
-      expect(attrsOf(html, `relay ${h}`)).toContain('stopped');
+      expect(attrsOf(html, `relay ${h}: stopped`)).not.toMatch(/class="[^"]*dead/);
+      expect(attrsOf(html, `relay ${h}: stopped`)).toContain('stopped');
     }
     // The words: one "dead" (rank 1's), the rest say exited, the relays say stopped.
     const text = html.replace(/<[^>]+>/g, ' ');
@@ -147,10 +161,11 @@ describe('views', () => {
     snap.config = { ...snap.config, mode: 'direct' };
     setLab({ snapshot: snap });
     const html = renderToStaticMarkup(<TopologyView />);
-    expect(html).not.toContain('aria-label="relay h0"');
+    expect(html).not.toContain('aria-label="relay h0');
     expect(html).toContain('h0 · no relay (direct)');
+    expect(html).toContain('aria-label="host h0 (no relay): up"');
     setLab({ snapshot: snapshot() });
-    expect(renderToStaticMarkup(<TopologyView />)).toContain('aria-label="relay h0"');
+    expect(renderToStaticMarkup(<TopologyView />)).toContain('aria-label="relay h0: up"');
   });
 
   it('a comparison from another workload is not shown under the running topology', () => {
