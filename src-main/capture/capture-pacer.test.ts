@@ -1,5 +1,6 @@
-// When the passive tap's reader runs: held while loopback is busy, let go after the quiet,
-// and never held past its bounds (then it reads for a while before it may be held again).
+// When the passive tap's reader runs: held by default, let go once loopback carried bytes and went
+// quiet, held again once it has read them or at a burst, and never held past its bounds (then it
+// reads for a while before it may be held again).
 import { describe, expect, it } from 'vitest';
 import { CapturePacer } from './capture-pacer';
 
@@ -14,11 +15,12 @@ function pacer(o: { maxHeldMs?: number; maxHeldBytes?: number } = {}) {
     now: () => t,
     ...o,
   });
-  /** One poll per ms, `bytes` moved before each. */
-  const run = (ms: number, bytes: number) => {
+  /** One poll per ms, `bytes` moved before each; `output`: the reader writes in each of those ms. */
+  const run = (ms: number, bytes: number, output = false) => {
     for (let i = 0; i < ms; i++) {
       t++;
       counter += bytes;
+      if (output) p.output();
       p.tick();
     }
   };
@@ -26,34 +28,56 @@ function pacer(o: { maxHeldMs?: number; maxHeldBytes?: number } = {}) {
 }
 
 describe('capture pacer', () => {
-  it('holds the reader at the first busy poll and lets it go 2 ms after the bytes stop', () => {
+  it('holds the reader from the start and lets it go only once bytes came and stopped for 2 ms', () => {
     const { p, events, run } = pacer();
-    run(5, 100); // small control traffic: not busy
-    expect(events).toEqual([]);
-    run(4, 2 * 1024 * 1024); // an 8 MiB record
     run(5, 0);
-    expect(events).toEqual(['hold@6', 'release@11']);
+    expect(events).toEqual(['hold@0']);
+    run(4, 2 * 1024 * 1024); // an 8 MiB record: the reader is already held
+    run(1, 0);
+    expect(events).toEqual(['hold@0']);
+    run(1, 0);
+    expect(events).toEqual(['hold@0', 'release@11']);
     expect(p.holding).toBe(false);
-    expect(p.holds).toBe(1);
+  });
+
+  it('holds the reader again once it has read what there was (its output quiet 2 ms)', () => {
+    const { p, events, run } = pacer();
+    run(1, 300); // a small control message
+    run(2, 0);
+    expect(events).toEqual(['hold@0', 'release@3']);
+    run(3, 0, true); // the reader writes what it read
+    run(1, 0);
+    expect(events).toEqual(['hold@0', 'release@3']);
+    run(1, 0);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@8']);
+    expect(p.releases).toBe(1);
+  });
+
+  it('holds a reading reader at once when a burst starts', () => {
+    const { events, run } = pacer();
+    run(1, 300);
+    run(2, 0);
+    run(1, 1024 * 1024, true);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@4']);
   });
 
   it('lets go at its time bound under traffic that never pauses, then reads before holding again', () => {
     const { p, events, run } = pacer({ maxHeldMs: 10 });
     run(100, 1024 * 1024);
-    expect(events.slice(0, 4)).toEqual(['hold@1', 'release@11', 'hold@61', 'release@71']);
+    expect(events.slice(0, 4)).toEqual(['hold@0', 'release@11', 'hold@61', 'release@71']);
     expect(p.forcedReleases).toBe(2);
   });
 
   it('lets go at its byte bound (the ring must not fill)', () => {
     const { events, run } = pacer({ maxHeldBytes: 4 * 1024 * 1024 });
     run(10, 1024 * 1024);
-    expect(events.slice(0, 2)).toEqual(['hold@1', 'release@4']);
+    expect(events.slice(0, 2)).toEqual(['hold@0', 'release@4']);
   });
 
-  it('stop lets a held reader go', () => {
+  it('stop lets a held reader go for good', () => {
     const { p, events, run } = pacer();
-    run(1, 1024 * 1024);
     p.stop();
-    expect(events).toEqual(['hold@1', 'release@1']);
+    run(5, 1024 * 1024);
+    expect(events).toEqual(['hold@0', 'release@0']);
   });
 });

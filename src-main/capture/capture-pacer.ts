@@ -2,12 +2,14 @@
 // packet into the capture's ring whatever the reader does; that copy alone
 // cost one 8 MiB record 1.16-1.21x its direct time here, but tcpdump reading
 // the ring while the record was still moving cost 1.6-1.96x. So the reader
-// (tcpdump) is stopped while loopback is busy and let go once the bytes
-// have stopped for `quietMs`: the ring holds the burst, and the reading and
-// decoding come after it. Loopback's own byte counter says when it is busy:
-// no packet is looked at to decide. Held at most `maxHeldMs` or
-// `maxHeldBytes` (well under the ring), so traffic that never pauses is still
-// read (for `drainMs` after each bound), and the window stays live.
+// (tcpdump) is held (stopped) by default: it is let go once loopback has
+// carried bytes and then been quiet for `quietMs`, and held again as soon as
+// it has read them (its output quiet for `drainedMs`) or a burst starts.
+// A burst then finds the reader already held; the ring takes it, and the
+// reading and decoding come after. Loopback's own byte counter says when it
+// is busy: no packet is looked at to decide. Held at most `maxHeldMs` or
+// `maxHeldBytes` (well under the ring), so traffic that never pauses is
+// still read (for `drainMs` after each bound), and the window stays live.
 
 export interface CapturePacerOptions {
   /** Bytes loopback has carried so far (its tx_bytes counter). */
@@ -19,7 +21,9 @@ export interface CapturePacerOptions {
   busyBytes?: number;
   /** Quiet after which the reader is let go (default 2 ms). */
   quietMs?: number;
-  /** Longest the reader is held (default 250 ms). */
+  /** The reader's output quiet this long after it was let go: it has read what there was (default 2 ms). */
+  drainedMs?: number;
+  /** Longest the reader is held with bytes waiting (default 250 ms). */
   maxHeldMs?: number;
   /** Most loopback bytes the reader is held across (default 96 MiB: the ring is 256 MiB). */
   maxHeldBytes?: number;
@@ -31,15 +35,18 @@ export interface CapturePacerOptions {
 export class CapturePacer {
   private last: number;
   private held = false;
-  private heldSince = 0;
+  private waitingSince: number | null = null;
   private heldBytes = 0;
-  private lastBusyAt = -Infinity;
+  private lastMoveAt = -Infinity;
+  private releasedAt = -Infinity;
+  private lastOutputAt = -Infinity;
   private noHoldUntil = -Infinity;
-  /** Times the reader was held, and let go early because a bound was reached (for the bench and logs). */
-  holds = 0;
+  /** Times the reader was let go, and let go by a bound while bytes still moved (for the bench and logs). */
+  releases = 0;
   forcedReleases = 0;
   private readonly busyBytes: number;
   private readonly quietMs: number;
+  private readonly drainedMs: number;
   private readonly maxHeldMs: number;
   private readonly maxHeldBytes: number;
   private readonly drainMs: number;
@@ -48,43 +55,54 @@ export class CapturePacer {
   constructor(private readonly o: CapturePacerOptions) {
     this.busyBytes = o.busyBytes ?? 64 * 1024;
     this.quietMs = o.quietMs ?? 2;
+    this.drainedMs = o.drainedMs ?? 2;
     this.maxHeldMs = o.maxHeldMs ?? 250;
     this.maxHeldBytes = o.maxHeldBytes ?? 96 * 1024 * 1024;
     this.drainMs = o.drainMs ?? 50;
     this.now = o.now ?? (() => performance.now());
     this.last = o.readCounter();
+    this.hold();
   }
 
   get holding(): boolean {
     return this.held;
   }
 
+  /** The reader wrote something (it is reading what the ring held). */
+  output(): void {
+    this.lastOutputAt = this.now();
+  }
+
   /** One poll of the counter (every millisecond or so). */
   tick(): void {
     const counter = this.o.readCounter();
-    const moved = counter - this.last;
+    const moved = Math.max(0, counter - this.last);
     this.last = counter;
     const t = this.now();
-    if (moved >= this.busyBytes) {
-      this.lastBusyAt = t;
-      if (!this.held && t >= this.noHoldUntil) {
-        this.held = true;
-        this.heldSince = t;
-        this.heldBytes = 0;
-        this.holds++;
-        this.o.hold();
+    if (moved > 0) this.lastMoveAt = t;
+    if (this.held) {
+      if (moved > 0) {
+        this.waitingSince ??= t;
+        this.heldBytes += moved;
       }
+      if (this.waitingSince === null) return;
+      const quiet = t - this.lastMoveAt >= this.quietMs;
+      const bound = t - this.waitingSince >= this.maxHeldMs || this.heldBytes >= this.maxHeldBytes;
+      if (quiet || bound) this.release(t, !quiet);
+      return;
     }
-    if (!this.held) return;
-    this.heldBytes += Math.max(0, moved);
-    const bound = t - this.heldSince >= this.maxHeldMs || this.heldBytes >= this.maxHeldBytes;
-    if (t - this.lastBusyAt >= this.quietMs || bound) {
-      if (bound && t - this.lastBusyAt < this.quietMs) {
-        this.forcedReleases++;
-        this.noHoldUntil = t + this.drainMs;
+    // Reading: held again at a burst, or once it has read what there was.
+    if (t < this.noHoldUntil) return;
+    const burst = moved >= this.busyBytes;
+    const drained =
+      t - this.releasedAt >= this.drainedMs &&
+      t - Math.max(this.lastOutputAt, this.releasedAt) >= this.drainedMs;
+    if (burst || drained) {
+      this.hold();
+      if (burst) {
+        this.waitingSince = t;
+        this.heldBytes = moved;
       }
-      this.held = false;
-      this.o.release();
     }
   }
 
@@ -92,5 +110,24 @@ export class CapturePacer {
   stop(): void {
     if (this.held) this.o.release();
     this.held = false;
+    this.noHoldUntil = Infinity;
+  }
+
+  private hold(): void {
+    this.held = true;
+    this.waitingSince = null;
+    this.heldBytes = 0;
+    this.o.hold();
+  }
+
+  private release(t: number, forced: boolean): void {
+    this.held = false;
+    this.releasedAt = t;
+    this.releases++;
+    if (forced) {
+      this.forcedReleases++;
+      this.noHoldUntil = t + this.drainMs;
+    }
+    this.o.release();
   }
 }

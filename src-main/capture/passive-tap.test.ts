@@ -96,7 +96,11 @@ describe('passive tap', () => {
     await tap.close();
     sink.server.close();
     expect(sink.got).toEqual([chunks.reduce((a, b) => a + b.length, 0)]);
-    expect(units.map((x) => `${x.link.id} ${x.u.kind} ${x.u.verdict}${x.u.code ? ` ${x.u.code} ${x.u.message}` : ""}`)).toEqual([
+    expect(
+      units.map(
+        (x) => `${x.link.id} ${x.u.kind} ${x.u.verdict}${x.u.code ? ` ${x.u.code} ${x.u.message}` : ''}`,
+      ),
+    ).toEqual([
       'h0.uplink.data DATA magic ok',
       'h0.uplink.data Hello ok',
       'h0.uplink.data HostFrame ok',

@@ -3,8 +3,8 @@
 // ring) and decodes them as the forwarding tap does, from the same
 // TappedConnection. Nothing it does is in the path of the bytes: the peers
 // talk straight to each other, the kernel copies each packet into the ring,
-// and tcpdump, held while loopback is busy (capture-pacer.ts), reads the ring
-// after the burst. A forwarding hop cost an 8 MiB record 1.7-2.3x its direct
+// and tcpdump, held unless loopback has gone quiet (capture-pacer.ts), reads
+// the ring after the burst. A forwarding hop cost an 8 MiB record 1.7-2.3x its direct
 // time on this machine; the kernel's copy alone costs 1.16-1.21x.
 //
 // Needs tcpdump and the right to capture (root or CAP_NET_RAW). What the
@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import type { TraceLink } from '../lab/trace/format';
 import { spawnTied } from '../shell-common/tied-spawn';
+import { tcpdumpKeepUser } from './tcpdump-tie';
 import { segmentOf } from './capture-file';
 import { CapturePacer } from './capture-pacer';
 import { LiveTcpStreams } from './live-reassembly';
@@ -129,6 +130,8 @@ export class PassiveTap {
         // Immediate mode: each packet is handed over as it comes, not in ring blocks retired up
         // to a second later; the pacer, not the block timer, decides when the reader runs.
         '--immediate-mode',
+        ...tcpdumpKeepUser(),
+
         '-i',
         'lo',
         '-n',
@@ -194,13 +197,14 @@ export class PassiveTap {
     this.poll = setInterval(() => this.pacer!.tick(), 1);
   }
 
-  /** Holds and early lets-go of the capture's reader so far. */
-  get pacing(): { holds: number; forcedReleases: number } | null {
-    return this.pacer && { holds: this.pacer.holds, forcedReleases: this.pacer.forcedReleases };
+  /** Times the capture's reader was let go so far, and let go by a bound while bytes still moved. */
+  get pacing(): { releases: number; forcedReleases: number } | null {
+    return this.pacer && { releases: this.pacer.releases, forcedReleases: this.pacer.forcedReleases };
   }
 
   private bytes(d: Buffer): void {
     this.lastDataAt = performance.now();
+    this.pacer?.output();
     if (this.broken) return;
     try {
       for (const p of this.reader.push(d)) {

@@ -33,11 +33,15 @@ export async function startTapHere(
   return { port: tap.port, units: () => units, close: () => tap.close() };
 }
 
-/** `relay-lab tap --ndjson` on a kernel-chosen port; each stdout line is one decoded unit (none with forwardOnly). */
+/**
+ * `relay-lab tap --ndjson` on a kernel-chosen port; each stdout line is one decoded unit (none with
+ * forwardOnly). With passive it listens on nothing: `port` is the upstream's own, and the tap
+ * watches it on loopback.
+ */
 export async function startTapProcess(
   upstreamPort: number,
   saltHex: string,
-  o: { forwardOnly?: boolean } = {},
+  o: { forwardOnly?: boolean; passive?: boolean } = {},
 ): Promise<BenchedTap> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS; // a child starts faster without it
@@ -46,8 +50,7 @@ export async function startTapProcess(
     [
       relayLabBin(),
       'tap',
-      '--listen',
-      '0',
+      ...(o.passive ? ['--passive'] : ['--listen', '0']),
       '--upstream',
       `127.0.0.1:${upstreamPort}`,
       '--salt',
@@ -66,6 +69,7 @@ export async function startTapProcess(
       err = (err + d.toString()).slice(-4000);
       const m = /tap listening on [^\s]+:(\d+),/.exec(err);
       if (m) resolve(Number(m[1]));
+      if (/tap watching lo/.test(err)) resolve(upstreamPort);
     });
     child.once('exit', (code) =>
       reject(new Error(`relay-lab tap exited (${code}) before listening: ${err.trim()}`)),

@@ -12,6 +12,7 @@ import { nodeMac } from '../crypto/node-mac';
 import { TapProxy } from './tap-proxy';
 import { byteSink, close, portOf, server, timedSend, uplinkChunks } from './tap-bench-io';
 import { benchCaptureFloor } from './tap-capture-floor';
+import { benchOneRecordPassive } from './tap-bench-passive';
 import { startTapHere, startTapProcess } from './tap-bench-taps';
 
 const MiB = 1024 * 1024;
@@ -36,7 +37,7 @@ export interface TapBenchOptions {
    * the sender's and receiver's event loop (the engine's own taps sit beside its relays).
    */
   recordTapIn?: 'process' | 'thread';
-  /** The kernel's loopback capture as the floor under any tap (default on; false skips it). */
+  /** The kernel's loopback capture as the floor under any tap, and the passive tap (default on; false skips both). */
   captureFloor?: boolean;
 }
 
@@ -68,6 +69,13 @@ export async function benchTap(o: TapBenchOptions = {}) {
   await close(sink);
   const oneRecord = await benchOneRecord(o);
   const oneRecordInThread = o.recordTapIn ? null : await benchOneRecord({ ...o, recordTapIn: 'thread' });
+  const passiveRecord =
+    o.captureFloor === false
+      ? null
+      : await benchOneRecordPassive(mac, SALT_HEX, {
+          recordBytes: o.recordBytes ?? 8 * MiB,
+          repeats: o.recordRepeats ?? 15,
+        });
   const captureFloor =
     o.captureFloor === false
       ? null
@@ -132,6 +140,11 @@ export async function benchTap(o: TapBenchOptions = {}) {
      * observer that sees the bytes costs here (null when not asked for; `skipped` says why not).
      */
     captureFloor,
+    /**
+     * One record with `relay-lab tap --passive` watching its receiver: no hop, decoded from the
+     * loopback capture after the burst (null when not asked for; `skipped` says why not).
+     */
+    passiveRecord,
   };
 }
 

@@ -10,6 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Mac } from '@shared/wire/mac';
 import { spawnTied } from '../shell-common/tied-spawn';
+import { tcpdumpKeepUser } from './tcpdump-tie';
 import { byteSink, close, portOf, timedSend, uplinkChunks } from './tap-bench-io';
 
 export interface CaptureFloorOptions {
@@ -47,7 +48,21 @@ interface Capture {
 async function startCapture(cmd: string, port: number): Promise<Capture> {
   const proc = spawnTied(
     cmd,
-    ['-i', 'lo', '-n', '-B', '262144', '-s', '0', '-w', '/dev/null', 'tcp', 'port', String(port)],
+    [
+      ...tcpdumpKeepUser(),
+      '-i',
+      'lo',
+      '-n',
+      '-B',
+      '262144',
+      '-s',
+      '0',
+      '-w',
+      '/dev/null',
+      'tcp',
+      'port',
+      String(port),
+    ],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
     },

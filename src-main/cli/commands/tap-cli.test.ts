@@ -238,6 +238,25 @@ describe('relay-lab tap', () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
+  it('leaves no capture running when a passive tap is killed outright', { timeout: 60_000 }, async () => {
+    if (process.getuid?.() !== 0) {
+      console.log('passive tap CLI skipped: not root, no loopback capture');
+      expect(process.env.CI).not.toBe('true');
+      return;
+    }
+    const up = await sink();
+    const { child } = await startTap(['--passive', '--upstream', `127.0.0.1:${up}`, '--salt', SALT]);
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    // tcpdump dropping to its own user had cleared its parent-death signal: it ran on for good.
+    const captures = () =>
+      spawnSync('ps', ['-C', 'tcpdump', '-o', 'args='])
+        .stdout.toString()
+        .split('\n')
+        .filter((l) => l.includes(`port ${up} `));
+    await until(() => captures().length === 0, 'the capture to end with its tap');
+  });
+
   it('stops cleanly on a Ctrl-C sent the moment it says it is listening', { timeout: 60_000 }, async () => {
     // Its handler was once installed just after that line: 4 of 8 such stops were killed by the signal.
     const up = await sink();
