@@ -4,23 +4,25 @@
 import { describe, expect, it } from 'vitest';
 import { CapturePacer } from './capture-pacer';
 
-function pacer(o: { maxHeldMs?: number; maxHeldBytes?: number } = {}) {
+function pacer(o: { maxHeldMs?: number; maxHeldBytes?: number; idleUnknown?: boolean } = {}) {
   let counter = 0;
   let t = 0;
+  let idle = false;
   const events: string[] = [];
   const p = new CapturePacer({
     readCounter: () => counter,
     hold: () => events.push(`hold@${t}`),
     release: () => events.push(`release@${t}`),
     now: () => t,
+    readerIdle: () => (o.idleUnknown ? null : idle),
     ...o,
   });
-  /** One poll per ms, `bytes` moved before each; `output`: the reader writes in each of those ms. */
-  const run = (ms: number, bytes: number, output = false) => {
+  /** One poll per ms, `bytes` moved before each; `readerIdle`: the reader sleeps waiting for packets. */
+  const run = (ms: number, bytes: number, readerIdle = false) => {
     for (let i = 0; i < ms; i++) {
       t++;
       counter += bytes;
-      if (output) p.output();
+      idle = readerIdle;
       p.tick();
     }
   };
@@ -40,17 +42,34 @@ describe('capture pacer', () => {
     expect(p.holding).toBe(false);
   });
 
-  it('holds the reader again once it has read what there was (its output quiet 2 ms)', () => {
+  it('holds the reader again once it sleeps waiting for packets (it has read its ring), not before', () => {
     const { p, events, run } = pacer();
     run(1, 300); // a small control message
     run(2, 0);
     expect(events).toEqual(['hold@0', 'release@3']);
-    run(3, 0, true); // the reader writes what it read
-    run(1, 0);
+    run(20, 0); // let go but not yet idle (not scheduled, or writing): it is not held
     expect(events).toEqual(['hold@0', 'release@3']);
-    run(1, 0);
-    expect(events).toEqual(['hold@0', 'release@3', 'hold@8']);
+    run(1, 0, true);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@24']);
     expect(p.releases).toBe(1);
+  });
+
+  it('bytes that came in the poll it went idle in wait for the next release', () => {
+    const { events, run } = pacer();
+    run(1, 300);
+    run(2, 0);
+    run(1, 300, true);
+    run(2, 0);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@4', 'release@6']);
+  });
+
+  it('where the reader sleep cannot be seen, it is held only at bursts', () => {
+    const { events, run } = pacer({ idleUnknown: true });
+    run(1, 300);
+    run(2, 0);
+    run(50, 0);
+    run(1, 1024 * 1024);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@54']);
   });
 
   it('holds a reading reader at once when a burst starts', () => {

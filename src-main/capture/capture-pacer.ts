@@ -4,7 +4,9 @@
 // the ring while the record was still moving cost 1.6-1.96x. So the reader
 // (tcpdump) is held (stopped) by default: it is let go once loopback has
 // carried bytes and then been quiet for `quietMs`, and held again as soon as
-// it has read them (its output quiet for `drainedMs`) or a burst starts.
+// it has read them (it sleeps waiting for packets: its ring is empty) or a
+// burst starts. Where the reader's sleep cannot be seen, it is held only at
+// bursts and reads otherwise.
 // A burst then finds the reader already held; the ring takes it, and the
 // reading and decoding come after. Loopback's own byte counter says when it
 // is busy: no packet is looked at to decide. Held at most `maxHeldMs` or
@@ -21,8 +23,11 @@ export interface CapturePacerOptions {
   busyBytes?: number;
   /** Quiet after which the reader is let go (default 2 ms). */
   quietMs?: number;
-  /** The reader's output quiet this long after it was let go: it has read what there was (default 2 ms). */
-  drainedMs?: number;
+  /**
+   * Whether the reader sleeps waiting for packets (it has read all its ring held); null where that
+   * cannot be seen (default: null).
+   */
+  readerIdle?: () => boolean | null;
   /** Longest the reader is held with bytes waiting (default 250 ms). */
   maxHeldMs?: number;
   /** Most loopback bytes the reader is held across (default 96 MiB: the ring is 256 MiB). */
@@ -38,15 +43,12 @@ export class CapturePacer {
   private waitingSince: number | null = null;
   private heldBytes = 0;
   private lastMoveAt = -Infinity;
-  private releasedAt = -Infinity;
-  private lastOutputAt = -Infinity;
   private noHoldUntil = -Infinity;
   /** Times the reader was let go, and let go by a bound while bytes still moved (for the bench and logs). */
   releases = 0;
   forcedReleases = 0;
   private readonly busyBytes: number;
   private readonly quietMs: number;
-  private readonly drainedMs: number;
   private readonly maxHeldMs: number;
   private readonly maxHeldBytes: number;
   private readonly drainMs: number;
@@ -55,7 +57,6 @@ export class CapturePacer {
   constructor(private readonly o: CapturePacerOptions) {
     this.busyBytes = o.busyBytes ?? 64 * 1024;
     this.quietMs = o.quietMs ?? 2;
-    this.drainedMs = o.drainedMs ?? 2;
     this.maxHeldMs = o.maxHeldMs ?? 250;
     this.maxHeldBytes = o.maxHeldBytes ?? 96 * 1024 * 1024;
     this.drainMs = o.drainMs ?? 50;
@@ -66,11 +67,6 @@ export class CapturePacer {
 
   get holding(): boolean {
     return this.held;
-  }
-
-  /** The reader wrote something (it is reading what the ring held). */
-  output(): void {
-    this.lastOutputAt = this.now();
   }
 
   /** One poll of the counter (every millisecond or so). */
@@ -93,16 +89,14 @@ export class CapturePacer {
     }
     // Reading: held again at a burst, or once it has read what there was.
     if (t < this.noHoldUntil) return;
-    const burst = moved >= this.busyBytes;
-    const drained =
-      t - this.releasedAt >= this.drainedMs &&
-      t - Math.max(this.lastOutputAt, this.releasedAt) >= this.drainedMs;
-    if (burst || drained) {
+    if (moved >= this.busyBytes) {
       this.hold();
-      if (burst) {
-        this.waitingSince = t;
-        this.heldBytes = moved;
-      }
+      this.waitingSince = t;
+      this.heldBytes = moved;
+    } else if (this.o.readerIdle?.() === true) {
+      this.hold();
+      // Bytes that came since the last poll may be past what it read: they wait for the next release.
+      if (moved > 0) this.waitingSince = t;
     }
   }
 
@@ -122,7 +116,6 @@ export class CapturePacer {
 
   private release(t: number, forced: boolean): void {
     this.held = false;
-    this.releasedAt = t;
     this.releases++;
     if (forced) {
       this.forcedReleases++;

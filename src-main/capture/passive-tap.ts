@@ -65,6 +65,29 @@ function loopbackCounter(): (() => number) | null {
   };
 }
 
+/**
+ * Whether tcpdump sleeps in poll(): in immediate mode it polls only once its ring is empty, so it has
+ * read everything. From /proc/PID/wchan (its own user may read it); null where that says nothing.
+ */
+function readerIdleProbe(pid: number | undefined): () => boolean | null {
+  let fd: number | null = null;
+  try {
+    if (pid !== undefined) fd = fs.openSync(`/proc/${pid}/wchan`, 'r');
+  } catch {
+    fd = null;
+  }
+  const buf = Buffer.alloc(64);
+  return () => {
+    if (fd === null) return null;
+    try {
+      const where = buf.toString('latin1', 0, fs.readSync(fd, buf, 0, buf.length, 0));
+      return where === '0' || where === '' ? null : where.includes('poll');
+    } catch {
+      return null;
+    }
+  };
+}
+
 export class PassiveTap {
   private readonly conns = new Set<TappedConnection>();
   private readonly streams: LiveTcpStreams;
@@ -191,6 +214,7 @@ export class PassiveTap {
     }
     this.pacer = new CapturePacer({
       readCounter: counter,
+      readerIdle: readerIdleProbe(this.proc.pid),
       hold: () => this.proc.kill('SIGSTOP'),
       release: () => this.proc.kill('SIGCONT'),
     });
@@ -204,7 +228,6 @@ export class PassiveTap {
 
   private bytes(d: Buffer): void {
     this.lastDataAt = performance.now();
-    this.pacer?.output();
     if (this.broken) return;
     try {
       for (const p of this.reader.push(d)) {

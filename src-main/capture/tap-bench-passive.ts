@@ -1,9 +1,14 @@
 // The passive tap's one-record figure for the tap bench: one 8 MiB record
-// straight to a receiver nobody watches, against the same record straight to
-// a receiver `relay-lab tap --passive` watches on loopback (no hop: only the
-// kernel's copy into the capture ring is in the path, and the reading and
-// decoding come after the burst). Interleaved, medians; each watched send is
-// decoded whole before the next one starts, as for the forwarding tap.
+// straight to a receiver the tap does not watch, against the same record
+// straight to a receiver `relay-lab tap --passive` watches on loopback (no
+// hop: only the kernel's copy into the capture ring is in the path, and the
+// reading and decoding come after the burst). Interleaved with the tap
+// running for both, as the forwarding tap's figure is taken with its taps
+// started: here, sends from a process that has started any child ran
+// 1.4-1.7x slower for seconds after (a child that exited at once as much as
+// one left running), so a direct figure taken before the tap starts would be
+// from another machine state. Medians; each watched send is decoded whole
+// before the next one starts, as for the forwarding tap.
 import { performance } from 'node:perf_hooks';
 import type { Mac } from '@shared/wire/mac';
 import { byteSink, close, portOf, timedSend, uplinkChunks } from './tap-bench-io';
