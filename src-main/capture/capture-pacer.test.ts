@@ -42,25 +42,28 @@ describe('capture pacer', () => {
     expect(p.holding).toBe(false);
   });
 
-  it('holds the reader again once it sleeps waiting for packets (it has read its ring), not before', () => {
+  it('holds the reader again once it has slept waiting for packets 10 ms (its ring read), not before', () => {
     const { p, events, run } = pacer();
     run(1, 300); // a small control message
     run(2, 0);
     expect(events).toEqual(['hold@0', 'release@3']);
     run(20, 0); // let go but not yet idle (not scheduled, or writing): it is not held
     expect(events).toEqual(['hold@0', 'release@3']);
+    run(10, 0, true); // asleep, but a ring block may still be coming
+    expect(events).toEqual(['hold@0', 'release@3']);
     run(1, 0, true);
-    expect(events).toEqual(['hold@0', 'release@3', 'hold@24']);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@34']);
     expect(p.releases).toBe(1);
   });
 
-  it('bytes that came in the poll it went idle in wait for the next release', () => {
+  it('bytes that came in the poll it was held in wait for the next release', () => {
     const { events, run } = pacer();
     run(1, 300);
     run(2, 0);
+    run(10, 0, true);
     run(1, 300, true);
     run(2, 0);
-    expect(events).toEqual(['hold@0', 'release@3', 'hold@4', 'release@6']);
+    expect(events).toEqual(['hold@0', 'release@3', 'hold@14', 'release@16']);
   });
 
   it('where the reader sleep cannot be seen, it is held only at bursts', () => {

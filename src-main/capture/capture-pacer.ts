@@ -4,8 +4,8 @@
 // the ring while the record was still moving cost 1.6-1.96x. So the reader
 // (tcpdump) is held (stopped) by default: it is let go once loopback has
 // carried bytes and then been quiet for `quietMs`, and held again as soon as
-// it has read them (it sleeps waiting for packets: its ring is empty) or a
-// burst starts. Where the reader's sleep cannot be seen, it is held only at
+// it has read them (it has slept waiting for packets for `idleHoldMs`: its
+// ring is empty) or a burst starts. Where the reader's sleep cannot be seen, it is held only at
 // bursts and reads otherwise.
 // A burst then finds the reader already held; the ring takes it, and the
 // reading and decoding come after. Loopback's own byte counter says when it
@@ -28,9 +28,18 @@ export interface CapturePacerOptions {
    * cannot be seen (default: null).
    */
   readerIdle?: () => boolean | null;
+  /**
+   * How long the reader must sleep before it is held (default 10 ms): libpcap hands packets over in
+   * ring blocks a kernel timer retires, so a reader asleep a moment may still have a block coming.
+   */
+  idleHoldMs?: number;
   /** Longest the reader is held with bytes waiting (default 250 ms). */
   maxHeldMs?: number;
-  /** Most loopback bytes the reader is held across (default 96 MiB: the ring is 256 MiB). */
+  /**
+   * Most loopback bytes the reader is held across (default 16 MiB). The ring is 256 MiB, but on
+   * loopback it takes each packet twice (sent and received) in frames sized for the largest one:
+   * 67 MB held across overflowed it here, 64 MiB did not.
+   */
   maxHeldBytes?: number;
   /** After a bound let the reader go, it reads this long before it may be held again (default 50 ms). */
   drainMs?: number;
@@ -44,6 +53,7 @@ export class CapturePacer {
   private heldBytes = 0;
   private lastMoveAt = -Infinity;
   private noHoldUntil = -Infinity;
+  private idleSince: number | null = null;
   /** Times the reader was let go, and let go by a bound while bytes still moved (for the bench and logs). */
   releases = 0;
   forcedReleases = 0;
@@ -52,14 +62,16 @@ export class CapturePacer {
   private readonly maxHeldMs: number;
   private readonly maxHeldBytes: number;
   private readonly drainMs: number;
+  private readonly idleHoldMs: number;
   private readonly now: () => number;
 
   constructor(private readonly o: CapturePacerOptions) {
     this.busyBytes = o.busyBytes ?? 64 * 1024;
     this.quietMs = o.quietMs ?? 2;
     this.maxHeldMs = o.maxHeldMs ?? 250;
-    this.maxHeldBytes = o.maxHeldBytes ?? 96 * 1024 * 1024;
+    this.maxHeldBytes = o.maxHeldBytes ?? 16 * 1024 * 1024;
     this.drainMs = o.drainMs ?? 50;
+    this.idleHoldMs = o.idleHoldMs ?? 10;
     this.now = o.now ?? (() => performance.now());
     this.last = o.readCounter();
     this.hold();
@@ -93,7 +105,8 @@ export class CapturePacer {
       this.hold();
       this.waitingSince = t;
       this.heldBytes = moved;
-    } else if (this.o.readerIdle?.() === true) {
+    } else if (this.o.readerIdle?.() !== true) this.idleSince = null;
+    else if (t - (this.idleSince ??= t) >= this.idleHoldMs) {
       this.hold();
       // Bytes that came since the last poll may be past what it read: they wait for the next release.
       if (moved > 0) this.waitingSince = t;
@@ -109,6 +122,7 @@ export class CapturePacer {
 
   private hold(): void {
     this.held = true;
+    this.idleSince = null;
     this.waitingSince = null;
     this.heldBytes = 0;
     this.o.hold();

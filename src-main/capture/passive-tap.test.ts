@@ -34,7 +34,12 @@ async function sinkServer() {
 }
 
 /** The tap, or null (and why, printed) where this machine cannot capture on lo. */
-async function tapOrSkip(port: number, units: { link: TraceLink; u: DecodedUnit }[], closes: string[]) {
+async function tapOrSkip(
+  port: number,
+  units: { link: TraceLink; u: DecodedUnit }[],
+  closes: string[],
+  logs: string[] = [],
+) {
   try {
     return await PassiveTap.start({
       serverHost: '127.0.0.1',
@@ -43,6 +48,7 @@ async function tapOrSkip(port: number, units: { link: TraceLink; u: DecodedUnit 
       name: 'h0.uplink',
       onUnit: (link, u) => units.push({ link, u }),
       onClose: (_l, by, reset) => closes.push(`${by}${reset ? ' reset' : ''}`),
+      onLog: (level, message) => logs.push(`${level}: ${message}`),
     });
   } catch (e) {
     if (!(e instanceof PassiveTapError) || e.code !== 'NO_CAPTURE') throw e;
@@ -127,6 +133,24 @@ describe('passive tap', () => {
     const conns = new Set(units.map((x) => x.link.clientPort));
     expect(units.filter((x) => x.u.kind === 'HostFrame')).toHaveLength(4);
     expect(conns.size).toBe(2);
+  }, 60_000);
+
+  it('decodes record after record sent back to back, none held back, none dropped', async () => {
+    const sink = await sinkServer();
+    const units: { link: TraceLink; u: DecodedUnit }[] = [];
+    const logs: string[] = [];
+    const tap = await tapOrSkip(sink.port, units, [], logs);
+    if (!tap) return sink.server.close();
+    const chunks = uplink(1024 * 1024); // two 4 MiB records per connection
+    for (let i = 0; i < 8; i++) await send(sink.port, chunks);
+    // Each connection's units are in before the tap closes (close reads the ring's rest: not this).
+    for (let i = 0; i < 500 && units.length < 32; i++) await new Promise((r) => setTimeout(r, 10));
+    const before = units.length;
+    await tap.close();
+    sink.server.close();
+    expect(before).toBe(32);
+    expect(units.filter((x) => x.u.verdict !== 'ok').map((x) => `${x.u.kind} ${x.u.code}`)).toEqual([]);
+    expect(logs).toEqual([]);
   }, 60_000);
 
   it('refuses a server that is not on loopback, by name', async () => {
