@@ -29,14 +29,14 @@ export interface CapturePacerOptions {
    */
   readerIdle?: () => boolean | null;
   /**
-   * How long the reader must sleep before it is held (default 10 ms): libpcap hands packets over in
-   * ring blocks a kernel timer retires, so a reader asleep a moment may still have a block coming.
+   * How long the reader must sleep in poll() before it is held (default 2 ms): a reader asleep that
+   * long has read its ring; a burst that starts while it is let go is read under (the cost held off).
    */
   idleHoldMs?: number;
   /** Longest the reader is held with bytes waiting (default 250 ms). */
   maxHeldMs?: number;
   /**
-   * Most loopback bytes the reader is held across (default 16 MiB). The ring is 256 MiB, but on
+   * Most loopback bytes the reader is held across (default 32 MiB). The ring is 256 MiB, but on
    * loopback it takes each packet twice (sent and received) in frames sized for the largest one:
    * 67 MB held across overflowed it here, 64 MiB did not.
    */
@@ -69,9 +69,9 @@ export class CapturePacer {
     this.busyBytes = o.busyBytes ?? 64 * 1024;
     this.quietMs = o.quietMs ?? 2;
     this.maxHeldMs = o.maxHeldMs ?? 250;
-    this.maxHeldBytes = o.maxHeldBytes ?? 16 * 1024 * 1024;
+    this.maxHeldBytes = o.maxHeldBytes ?? 32 * 1024 * 1024;
     this.drainMs = o.drainMs ?? 50;
-    this.idleHoldMs = o.idleHoldMs ?? 10;
+    this.idleHoldMs = o.idleHoldMs ?? 2;
     this.now = o.now ?? (() => performance.now());
     this.last = o.readCounter();
     this.hold();

@@ -74,7 +74,7 @@ export async function benchTap(o: TapBenchOptions = {}) {
       ? null
       : await benchOneRecordPassive(mac, SALT_HEX, {
           recordBytes: o.recordBytes ?? 8 * MiB,
-          repeats: o.recordRepeats ?? 15,
+          repeats: o.recordRepeats ?? 31,
         });
   const captureFloor =
     o.captureFloor === false
