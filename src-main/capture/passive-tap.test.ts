@@ -144,7 +144,7 @@ describe('passive tap', () => {
     const chunks = uplink(1024 * 1024); // two 4 MiB records per connection
     for (let i = 0; i < 8; i++) await send(sink.port, chunks);
     // Each connection's units are in before the tap closes (close reads the ring's rest: not this).
-    for (let i = 0; i < 500 && units.length < 32; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 2000 && units.length < 32; i++) await new Promise((r) => setTimeout(r, 10));
     const before = units.length;
     await tap.close();
     sink.server.close();
