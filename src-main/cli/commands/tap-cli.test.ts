@@ -65,6 +65,32 @@ async function send(port: number, bytes: Uint8Array[]): Promise<void> {
   await new Promise((r) => s.on('close', r));
 }
 
+/** A temp folder removed after the test, and a trace path in it. */
+function tracePath(name: string): { dir: string; trace: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-tap-'));
+  cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return { dir, trace: path.join(dir, name) };
+}
+
+/** The tap's trace as `trace info --json` reads it: whole, with one link of two records (magic, Hello). */
+function expectTraceOfOneHello(trace: string, link: string): void {
+  const info = spawnSync(process.execPath, [bin, 'trace', 'info', trace, '--json'], { cwd: root });
+  expect(info.status, info.stderr.toString()).toBe(0);
+  const report = JSON.parse(info.stdout.toString());
+  expect(report.complete).toBe(true);
+  expect(report.events).toMatchObject({ record: 2, link: 1, lifecycle: 1 });
+  // Named from the Hello, as the engine names the link.
+  expect(fs.readFileSync(trace, 'utf8')).toContain(`"link":"${link}"`);
+}
+
+/** tcpdump needs root or CAP_NET_RAW to capture: false (and why, printed) where this cannot; CI runs as root. */
+function canCapture(): boolean {
+  if (process.getuid?.() === 0) return true;
+  console.log('passive tap CLI skipped: not root, no loopback capture');
+  expect(process.env.CI).not.toBe('true');
+  return false;
+}
+
 const until = async (cond: () => boolean, what: string) => {
   for (let i = 0; i < 3000 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
   if (!cond()) throw new Error(`timed out waiting for ${what}`);
@@ -150,9 +176,7 @@ describe('relay-lab tap', () => {
 
   it('writes a trace on Ctrl-C that trace info reads', { timeout: 60_000 }, async () => {
     const up = await sink();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-tap-'));
-    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const trace = path.join(dir, 'tap.trace.ndjson');
+    const { trace } = tracePath('tap.trace.ndjson');
     const { child, port } = await startTap([
       '--listen',
       '127.0.0.1:0',
@@ -170,29 +194,16 @@ describe('relay-lab tap', () => {
     await new Promise((r) => setTimeout(r, 300));
     child.kill('SIGINT');
     expect(await new Promise((r) => child.on('exit', r))).toBe(0);
-    const info = spawnSync(process.execPath, [bin, 'trace', 'info', trace, '--json'], { cwd: root });
-    expect(info.status, info.stderr.toString()).toBe(0);
-    const report = JSON.parse(info.stdout.toString());
-    expect(report.complete).toBe(true);
-    expect(report.events).toMatchObject({ record: 2, link: 1, lifecycle: 1 });
-    // Named from the Hello, as the engine names the link.
-    expect(fs.readFileSync(trace, 'utf8')).toContain('"link":"h2.uplink.data"');
+    expectTraceOfOneHello(trace, 'h2.uplink.data');
   });
 
   it(
     'with --passive decodes a connection it is not in the path of and writes its trace',
     { timeout: 60_000 },
     async () => {
-      if (process.getuid?.() !== 0) {
-        // tcpdump needs root or CAP_NET_RAW to capture; CI runs as root (.ci/run).
-        console.log('passive tap CLI skipped: not root, no loopback capture');
-        expect(process.env.CI).not.toBe('true');
-        return;
-      }
+      if (!canCapture()) return;
       const up = await sink();
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-tap-'));
-      cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-      const trace = path.join(dir, 'passive.trace.ndjson');
+      const { trace } = tracePath('passive.trace.ndjson');
       const { child } = await startTap([
         '--passive',
         '--upstream',
@@ -208,12 +219,7 @@ describe('relay-lab tap', () => {
       ]);
       child.kill('SIGINT');
       expect(await new Promise((r) => child.on('exit', (code, sig) => r(code ?? sig)))).toBe(0);
-      const info = spawnSync(process.execPath, [bin, 'trace', 'info', trace, '--json'], { cwd: root });
-      expect(info.status, info.stderr.toString()).toBe(0);
-      const report = JSON.parse(info.stdout.toString());
-      expect(report.complete).toBe(true);
-      expect(report.events).toMatchObject({ record: 2, link: 1, lifecycle: 1 });
-      expect(fs.readFileSync(trace, 'utf8')).toContain('"link":"h3.uplink.data"');
+      expectTraceOfOneHello(trace, 'h3.uplink.data');
     },
   );
 
@@ -222,28 +228,15 @@ describe('relay-lab tap', () => {
     const passive = ['--passive', '--upstream', '127.0.0.1:1', '--salt', SALT];
     expect(run([...passive, '--listen', '0']).status).toBe(2);
     expect(run([...passive, '--forward-only']).status).toBe(2);
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'relay-lab-tap-'));
-    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const off = run([
-      '--passive',
-      '--upstream',
-      '10.9.8.7:4000',
-      '--salt',
-      SALT,
-      '--trace',
-      path.join(dir, 't.ndjson'),
-    ]);
+    const { dir, trace } = tracePath('t.ndjson');
+    const off = run(['--passive', '--upstream', '10.9.8.7:4000', '--salt', SALT, '--trace', trace]);
     expect(off.status).toBe(1);
     expect(off.stderr.toString()).toMatch(/NOT_LOOPBACK.*watches loopback only/);
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 
   it('leaves no capture running when a passive tap is killed outright', { timeout: 60_000 }, async () => {
-    if (process.getuid?.() !== 0) {
-      console.log('passive tap CLI skipped: not root, no loopback capture');
-      expect(process.env.CI).not.toBe('true');
-      return;
-    }
+    if (!canCapture()) return;
     const up = await sink();
     const { child } = await startTap(['--passive', '--upstream', `127.0.0.1:${up}`, '--salt', SALT]);
     child.kill('SIGKILL');
