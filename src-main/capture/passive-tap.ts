@@ -99,6 +99,12 @@ export class PassiveTap {
   private nextIndex = 0;
   private lastDataAt = 0;
   private broken = false;
+  private closing = false;
+  /**
+   * Resolves, with why, if tcpdump ends before close() asked it to (killed, its device gone): from
+   * then on nothing is seen, and the tap says so rather than watching on blind.
+   */
+  readonly captureEnded: Promise<string>;
   /** Packets read from the capture. */
   packets = 0;
   readonly now: () => number;
@@ -137,6 +143,16 @@ export class PassiveTap {
     proc.stderr!.on('data', (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-8000)));
     proc.stdout!.on('data', (d: Buffer) => this.bytes(d));
     this.exited = new Promise<void>((r) => proc.once('close', () => r()));
+    this.captureEnded = new Promise<string>((resolve) =>
+      proc.once('close', (code, signal) => {
+        if (this.closing) return;
+        if (this.poll) clearInterval(this.poll);
+        const last = this.stderr.trim().split('\n').pop() ?? '';
+        const why = `the capture ended: tcpdump exited (${signal ?? `code ${code}`})${last ? `: ${last}` : ''}`;
+        this.o.onLog?.('error', `passive tap: ${why}`);
+        resolve(why);
+      }),
+    );
   }
 
   static async start(o: PassiveTapOptions): Promise<PassiveTap> {
@@ -248,6 +264,7 @@ export class PassiveTap {
    * has reached onUnit.
    */
   async close(): Promise<void> {
+    this.closing = true;
     if (this.poll) clearInterval(this.poll);
     this.pacer?.stop();
     this.proc.kill('SIGCONT');

@@ -250,6 +250,22 @@ describe('relay-lab tap', () => {
     await until(() => captures().length === 0, 'the capture to end with its tap');
   });
 
+  it('stops with exit 1 and says so when its capture ends under it', { timeout: 60_000 }, async () => {
+    if (!canCapture()) return;
+    const up = await sink();
+    const { child } = await startTap(['--passive', '--upstream', `127.0.0.1:${up}`, '--salt', SALT]);
+    let err = '';
+    child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+    const capture = spawnSync('ps', ['-C', 'tcpdump', '-o', 'pid=,args='])
+      .stdout.toString()
+      .split('\n')
+      .find((l) => l.includes(`port ${up} `));
+    expect(capture).toBeDefined();
+    process.kill(Number(capture!.trim().split(/\s+/)[0]), 'SIGKILL');
+    expect(await new Promise((r) => child.on('exit', (code, sig) => r(code ?? sig)))).toBe(1);
+    expect(err).toMatch(/CAPTURE_ENDED: the capture ended: tcpdump exited \(SIGKILL\)/);
+  });
+
   it('stops cleanly on a Ctrl-C sent the moment it says it is listening', { timeout: 60_000 }, async () => {
     // Its handler was once installed just after that line: 4 of 8 such stops were killed by the signal.
     const up = await sink();

@@ -137,7 +137,7 @@ export const tapCommand: Command = {
         process.stderr.write(`tap ${level}: ${message}\n`);
       },
     };
-    let tap: { now(): number; close(): Promise<void> };
+    let tap: TapProxy | PassiveTap;
     try {
       if (listen) {
         const proxy = await TapProxy.start({
@@ -163,11 +163,17 @@ export const tapCommand: Command = {
       trace?.writer.abandon();
       throw e;
     }
-    await stopAsked;
+    // A passive tap whose capture ends by itself stops too, and says so (exit 1): never blind.
+    const ended = tap instanceof PassiveTap ? tap.captureEnded : new Promise<string>(() => {});
+    const captureEnded = await Promise.race([stopAsked.then(() => null), ended]);
     await tap.close();
     if (trace) {
       await trace.close();
       process.stderr.write(`tap: trace saved to ${tracePath}\n`);
+    }
+    if (captureEnded) {
+      process.stderr.write(`relay-lab tap: CAPTURE_ENDED: ${captureEnded}\n`);
+      return 1;
     }
     return 0;
   },
