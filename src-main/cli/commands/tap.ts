@@ -160,7 +160,7 @@ export const tapCommand: Command = {
       }
     } catch (e) {
       // Nothing was watched: the trace begun for it is given up, no file made.
-      trace?.writer.abandon();
+      await trace?.writer.abandon();
       throw e;
     }
     // A passive tap whose capture ends by itself stops too, and says so (exit 1): never blind.

@@ -157,11 +157,20 @@ export class TraceWriter {
     return this.closing;
   }
 
-  /** Gives the trace up: nothing appears under its path (a file written by toFile is never made). */
-  abandon(): void {
+  /**
+   * Gives the trace up: nothing appears under its path (a file written by toFile is never made);
+   * resolves once its partial file is gone, so a process that exits next leaves none behind.
+   */
+  abandon(): Promise<void> {
     this.closed = true;
     this.used = 0;
+    if (this.out.destroyed) return Promise.resolve();
+    const gone = once(this.out, 'close').then(
+      () => {},
+      () => {},
+    );
     this.out.destroy();
+    return gone;
   }
 
   /** Writes the end line (a trace without one was cut short) and ends the stream; rejects if writing failed. */
