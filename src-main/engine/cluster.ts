@@ -94,6 +94,8 @@ export type ExternalRelayEvent =
       code: number | null;
       signal: NodeJS.Signals | null;
       during: 'start' | 'run' | 'kill' | 'stop';
+      /** Its last line on stderr, if any: why it stopped, in its own words. */
+      said?: string | null;
     }
   | { type: 'spawnError'; message: string }
   | { type: 'listening'; channel: 'data' | 'control'; afterMs: number }
@@ -381,6 +383,7 @@ export class Cluster {
             type: 'exit',
             code,
             signal,
+            said: relay.lastStderrLine,
             during: this.stopped
               ? 'stop'
               : this.killedHosts.has(h)
@@ -509,7 +512,8 @@ export class Cluster {
         if (!this.controller.ready || !this.coordinator.ready)
           earlyExit?.(
             new ExternalRelayError(
-              `relay ${hostName(h)} (command '${relay.command}') exited during start-up (${relay.describeExit()})`,
+              `relay ${hostName(h)} (command '${relay.command}') exited during start-up (${relay.describeExit()})` +
+                (relay.lastStderrLine ? `: ${relay.lastStderrLine}` : ''),
             ),
           );
       };

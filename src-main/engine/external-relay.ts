@@ -101,20 +101,47 @@ export class ExternalRelay {
       s?.setEncoding('utf8');
       s?.on(
         'data',
-        lineSplitter((line) => events.onLine?.(stream, line)),
+        lineSplitter((line) => {
+          if (stream === 'stderr' && line.trim() !== '') this.lastStderrLine = line.trim().slice(0, 300);
+          events.onLine?.(stream, line);
+        }),
       );
     }
     this.child.on('exit', (code, signal) => {
-      if (!spawnFailed) this.markExited(code, signal, events);
+      if (spawnFailed) return;
+      // Its exit is often reported before the last lines it wrote, which say why: those are read
+      // first (at most 250 ms: a child it left may hold the pipe open).
+      const at = performance.now();
+      void this.stderrRead(250).then(() => this.markExited(code, signal, events, at));
     });
   }
 
-  private markExited(code: number | null, signal: NodeJS.Signals | null, events: ExternalRelayEvents): void {
+  /** Its last line on stderr (at most 300 characters): why it stopped, in its own words. */
+  lastStderrLine: string | null = null;
+
+  private stderrRead(ms: number): Promise<void> {
+    const err = this.child.stderr;
+    if (!err || err.readableEnded || err.destroyed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      err.once('close', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  private markExited(
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    events: ExternalRelayEvents,
+    at = performance.now(),
+  ): void {
     if (this.exited) return;
     this.exited = true;
     this.exitCode = code;
     this.exitSignal = signal;
-    this.exitedAt = performance.now();
+    this.exitedAt = at;
     for (const w of this.exitWaiters.splice(0)) w();
     events.onExit?.(code, signal);
   }

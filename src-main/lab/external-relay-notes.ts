@@ -41,7 +41,9 @@ export function externalRelayFinding(
       return {
         severity: e.during === 'start' || e.code !== 0 ? 'error' : 'warn',
         kind: 'exit',
-        message: `${who} exited ${e.during === 'start' ? 'during start-up' : 'while its ranks were running'} (${how})`,
+        message:
+          `${who} exited ${e.during === 'start' ? 'during start-up' : 'while its ranks were running'} (${how})` +
+          (e.said ? `: ${e.said}` : ''),
         ranks,
       };
     }

@@ -103,8 +103,9 @@ describe('misbehaving external relays: a finding naming host and command, and th
       cmd,
       new RegExp(`relay h0 \\(command '${cmd}'\\) exited during start-up \\(exit code 3\\)`),
     );
+    // Its last stderr line says why (a port taken, a bad flag) without a look at any log.
     expect(session.findings.map((f) => f.message)).toContain(
-      `relay h0 (command '${cmd}') exited during start-up (exit code 3)`,
+      `relay h0 (command '${cmd}') exited during start-up (exit code 3): relay: cannot start (fixture)`,
     );
     // The lab stays up: the same session runs a topology of its own relays next.
     await session.start(config([null, null], { rounds: 1 }));
