@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import type { TraceLink } from '../lab/trace/format';
 import { spawnTied } from '../shell-common/tied-spawn';
-import { tcpdumpKeepUser } from './tcpdump-tie';
+import { droppedByKernel, loopbackCaptureArgs, untilCapturing } from './loopback-capture';
 import { segmentOf } from './capture-file';
 import { CapturePacer } from './capture-pacer';
 import { LiveTcpStreams } from './live-reassembly';
@@ -163,63 +163,19 @@ export class PassiveTap {
       );
     const host = o.serverHost === 'localhost' ? '127.0.0.1' : o.serverHost;
     const cmd = o.tcpdump ?? 'tcpdump';
-    const proc = spawnTied(
-      cmd,
-      [
-        // Immediate mode: each packet is handed over as it comes, not in ring blocks retired up
-        // to a second later; the pacer, not the block timer, decides when the reader runs.
-        '--immediate-mode',
-        ...tcpdumpKeepUser(),
-
-        '-i',
-        'lo',
-        '-n',
-        '-U',
-        '-B',
-        '262144',
-        '-s',
-        '0',
-        '-w',
-        '-',
-        'tcp',
-        'port',
-        String(o.serverPort),
-        'and',
-        'host',
-        host,
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const filter = ['tcp', 'port', String(o.serverPort), 'and', 'host', host];
+    const proc = spawnTied(cmd, loopbackCaptureArgs(filter, '-', { immediate: true }), {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const tap = new PassiveTap({ ...o, serverHost: host }, proc);
     try {
-      await tap.listening(cmd);
+      await untilCapturing(proc, cmd, () => tap.stderr, tap.exited);
     } catch (e) {
       proc.kill('SIGKILL');
       throw new PassiveTapError('NO_CAPTURE', `no loopback capture: ${(e as Error).message}`);
     }
     if (o.pace !== false) tap.startPacing();
     return tap;
-  }
-
-  private listening(cmd: string): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${cmd} did not start capturing in 10 s`)), 10_000);
-      const check = () => {
-        if (!/listening on lo/.test(this.stderr)) return;
-        clearTimeout(timer);
-        this.proc.stderr!.off('data', check);
-        resolve();
-      };
-      this.proc.stderr!.on('data', check);
-      this.proc.once('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-      void this.exited.then(() => {
-        clearTimeout(timer);
-        reject(new Error(this.stderr.trim().split('\n').pop() || `${cmd} exited`));
-      });
-    });
   }
 
   private startPacing(): void {
@@ -275,7 +231,7 @@ export class PassiveTap {
       await new Promise((r) => setTimeout(r, 10));
     this.proc.kill('SIGTERM');
     await this.exited;
-    const dropped = Number(/(\d+) packets? dropped by kernel/.exec(this.stderr)?.[1] ?? 0);
+    const dropped = droppedByKernel(this.stderr);
     if (dropped > 0)
       this.o.onLog?.(
         'warn',

@@ -10,7 +10,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { Mac } from '@shared/wire/mac';
 import { spawnTied } from '../shell-common/tied-spawn';
-import { tcpdumpKeepUser } from './tcpdump-tie';
+import { droppedByKernel, loopbackCaptureArgs, untilCapturing } from './loopback-capture';
 import { byteSink, close, portOf, timedSend, uplinkChunks } from './tap-bench-io';
 
 export interface CaptureFloorOptions {
@@ -46,48 +46,13 @@ interface Capture {
 
 /** tcpdump on lo for one port, writing nothing anywhere; resolves once it is listening. */
 async function startCapture(cmd: string, port: number): Promise<Capture> {
-  const proc = spawnTied(
-    cmd,
-    [
-      ...tcpdumpKeepUser(),
-      '-i',
-      'lo',
-      '-n',
-      '-B',
-      '262144',
-      '-s',
-      '0',
-      '-w',
-      '/dev/null',
-      'tcp',
-      'port',
-      String(port),
-    ],
-    {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    },
-  );
+  const proc = spawnTied(cmd, loopbackCaptureArgs(['tcp', 'port', String(port)], '/dev/null'), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   proc.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
   const exited = new Promise<void>((r) => proc.once('close', () => r()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${cmd} did not start listening in 10 s`)), 10_000);
-    const check = () => {
-      if (/listening on lo/.test(err)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    proc.stderr!.on('data', check);
-    proc.once('error', (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    void exited.then(() => {
-      clearTimeout(timer);
-      reject(new Error(err.trim().split('\n').pop() || `${cmd} exited before listening`));
-    });
-  });
+  await untilCapturing(proc, cmd, () => err, exited);
   return { proc, stderr: () => err, exited };
 }
 
@@ -95,7 +60,7 @@ async function stopCapture(c: Capture): Promise<number> {
   c.proc.kill('SIGCONT');
   c.proc.kill('SIGTERM');
   await c.exited;
-  return Number(/(\d+) packets? dropped by kernel/.exec(c.stderr())?.[1] ?? 0);
+  return droppedByKernel(c.stderr());
 }
 
 export async function benchCaptureFloor(mac: Mac, o: CaptureFloorOptions): Promise<CaptureFloor> {
